@@ -1,0 +1,124 @@
+package io.homa.engine;
+
+/**
+ * Protocol settings of one {@link HomaEngine}. Defaults follow the project's DESIGN.md and
+ * draft-ousterhout-tsvwg-homa; every value is validated here, and a bad one fails with an
+ * {@link IllegalArgumentException} naming the setting and its allowed range.
+ *
+ * @param mtuBytes largest IP packet, headers included; a DATA packet carries
+ *     {@code mtuBytes - 28 - 56} message bytes (IPv4 + UDP headers, then the DATA header).
+ *     256..65535, default 1500.
+ * @param unscheduledBytes bytes of each message sent before any GRANT, and (receiver side) the
+ *     amount of granted-but-not-received data kept per inbound message. 1..64 MiB, default 60,000.
+ * @param maxMessageBytes largest request or response accepted or sent; longer inbound messages
+ *     are dropped as malformed. 1..64 MiB, default 1 MiB.
+ * @param resendIntervalNs silence after which a receiver asks for missing bytes with RESEND,
+ *     and the period at which it asks again (draft "Retransmission"). 1 ms..60 s, default 10 ms.
+ * @param timeoutResends RESENDs sent with no packet at all from the peer before the RPC is
+ *     aborted with a timeout (draft "Timeouts"). 1..1000, default 10.
+ */
+public record EngineConfig(
+        int mtuBytes,
+        int unscheduledBytes,
+        int maxMessageBytes,
+        long resendIntervalNs,
+        int timeoutResends) {
+
+    /** IPv4 (20) plus UDP (8) header bytes, subtracted from the MTU. */
+    public static final int IP_UDP_HEADER_BYTES = 28;
+    /** Hard cap on message length: 64 MiB. */
+    public static final int MAX_MESSAGE_BYTES_CAP = 64 * 1024 * 1024;
+
+    public static final int DEFAULT_MTU_BYTES = 1500;
+    public static final int DEFAULT_UNSCHEDULED_BYTES = 60_000;
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
+    public static final long DEFAULT_RESEND_INTERVAL_NS = 10_000_000L;
+    public static final int DEFAULT_TIMEOUT_RESENDS = 10;
+
+    public EngineConfig {
+        check("mtu", mtuBytes, 256, 65535);
+        check("unscheduled-bytes", unscheduledBytes, 1, MAX_MESSAGE_BYTES_CAP);
+        check("max-message-size", maxMessageBytes, 1, MAX_MESSAGE_BYTES_CAP);
+        if (resendIntervalNs < 1_000_000L || resendIntervalNs > 60_000_000_000L) {
+            throw new IllegalArgumentException("resend-interval must be between 1 ms and 60 s, was "
+                    + resendIntervalNs + " ns");
+        }
+        check("timeout-resends", timeoutResends, 1, 1000);
+    }
+
+    private static void check(String name, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(
+                    name + " must be between " + min + " and " + max + ", was " + value);
+        }
+    }
+
+    /** The defaults. */
+    public static EngineConfig defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder initialised from this config. */
+    public Builder toBuilder() {
+        return new Builder()
+                .mtuBytes(mtuBytes)
+                .unscheduledBytes(unscheduledBytes)
+                .maxMessageBytes(maxMessageBytes)
+                .resendIntervalNs(resendIntervalNs)
+                .timeoutResends(timeoutResends);
+    }
+
+    /** Largest UDP payload this engine sends: {@code mtuBytes - 28}. */
+    public int maxDatagramBytes() {
+        return mtuBytes - IP_UDP_HEADER_BYTES;
+    }
+
+    /** Message bytes per full DATA packet: {@code mtuBytes - 28 - 56}. */
+    public int maxDataPayloadBytes() {
+        return maxDatagramBytes() - io.homa.engine.wire.DataHeader.HEADER_LENGTH;
+    }
+
+    /** Mutable builder; {@link #build()} validates. */
+    public static final class Builder {
+        private int mtuBytes = DEFAULT_MTU_BYTES;
+        private int unscheduledBytes = DEFAULT_UNSCHEDULED_BYTES;
+        private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+        private long resendIntervalNs = DEFAULT_RESEND_INTERVAL_NS;
+        private int timeoutResends = DEFAULT_TIMEOUT_RESENDS;
+
+        private Builder() {}
+
+        public Builder mtuBytes(int value) {
+            this.mtuBytes = value;
+            return this;
+        }
+
+        public Builder unscheduledBytes(int value) {
+            this.unscheduledBytes = value;
+            return this;
+        }
+
+        public Builder maxMessageBytes(int value) {
+            this.maxMessageBytes = value;
+            return this;
+        }
+
+        public Builder resendIntervalNs(long value) {
+            this.resendIntervalNs = value;
+            return this;
+        }
+
+        public Builder timeoutResends(int value) {
+            this.timeoutResends = value;
+            return this;
+        }
+
+        public EngineConfig build() {
+            return new EngineConfig(mtuBytes, unscheduledBytes, maxMessageBytes, resendIntervalNs, timeoutResends);
+        }
+    }
+}

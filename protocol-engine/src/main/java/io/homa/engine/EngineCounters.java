@@ -1,0 +1,131 @@
+package io.homa.engine;
+
+import io.homa.engine.wire.PacketType;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * Counts of what one engine has done. The engine updates the live instance on its own thread;
+ * other threads read a {@link #snapshot()} taken on that thread.
+ */
+public final class EngineCounters {
+    private final long[] packetsSent = new long[PacketType.values().length];
+    private final long[] packetsReceived = new long[PacketType.values().length];
+    long malformedPackets;
+    long resendsSent;
+    long retransmittedDataPackets;
+    long busySent;
+    long timeouts;
+    long duplicatePackets;
+    long rpcsStarted;
+    long rpcsCompleted;
+    long requestsDelivered;
+
+    void sent(PacketType type) {
+        packetsSent[type.ordinal()]++;
+    }
+
+    void received(PacketType type) {
+        packetsReceived[type.ordinal()]++;
+    }
+
+    /** Packets handed to the sink, by type. */
+    public long packetsSent(PacketType type) {
+        return packetsSent[type.ordinal()];
+    }
+
+    /** Well-formed packets received, by type. */
+    public long packetsReceived(PacketType type) {
+        return packetsReceived[type.ordinal()];
+    }
+
+    /** All packets sent, by type, as a map. */
+    public Map<PacketType, Long> packetsSentByType() {
+        return byType(packetsSent);
+    }
+
+    /** All well-formed packets received, by type, as a map. */
+    public Map<PacketType, Long> packetsReceivedByType() {
+        return byType(packetsReceived);
+    }
+
+    private static Map<PacketType, Long> byType(long[] counts) {
+        Map<PacketType, Long> map = new EnumMap<>(PacketType.class);
+        for (PacketType type : PacketType.values()) {
+            map.put(type, counts[type.ordinal()]);
+        }
+        return map;
+    }
+
+    /** Packets dropped because they were short, of an unknown type or inconsistent. */
+    public long malformedPackets() {
+        return malformedPackets;
+    }
+
+    /** RESEND packets sent. */
+    public long resendsSent() {
+        return resendsSent;
+    }
+
+    /** DATA packets sent again in answer to a RESEND (or a GRANT with resend-all). */
+    public long retransmittedDataPackets() {
+        return retransmittedDataPackets;
+    }
+
+    /** BUSY packets sent. */
+    public long busySent() {
+        return busySent;
+    }
+
+    /** RPCs aborted because the peer went silent. */
+    public long timeouts() {
+        return timeouts;
+    }
+
+    /** DATA packets whose bytes had all arrived before, or that belonged to a finished RPC. */
+    public long duplicatePackets() {
+        return duplicatePackets;
+    }
+
+    /** Client RPCs started. */
+    public long rpcsStarted() {
+        return rpcsStarted;
+    }
+
+    /** Client RPCs whose response arrived. */
+    public long rpcsCompleted() {
+        return rpcsCompleted;
+    }
+
+    /** Requests handed to the server application. */
+    public long requestsDelivered() {
+        return requestsDelivered;
+    }
+
+    /** A copy that no longer changes. */
+    public EngineCounters snapshot() {
+        EngineCounters copy = new EngineCounters();
+        System.arraycopy(packetsSent, 0, copy.packetsSent, 0, packetsSent.length);
+        System.arraycopy(packetsReceived, 0, copy.packetsReceived, 0, packetsReceived.length);
+        copy.malformedPackets = malformedPackets;
+        copy.resendsSent = resendsSent;
+        copy.retransmittedDataPackets = retransmittedDataPackets;
+        copy.busySent = busySent;
+        copy.timeouts = timeouts;
+        copy.duplicatePackets = duplicatePackets;
+        copy.rpcsStarted = rpcsStarted;
+        copy.rpcsCompleted = rpcsCompleted;
+        copy.requestsDelivered = requestsDelivered;
+        return copy;
+    }
+
+    @Override
+    public String toString() {
+        return "EngineCounters{sent=" + packetsSentByType() + ", received=" + packetsReceivedByType()
+                + ", malformed=" + malformedPackets + ", resends=" + resendsSent
+                + ", retransmittedData=" + retransmittedDataPackets + ", busy=" + busySent
+                + ", timeouts=" + timeouts + ", duplicates=" + duplicatePackets
+                + ", rpcsStarted=" + rpcsStarted + ", rpcsCompleted=" + rpcsCompleted
+                + ", requestsDelivered=" + requestsDelivered + "}";
+    }
+}

@@ -1,0 +1,44 @@
+package io.homa.engine;
+
+import java.net.InetSocketAddress;
+
+/** What the engine tells its user, through {@link HomaEngine#pollEvent()}. */
+public sealed interface HomaEvent {
+
+    /**
+     * Server side: a whole request has arrived and should be executed once. Answer it with
+     * {@link HomaEngine#sendResponse(long, InetSocketAddress, long, byte[])}.
+     *
+     * @param client the client endpoint
+     * @param rpcId the client's rpcid (even)
+     * @param message the request bytes, now owned by the receiver of the event
+     */
+    record RequestReceived(InetSocketAddress client, long rpcId, byte[] message) implements HomaEvent {}
+
+    /**
+     * Client side: the whole response of an RPC started by
+     * {@link HomaEngine#sendRequest(long, InetSocketAddress, byte[])} has arrived.
+     *
+     * @param rpcId the RPC
+     * @param message the response bytes, now owned by the receiver of the event
+     */
+    record ResponseReceived(long rpcId, byte[] message) implements HomaEvent {}
+
+    /**
+     * Client side: the RPC ended without a response.
+     *
+     * @param rpcId the RPC
+     * @param server the server it was sent to
+     * @param reason why
+     * @param detail a human-readable explanation (peer, silence, ...)
+     */
+    record RpcFailed(long rpcId, InetSocketAddress server, Reason reason, String detail) implements HomaEvent {}
+
+    /** Why an RPC failed. */
+    enum Reason {
+        /** The server answered nothing for {@code timeoutResends} RESENDs (draft "Timeouts"). */
+        TIMEOUT,
+        /** The engine was closed before the RPC ended. */
+        SHUTDOWN
+    }
+}

@@ -1,0 +1,158 @@
+package io.homa.engine.wire;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Flyweight over the 28-byte common header that starts every Homa packet
+ * (draft-ousterhout-tsvwg-homa, "Common Header"). All fields are big-endian; offsets are
+ * relative to the start of the packet at {@link #offset()} in the wrapped buffer.
+ *
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |          Source Port          |       Destination Port        |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |                            Offset                             |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |                   Reserved                    |     Type      |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |     Doff      |   Reserved    |           Reserved            |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |           Checksum            |        Urgent Pointer         |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |                         Rpcid (high)                          |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |                         Rpcid (low)                         |S|
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * </pre>
+ *
+ * <p>The low bit of the rpcid (S) is 0 in packets from the client and 1 in packets from the
+ * server. Subclasses add the type-specific fields that follow. A flyweight holds no data of its
+ * own: {@link #wrap(ByteBuffer, int)} points it at a packet, and it can be reused for any number
+ * of packets without allocating. Getters do not check bounds beyond those of the buffer; callers
+ * check the packet's length against {@code HEADER_LENGTH} first.
+ */
+public abstract class HomaHeader {
+    public static final int SOURCE_PORT_OFFSET = 0;
+    public static final int DEST_PORT_OFFSET = 2;
+    public static final int SEGMENT_OFFSET_OFFSET = 4;
+    public static final int TYPE_OFFSET = 11;
+    public static final int DOFF_OFFSET = 12;
+    public static final int CHECKSUM_OFFSET = 16;
+    public static final int URGENT_OFFSET = 18;
+    public static final int RPC_ID_OFFSET = 20;
+    /** Length in bytes of the common header. */
+    public static final int COMMON_HEADER_LENGTH = 28;
+
+    /** The S bit: set in the rpcid of packets sent by the server. */
+    public static final long FROM_SERVER_BIT = 1L;
+
+    protected ByteBuffer buffer;
+    protected int offset;
+
+    /**
+     * Points this flyweight at a packet.
+     *
+     * @param buffer the buffer holding the packet (its position and limit are not used or changed)
+     * @param offset the index of the packet's first byte in {@code buffer}
+     * @return this flyweight
+     */
+    public HomaHeader wrap(ByteBuffer buffer, int offset) {
+        this.buffer = buffer;
+        this.offset = offset;
+        return this;
+    }
+
+    /** The wrapped buffer. */
+    public ByteBuffer buffer() {
+        return buffer;
+    }
+
+    /** Index of the packet's first byte in the wrapped buffer. */
+    public int offset() {
+        return offset;
+    }
+
+    /** Writes the common header with the given fields and zeros elsewhere; sets the type byte. */
+    public HomaHeader writeCommon(PacketType type, int sourcePort, int destPort, long rpcIdWithSBit) {
+        for (int i = 0; i < COMMON_HEADER_LENGTH; i += 4) {
+            buffer.putInt(offset + i, 0);
+        }
+        sourcePort(sourcePort);
+        destPort(destPort);
+        buffer.put(offset + TYPE_OFFSET, (byte) type.code());
+        rpcId(rpcIdWithSBit);
+        return this;
+    }
+
+    /** Source (Homa = UDP) port, 0..65535. */
+    public int sourcePort() {
+        return Short.toUnsignedInt(buffer.getShort(offset + SOURCE_PORT_OFFSET));
+    }
+
+    public HomaHeader sourcePort(int port) {
+        buffer.putShort(offset + SOURCE_PORT_OFFSET, (short) port);
+        return this;
+    }
+
+    /** Destination (Homa = UDP) port, 0..65535. */
+    public int destPort() {
+        return Short.toUnsignedInt(buffer.getShort(offset + DEST_PORT_OFFSET));
+    }
+
+    public HomaHeader destPort(int port) {
+        buffer.putShort(offset + DEST_PORT_OFFSET, (short) port);
+        return this;
+    }
+
+    /** Common-header offset field: for DATA, the offset of the first byte in the packet (TSO). */
+    public int segmentOffset() {
+        return buffer.getInt(offset + SEGMENT_OFFSET_OFFSET);
+    }
+
+    public HomaHeader segmentOffset(int value) {
+        buffer.putInt(offset + SEGMENT_OFFSET_OFFSET, value);
+        return this;
+    }
+
+    /** Unsigned type code; see {@link PacketType#fromCode(int)}. */
+    public int typeCode() {
+        return Byte.toUnsignedInt(buffer.get(offset + TYPE_OFFSET));
+    }
+
+    /** The packet type, or {@code null} when the type byte is not a Homa type. */
+    public PacketType type() {
+        return PacketType.fromCode(typeCode());
+    }
+
+    /** Doff byte: header length in 4-byte words in its high nibble (TSO only; receivers ignore it). */
+    public int doff() {
+        return Byte.toUnsignedInt(buffer.get(offset + DOFF_OFFSET));
+    }
+
+    public HomaHeader doff(int value) {
+        buffer.put(offset + DOFF_OFFSET, (byte) value);
+        return this;
+    }
+
+    /** Rpcid as on the wire, including the S bit. */
+    public long rpcId() {
+        return buffer.getLong(offset + RPC_ID_OFFSET);
+    }
+
+    public HomaHeader rpcId(long rpcIdWithSBit) {
+        buffer.putLong(offset + RPC_ID_OFFSET, rpcIdWithSBit);
+        return this;
+    }
+
+    /** Whether the S bit is set: the packet was sent by the RPC's server. */
+    public boolean fromServer() {
+        return (rpcId() & FROM_SERVER_BIT) != 0;
+    }
+
+    /** The client's rpcid: the wire rpcid with the S bit cleared. */
+    public long clientRpcId() {
+        return rpcId() & ~FROM_SERVER_BIT;
+    }
+}
