@@ -1,7 +1,23 @@
 package io.homa.engine;
 
+import io.homa.engine.wire.AckHeader;
+import io.homa.engine.wire.ControlHeader;
+import io.homa.engine.wire.CutoffsHeader;
+import io.homa.engine.wire.DataHeader;
+import io.homa.engine.wire.GrantHeader;
+import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.wire.PacketType;
+import io.homa.engine.wire.ResendHeader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
 
 /**
  * A sans-IO Homa endpoint (draft-ousterhout-tsvwg-homa): the protocol state machine of one Homa
@@ -10,9 +26,59 @@ import java.nio.ByteBuffer;
  * ({@link #pollTransmit}, {@link #pollEvent}). It has no sockets, threads or clock of its own:
  * every call takes the caller's monotonic time in nanoseconds. One instance must be confined to
  * one thread; no method blocks or locks.
+ *
+ * <p>What this version implements: messages of 1 byte to {@code maxMessageBytes} split into DATA
+ * packets that fit the MTU; the first {@code unscheduledBytes} sent at once and the rest under
+ * GRANTs, with the receiver keeping {@code unscheduledBytes} granted-but-not-received per message;
+ * reassembly by offset in any order; sender SRPT (fewest remaining bytes first, control packets
+ * before DATA); RESEND after {@code resendIntervalNs} of silence, BUSY, RPC_UNKNOWN, timeouts
+ * after {@code timeoutResends} unanswered RESENDs; at-most-once state on the server until ACK
+ * (piggybacked on DATA or explicit), NEED_ACK, and a bounded per-client record of finished
+ * rpcids that stops late duplicates from executing again.
  */
 public final class HomaEngine {
-    // STUB: the implementation lands in the next commit; signatures are final.
+    /** Highest priority level; control packets use it. */
+    public static final int MAX_PRIORITY = 7;
+
+    private final EngineConfig config;
+    private final int localPort;
+    private final int payloadBytes;
+    /** {@code unscheduledBytes} rounded up to whole DATA packets, so that packets stay full. */
+    private final int unscheduledBytes;
+    private final int maxAcksPerPacket;
+    private final long tickNs;
+    private final long reclaimAfterNs;
+
+    private long nextRpcId;
+    private long messageSequence;
+
+    private final Map<Long, ClientRpc> clientRpcs = new HashMap<>();
+    private final Map<InetSocketAddress, Peer> peers = new HashMap<>();
+    private int serverRpcCount;
+    private int pendingAckTotal;
+
+    /** SRPT: the message with the fewest bytes never sent first, older first among equals. */
+    private final PriorityQueue<OutboundMessage> sendQueue = new PriorityQueue<>(
+            Comparator.comparingInt(OutboundMessage::remainingBytes).thenComparingLong(m -> m.sequence));
+    private final ArrayDeque<PendingControl> controlQueue = new ArrayDeque<>();
+    private final ArrayDeque<PendingControl> controlPool = new ArrayDeque<>();
+    private final ArrayDeque<HomaEvent> events = new ArrayDeque<>();
+    private final EngineCounters counters = new EngineCounters();
+
+    private long nextTickNs = Long.MAX_VALUE;
+
+    private final ByteBuffer txBuffer;
+    private final DataHeader dataTx = new DataHeader();
+    private final GrantHeader grantTx = new GrantHeader();
+    private final ResendHeader resendTx = new ResendHeader();
+    private final AckHeader ackTx = new AckHeader();
+    private final ControlHeader controlTx = new ControlHeader();
+    private final DataHeader dataRx = new DataHeader();
+    private final GrantHeader grantRx = new GrantHeader();
+    private final ResendHeader resendRx = new ResendHeader();
+    private final CutoffsHeader cutoffsRx = new CutoffsHeader();
+    private final AckHeader ackRx = new AckHeader();
+    private final ControlHeader commonRx = new ControlHeader();
 
     /**
      * Creates an engine.
@@ -24,7 +90,23 @@ public final class HomaEngine {
      *     {@code firstRpcId} is odd or not positive
      */
     public HomaEngine(EngineConfig config, int localPort, long firstRpcId) {
-        throw new UnsupportedOperationException("stub");
+        if (localPort < 0 || localPort > 65535) {
+            throw new IllegalArgumentException("localPort must be between 0 and 65535, was " + localPort);
+        }
+        if (firstRpcId <= 0 || (firstRpcId & 1) != 0) {
+            throw new IllegalArgumentException("firstRpcId must be positive and even, was " + firstRpcId);
+        }
+        this.config = config;
+        this.localPort = localPort;
+        this.nextRpcId = firstRpcId;
+        this.payloadBytes = config.maxDataPayloadBytes();
+        this.unscheduledBytes = (int) roundUpToPackets(config.unscheduledBytes());
+        this.maxAcksPerPacket = Math.min(64, (config.maxDatagramBytes() - AckHeader.HEADER_LENGTH) / AckHeader.ACK_LENGTH);
+        this.tickNs = Math.max(250_000L, config.resendIntervalNs() / 4);
+        // A server reclaims an RPC after twice the silence that makes a client give up, so that
+        // the client has aborted by then (draft "At-most-once semantics").
+        this.reclaimAfterNs = 2L * (config.timeoutResends() + 1) * config.resendIntervalNs();
+        this.txBuffer = ByteBuffer.allocate(config.maxDatagramBytes());
     }
 
     /**
@@ -36,13 +118,17 @@ public final class HomaEngine {
      * @param epochMicros microseconds since 1970-01-01T00:00Z
      */
     public static long clockDerivedFirstRpcId(long epochMicros) {
-        throw new UnsupportedOperationException("stub");
+        long id = (epochMicros << 8) & Long.MAX_VALUE & ~1L;
+        return id == 0 ? 2 : id;
     }
 
     /** The settings this engine runs with. */
     public EngineConfig config() {
-        throw new UnsupportedOperationException("stub");
+        return config;
     }
+
+    // ------------------------------------------------------------------------------------------
+    // Application calls
 
     /**
      * Client: starts an RPC. Packets go out through later {@link #pollTransmit} calls; the RPC
@@ -57,7 +143,18 @@ public final class HomaEngine {
      * @throws IllegalArgumentException if the request is empty or longer than maxMessageBytes
      */
     public long sendRequest(long nowNs, InetSocketAddress server, byte[] request) {
-        throw new UnsupportedOperationException("stub");
+        checkMessageLength("request", request);
+        long rpcId = nextRpcId;
+        nextRpcId += 2;
+        Peer peer = peer(server);
+        ClientRpc rpc = new ClientRpc(rpcId, peer);
+        rpc.request = new OutboundMessage(request, unscheduledBytes, messageSequence++, peer, rpcId, rpc, null);
+        rpc.lastHeardNs = nowNs;
+        clientRpcs.put(rpcId, rpc);
+        counters.rpcsStarted++;
+        enqueue(rpc.request);
+        armTimer(nowNs);
+        return rpcId;
     }
 
     /**
@@ -72,7 +169,17 @@ public final class HomaEngine {
      * @throws IllegalArgumentException if the response is empty or longer than maxMessageBytes
      */
     public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, byte[] response) {
-        throw new UnsupportedOperationException("stub");
+        checkMessageLength("response", response);
+        Peer peer = peers.get(client);
+        ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        if (rpc == null || rpc.state != ServerRpc.State.IN_SERVICE) {
+            return false;
+        }
+        rpc.response = new OutboundMessage(response, unscheduledBytes, messageSequence++, peer,
+                rpcId | HomaHeader.FROM_SERVER_BIT, null, rpc);
+        rpc.state = ServerRpc.State.SENDING_RESPONSE;
+        enqueue(rpc.response);
+        return true;
     }
 
     /**
@@ -82,8 +189,26 @@ public final class HomaEngine {
      * @param rpcId the RPC
      */
     public void cancel(long nowNs, long rpcId) {
-        throw new UnsupportedOperationException("stub");
+        ClientRpc rpc = clientRpcs.remove(rpcId);
+        if (rpc != null) {
+            abandon(rpc.request);
+        }
     }
+
+    /** Rounds a byte count up to a whole number of full DATA packets (capped at the message cap). */
+    private long roundUpToPackets(long bytes) {
+        return Math.min(EngineConfig.MAX_MESSAGE_BYTES_CAP, (bytes + payloadBytes - 1) / payloadBytes * payloadBytes);
+    }
+
+    private void checkMessageLength(String what, byte[] message) {
+        if (message.length < 1 || message.length > config.maxMessageBytes()) {
+            throw new IllegalArgumentException(what + " length must be between 1 and "
+                    + config.maxMessageBytes() + " bytes (max-message-size), was " + message.length);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Packets in
 
     /**
      * Takes one received datagram payload. Malformed packets (short, unknown type, inconsistent
@@ -95,8 +220,395 @@ public final class HomaEngine {
      * @param packet the Homa packet, from its position to its limit; read during the call only
      */
     public void onPacket(long nowNs, InetSocketAddress peer, ByteBuffer packet) {
-        throw new UnsupportedOperationException("stub");
+        int offset = packet.position();
+        int length = packet.remaining();
+        if (length < HomaHeader.COMMON_HEADER_LENGTH) {
+            counters.malformedPackets++;
+            return;
+        }
+        commonRx.wrap(packet, offset);
+        PacketType type = commonRx.type();
+        if (type == null) {
+            counters.malformedPackets++;
+            return;
+        }
+        boolean fromServer = commonRx.fromServer();
+        long rpcId = commonRx.clientRpcId();
+        boolean accepted;
+        switch (type) {
+            case DATA -> accepted = onData(nowNs, peer, packet, offset, length, fromServer, rpcId);
+            case GRANT -> accepted = onGrant(nowNs, peer, packet, offset, length, fromServer, rpcId);
+            case RESEND -> accepted = onResend(nowNs, peer, packet, offset, length, fromServer, rpcId);
+            case RPC_UNKNOWN -> accepted = onRpcUnknown(nowNs, peer, fromServer, rpcId);
+            case BUSY -> accepted = onBusy(nowNs, fromServer, rpcId);
+            case CUTOFFS -> accepted = onCutoffs(peer, packet, offset, length);
+            case NEED_ACK -> accepted = onNeedAck(nowNs, peer, fromServer, rpcId);
+            case ACK -> accepted = onAck(peer, packet, offset, length, fromServer, rpcId);
+            default -> accepted = false;
+        }
+        if (accepted) {
+            counters.received(type);
+        } else {
+            counters.malformedPackets++;
+        }
     }
+
+    private boolean onData(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset, int length,
+            boolean fromServer, long rpcId) {
+        if (length < DataHeader.HEADER_LENGTH) {
+            return false;
+        }
+        DataHeader data = dataRx;
+        data.wrap(packet, offset);
+        int messageLength = data.messageLength();
+        int dataOffset = data.dataOffset();
+        int dataBytes = length - DataHeader.HEADER_LENGTH;
+        if (messageLength < 1 || messageLength > config.maxMessageBytes() || dataOffset < 0
+                || (long) dataOffset + dataBytes > messageLength || rpcId == 0) {
+            return false;
+        }
+        if (fromServer) {
+            onResponseData(nowNs, packet, offset, data, messageLength, dataOffset, dataBytes, rpcId);
+        } else {
+            onRequestData(nowNs, from, packet, offset, data, messageLength, dataOffset, dataBytes, rpcId);
+        }
+        return true;
+    }
+
+    private void onRequestData(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset, DataHeader data,
+            int messageLength, int dataOffset, int dataBytes, long rpcId) {
+        long ackRpcId = data.ackRpcId();
+        Peer peer = peers.get(from);
+        if (ackRpcId != 0 && peer != null && data.ackServerPort() == localPort) {
+            acknowledge(peer, ackRpcId & ~HomaHeader.FROM_SERVER_BIT);
+        }
+        ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        if (rpc == null) {
+            if (peer != null && peer.isFinished(rpcId)) {
+                counters.duplicatePackets++;
+                return;
+            }
+            if (peer == null) {
+                peer = peer(from);
+            }
+            rpc = new ServerRpc(rpcId, peer, new InboundMessage(messageLength, data.incoming()));
+            peer.serverRpcs.put(rpcId, rpc);
+            serverRpcCount++;
+            rpc.nextTimerNs = nowNs + config.resendIntervalNs();
+            armTimer(nowNs);
+        } else if (rpc.request.lengthBytes != messageLength) {
+            counters.malformedPackets++;
+            return;
+        }
+        heard(rpc, nowNs);
+        if (rpc.state != ServerRpc.State.RECEIVING_REQUEST) {
+            counters.duplicatePackets++;
+            return;
+        }
+        InboundMessage request = rpc.request;
+        request.grantedOffset = Math.max(request.grantedOffset, Math.min(messageLength, data.incoming()));
+        if (!receive(request, packet, offset, dataOffset, dataBytes)) {
+            return;
+        }
+        if (request.complete()) {
+            rpc.state = ServerRpc.State.IN_SERVICE;
+            counters.requestsDelivered++;
+            events.add(new HomaEvent.RequestReceived(peer.address, rpcId, request.data));
+        } else {
+            maybeGrant(request, peer, rpcId | HomaHeader.FROM_SERVER_BIT);
+        }
+    }
+
+    private void onResponseData(long nowNs, ByteBuffer packet, int offset, DataHeader data,
+            int messageLength, int dataOffset, int dataBytes, long rpcId) {
+        ClientRpc rpc = clientRpcs.get(rpcId);
+        if (rpc == null) {
+            counters.duplicatePackets++;
+            return;
+        }
+        heard(rpc, nowNs);
+        // The server only answers once it has the whole request: stop (re)sending it.
+        rpc.request.clearRetransmits();
+        if (rpc.response == null) {
+            rpc.response = new InboundMessage(messageLength, data.incoming());
+        } else if (rpc.response.lengthBytes != messageLength) {
+            counters.malformedPackets++;
+            return;
+        }
+        InboundMessage response = rpc.response;
+        response.grantedOffset = Math.max(response.grantedOffset, Math.min(messageLength, data.incoming()));
+        if (!receive(response, packet, offset, dataOffset, dataBytes)) {
+            return;
+        }
+        if (response.complete()) {
+            clientRpcs.remove(rpcId);
+            abandon(rpc.request);
+            counters.rpcsCompleted++;
+            rpc.server.addPendingAck(rpcId);
+            pendingAckTotal++;
+            armTimer(nowNs);
+            events.add(new HomaEvent.ResponseReceived(rpcId, response.data));
+        } else {
+            maybeGrant(response, rpc.server, rpcId);
+        }
+    }
+
+    /** Copies a DATA packet's bytes into the message; returns false (and counts) for a duplicate. */
+    private boolean receive(InboundMessage message, ByteBuffer packet, int offset, int dataOffset, int dataBytes) {
+        int added = message.received.add(dataOffset, dataOffset + dataBytes);
+        if (added == 0) {
+            counters.duplicatePackets++;
+            return false;
+        }
+        packet.get(offset + DataHeader.HEADER_LENGTH, message.data, dataOffset, dataBytes);
+        return true;
+    }
+
+    /**
+     * The simple grant policy of this version: keep {@code unscheduledBytes} granted but not yet
+     * received for each inbound message (the SRPT scheduler with overcommitment comes later).
+     */
+    private void maybeGrant(InboundMessage message, Peer peer, long wireRpcId) {
+        if (message.grantedOffset >= message.lengthBytes) {
+            return;
+        }
+        long received = message.receivedBytes();
+        int target = (int) Math.min(message.lengthBytes, roundUpToPackets(received + unscheduledBytes));
+        if (target <= message.grantedOffset) {
+            return;
+        }
+        if (target - message.grantedOffset >= payloadBytes || target == message.lengthBytes
+                || received >= message.grantedOffset) {
+            message.grantedOffset = target;
+            PendingControl grant = control(PacketType.GRANT, peer.address, wireRpcId);
+            grant.offset = target;
+            grant.priority = 0;
+        }
+    }
+
+    private boolean onGrant(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset, int length,
+            boolean fromServer, long rpcId) {
+        if (length < GrantHeader.HEADER_LENGTH) {
+            return false;
+        }
+        grantRx.wrap(packet, offset);
+        int grantOffset = grantRx.grantOffset();
+        int priority = grantRx.priority();
+        if (grantOffset < 0 || priority > MAX_PRIORITY) {
+            return false;
+        }
+        OutboundMessage message = outboundFor(from, fromServer, rpcId, nowNs);
+        if (message != null) {
+            message.grant(grantOffset, priority);
+            if (grantRx.resendAll()) {
+                message.retransmit(0, grantOffset);
+            }
+            enqueue(message);
+        }
+        return true;
+    }
+
+    /**
+     * The outbound message a GRANT or RESEND from {@code from} refers to: our request when the
+     * packet came from the server, our response when it came from the client. Marks the peer heard.
+     */
+    private OutboundMessage outboundFor(InetSocketAddress from, boolean fromServer, long rpcId, long nowNs) {
+        if (fromServer) {
+            ClientRpc rpc = clientRpcs.get(rpcId);
+            if (rpc == null) {
+                return null;
+            }
+            heard(rpc, nowNs);
+            return rpc.request;
+        }
+        Peer peer = peers.get(from);
+        ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        if (rpc == null) {
+            return null;
+        }
+        heard(rpc, nowNs);
+        return rpc.response;
+    }
+
+    private boolean onResend(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset, int length,
+            boolean fromServer, long rpcId) {
+        if (length < ResendHeader.HEADER_LENGTH) {
+            return false;
+        }
+        resendRx.wrap(packet, offset);
+        int resendOffset = resendRx.resendOffset();
+        int resendLength = resendRx.length();
+        if (resendOffset < 0 || resendLength < 0) {
+            return false;
+        }
+        if (fromServer) {
+            // The server wants (part of) our request.
+            ClientRpc rpc = clientRpcs.get(rpcId);
+            if (rpc == null) {
+                control(PacketType.RPC_UNKNOWN, from, rpcId);
+                return true;
+            }
+            heard(rpc, nowNs);
+            rpc.request.retransmit(resendOffset, resendLength);
+            enqueue(rpc.request);
+            return true;
+        }
+        // The client wants (part of) our response.
+        Peer peer = peers.get(from);
+        ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        if (rpc == null) {
+            if (peer != null && peer.isFinished(rpcId)) {
+                control(PacketType.RPC_UNKNOWN, from, rpcId | HomaHeader.FROM_SERVER_BIT);
+            } else {
+                // We never saw the request (all of it may have been lost): ask for its start.
+                PendingControl resend = control(PacketType.RESEND, from, rpcId | HomaHeader.FROM_SERVER_BIT);
+                resend.offset = 0;
+                resend.length = unscheduledBytes;
+                resend.priority = MAX_PRIORITY;
+                counters.resendsSent++;
+            }
+            return true;
+        }
+        heard(rpc, nowNs);
+        if (rpc.response == null) {
+            control(PacketType.BUSY, from, rpcId | HomaHeader.FROM_SERVER_BIT);
+            counters.busySent++;
+        } else {
+            rpc.response.retransmit(resendOffset, resendLength);
+            enqueue(rpc.response);
+        }
+        return true;
+    }
+
+    private boolean onRpcUnknown(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
+        if (fromServer) {
+            // The server has no state for our RPC: start the request over.
+            ClientRpc rpc = clientRpcs.get(rpcId);
+            if (rpc != null && rpc.response == null) {
+                heard(rpc, nowNs);
+                rpc.request.retransmit(0, rpc.request.grantedOffset);
+                enqueue(rpc.request);
+            }
+            return true;
+        }
+        // The client no longer knows an RPC we hold: it cannot want the response.
+        Peer peer = peers.get(from);
+        ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        if (rpc != null) {
+            releaseServerRpc(rpc);
+        }
+        return true;
+    }
+
+    private boolean onBusy(long nowNs, boolean fromServer, long rpcId) {
+        if (fromServer) {
+            ClientRpc rpc = clientRpcs.get(rpcId);
+            if (rpc != null) {
+                heard(rpc, nowNs);
+            }
+        }
+        return true;
+    }
+
+    private boolean onCutoffs(InetSocketAddress from, ByteBuffer packet, int offset, int length) {
+        if (length < CutoffsHeader.HEADER_LENGTH) {
+            return false;
+        }
+        cutoffsRx.wrap(packet, offset);
+        int[] cutoffs = new int[CutoffsHeader.NUM_PRIORITIES];
+        for (int i = 0; i < cutoffs.length; i++) {
+            cutoffs[i] = cutoffsRx.cutoff(i);
+        }
+        Peer peer = peers.get(from);
+        if (peer != null) {
+            peer.cutoffs = cutoffs;
+            peer.cutoffVersion = cutoffsRx.cutoffVersion();
+        }
+        return true;
+    }
+
+    private boolean onNeedAck(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
+        if (!fromServer) {
+            return true; // only servers send NEED_ACK; ignore
+        }
+        ClientRpc rpc = clientRpcs.get(rpcId);
+        if (rpc != null) {
+            // Response incomplete: never ACK it, ask for what is missing instead.
+            heard(rpc, nowNs);
+            requestMissingResponse(rpc);
+            return true;
+        }
+        // Complete or unknown: the server may forget it.
+        PendingControl ack = control(PacketType.ACK, from, rpcId);
+        ack.ackCount = 0;
+        return true;
+    }
+
+    private boolean onAck(InetSocketAddress from, ByteBuffer packet, int offset, int length,
+            boolean fromServer, long rpcId) {
+        if (length < AckHeader.HEADER_LENGTH || fromServer) {
+            return false;
+        }
+        ackRx.wrap(packet, offset);
+        int numAcks = ackRx.numAcks();
+        if (length < AckHeader.packetLength(numAcks)) {
+            return false;
+        }
+        Peer peer = peers.get(from);
+        if (peer == null) {
+            return true;
+        }
+        if (ackRx.destPort() == localPort) {
+            acknowledge(peer, rpcId);
+        }
+        for (int i = 0; i < numAcks; i++) {
+            if (ackRx.ackServerPort(i) == localPort) {
+                acknowledge(peer, ackRx.ackRpcId(i) & ~HomaHeader.FROM_SERVER_BIT);
+            }
+        }
+        return true;
+    }
+
+    /** The client says it has the response of {@code rpcId}: release the RPC's state. */
+    private void acknowledge(Peer peer, long rpcId) {
+        ServerRpc rpc = peer.serverRpcs.get(rpcId);
+        if (rpc != null) {
+            releaseServerRpc(rpc);
+        } else {
+            peer.rememberFinished(rpcId);
+        }
+    }
+
+    private void releaseServerRpc(ServerRpc rpc) {
+        if (rpc.client.serverRpcs.remove(rpc.rpcId) != null) {
+            serverRpcCount--;
+        }
+        if (rpc.state != ServerRpc.State.RECEIVING_REQUEST) {
+            rpc.client.rememberFinished(rpc.rpcId);
+        }
+        if (rpc.response != null) {
+            abandon(rpc.response);
+        }
+    }
+
+    private void heard(ClientRpc rpc, long nowNs) {
+        rpc.lastHeardNs = nowNs;
+        rpc.resendsWithoutAnswer = 0;
+        if (rpc.nextResendNs != Long.MAX_VALUE) {
+            rpc.nextResendNs = nowNs + config.resendIntervalNs();
+        }
+    }
+
+    private void heard(ServerRpc rpc, long nowNs) {
+        rpc.lastHeardNs = nowNs;
+        rpc.resendsWithoutAnswer = 0;
+        if (rpc.state == ServerRpc.State.RECEIVING_REQUEST) {
+            rpc.nextTimerNs = nowNs + config.resendIntervalNs();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Timers
 
     /**
      * Runs timers due at {@code nowNs}: RESENDs, NEED_ACKs, timeouts, explicit ACKs.
@@ -104,7 +616,146 @@ public final class HomaEngine {
      * @param nowNs current time
      */
     public void onTimeout(long nowNs) {
-        throw new UnsupportedOperationException("stub");
+        if (nextTickNs == Long.MAX_VALUE || nowNs - nextTickNs < 0) {
+            return;
+        }
+        nextTickNs = nowNs + tickNs;
+        List<ClientRpc> timedOut = null;
+        for (ClientRpc rpc : clientRpcs.values()) {
+            if (nowNs - rpc.nextResendNs < 0) {
+                continue;
+            }
+            if (rpc.resendsWithoutAnswer >= config.timeoutResends()) {
+                if (timedOut == null) {
+                    timedOut = new ArrayList<>();
+                }
+                timedOut.add(rpc);
+                continue;
+            }
+            requestMissingResponse(rpc);
+            rpc.resendsWithoutAnswer++;
+            rpc.nextResendNs = nowNs + config.resendIntervalNs();
+        }
+        if (timedOut != null) {
+            for (ClientRpc rpc : timedOut) {
+                clientRpcs.remove(rpc.rpcId);
+                abandon(rpc.request);
+                counters.timeouts++;
+                events.add(new HomaEvent.RpcFailed(rpc.rpcId, rpc.server.address, HomaEvent.Reason.TIMEOUT,
+                        "no packet from " + rpc.server.address + " for " + (nowNs - rpc.lastHeardNs) / 1_000_000
+                                + " ms after " + rpc.resendsWithoutAnswer + " RESENDs"));
+            }
+        }
+        for (Peer peer : peers.values()) {
+            if (!peer.serverRpcs.isEmpty()) {
+                serverTimers(peer, nowNs);
+            }
+            if (peer.pendingAckCount > 0) {
+                flushAcks(peer);
+            }
+        }
+        if (clientRpcs.isEmpty() && serverRpcCount == 0 && pendingAckTotal == 0) {
+            nextTickNs = Long.MAX_VALUE;
+        }
+    }
+
+    private void serverTimers(Peer peer, long nowNs) {
+        Iterator<ServerRpc> it = peer.serverRpcs.values().iterator();
+        while (it.hasNext()) {
+            ServerRpc rpc = it.next();
+            boolean silentTooLong = nowNs - rpc.lastHeardNs > reclaimAfterNs;
+            switch (rpc.state) {
+                case RECEIVING_REQUEST -> {
+                    if (nowNs - rpc.nextTimerNs < 0) {
+                        break;
+                    }
+                    if (rpc.resendsWithoutAnswer >= config.timeoutResends()) {
+                        // Never delivered to the application: safe to forget.
+                        it.remove();
+                        serverRpcCount--;
+                        counters.timeouts++;
+                        break;
+                    }
+                    requestMissing(rpc.request, peer.address, rpc.rpcId | HomaHeader.FROM_SERVER_BIT);
+                    rpc.resendsWithoutAnswer++;
+                    rpc.nextTimerNs = nowNs + config.resendIntervalNs();
+                }
+                case IN_SERVICE -> {
+                    // The application holds the request; the client's RESENDs get BUSY.
+                }
+                case SENDING_RESPONSE, AWAITING_ACK -> {
+                    if (silentTooLong) {
+                        // The client is gone (draft: the server MAY then reclaim the state).
+                        it.remove();
+                        serverRpcCount--;
+                        peer.rememberFinished(rpc.rpcId);
+                        abandon(rpc.response);
+                        counters.timeouts++;
+                        break;
+                    }
+                    if (rpc.state == ServerRpc.State.AWAITING_ACK && nowNs - rpc.nextTimerNs >= 0) {
+                        control(PacketType.NEED_ACK, peer.address, rpc.rpcId | HomaHeader.FROM_SERVER_BIT);
+                        rpc.nextTimerNs = nowNs + config.resendIntervalNs();
+                    }
+                }
+                default -> throw new IllegalStateException(rpc.state.toString());
+            }
+        }
+    }
+
+    /** Client: RESENDs for the missing parts of the response, or for its start if none arrived. */
+    private void requestMissingResponse(ClientRpc rpc) {
+        if (rpc.response == null) {
+            PendingControl resend = control(PacketType.RESEND, rpc.server.address, rpc.rpcId);
+            resend.offset = 0;
+            resend.length = unscheduledBytes;
+            resend.priority = MAX_PRIORITY;
+            counters.resendsSent++;
+        } else {
+            requestMissing(rpc.response, rpc.server.address, rpc.rpcId);
+        }
+    }
+
+    /** RESEND for each gap below the granted offset (never for bytes not yet granted). */
+    private void requestMissing(InboundMessage message, InetSocketAddress peer, long wireRpcId) {
+        RangeSet received = message.received;
+        int gapStart = 0;
+        int sent = 0;
+        for (int i = 0; i <= received.size() && sent < 8; i++) {
+            int gapEnd = i < received.size() ? received.start(i) : message.grantedOffset;
+            gapEnd = Math.min(gapEnd, message.grantedOffset);
+            if (gapEnd > gapStart) {
+                PendingControl resend = control(PacketType.RESEND, peer, wireRpcId);
+                resend.offset = gapStart;
+                resend.length = gapEnd - gapStart;
+                resend.priority = MAX_PRIORITY;
+                counters.resendsSent++;
+                sent++;
+            }
+            if (i < received.size()) {
+                gapStart = received.end(i);
+                if (gapStart >= message.grantedOffset) {
+                    break;
+                }
+            }
+        }
+    }
+
+    private void flushAcks(Peer peer) {
+        while (peer.pendingAckCount > 0) {
+            long first = peer.takePendingAck();
+            pendingAckTotal--;
+            PendingControl ack = control(PacketType.ACK, peer.address, first);
+            int count = Math.min(peer.pendingAckCount, maxAcksPerPacket);
+            if (ack.acks.length < count) {
+                ack.acks = new long[maxAcksPerPacket];
+            }
+            for (int i = 0; i < count; i++) {
+                ack.acks[i] = peer.takePendingAck();
+            }
+            pendingAckTotal -= count;
+            ack.ackCount = count;
+        }
     }
 
     /**
@@ -113,8 +764,17 @@ public final class HomaEngine {
      * @return a time in the same clock as {@code nowNs}, or {@link Long#MAX_VALUE} if no timer is set
      */
     public long nextTimeoutNs() {
-        throw new UnsupportedOperationException("stub");
+        return nextTickNs;
     }
+
+    private void armTimer(long nowNs) {
+        if (nextTickNs == Long.MAX_VALUE) {
+            nextTickNs = nowNs + tickNs;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Packets out
 
     /**
      * Hands packets to the wire: control packets first, then DATA of the message with the fewest
@@ -126,34 +786,185 @@ public final class HomaEngine {
      * @return the number of packets handed to the sink
      */
     public int pollTransmit(long nowNs, PacketSink sink, int maxPackets) {
-        throw new UnsupportedOperationException("stub");
+        int sent = 0;
+        while (sent < maxPackets) {
+            PendingControl control = controlQueue.poll();
+            if (control != null) {
+                transmitControl(control, sink);
+                controlPool.add(control);
+                sent++;
+                continue;
+            }
+            OutboundMessage head = sendableHead();
+            if (head == null) {
+                break;
+            }
+            transmitData(head, nowNs, sink);
+            sent++;
+        }
+        return sent;
     }
 
     /** Whether {@link #pollTransmit} has packets to hand out now. */
     public boolean hasTransmit() {
-        throw new UnsupportedOperationException("stub");
+        return !controlQueue.isEmpty() || sendableHead() != null;
     }
+
+    private OutboundMessage sendableHead() {
+        OutboundMessage head;
+        while ((head = sendQueue.peek()) != null && !head.hasSendable()) {
+            sendQueue.poll();
+            head.queued = false;
+        }
+        return head;
+    }
+
+    private void enqueue(OutboundMessage message) {
+        if (!message.queued && message.hasSendable()) {
+            message.queued = true;
+            sendQueue.add(message);
+        }
+    }
+
+    private static void abandon(OutboundMessage message) {
+        message.abandoned = true;
+    }
+
+    private void transmitData(OutboundMessage message, long nowNs, PacketSink sink) {
+        int dataOffset;
+        int dataBytes;
+        boolean retransmit = message.hasRetransmit();
+        if (retransmit) {
+            dataOffset = message.retransmitStart();
+            dataBytes = Math.min(payloadBytes, message.retransmitEnd() - dataOffset);
+            message.consumeRetransmit(dataBytes);
+            counters.retransmittedDataPackets++;
+        } else {
+            dataOffset = message.nextOffset;
+            dataBytes = Math.min(payloadBytes, message.grantedOffset - dataOffset);
+            message.nextOffset += dataBytes;
+        }
+        Peer peer = message.peer;
+        ByteBuffer buffer = txBuffer;
+        DataHeader data = dataTx;
+        data.wrap(buffer, 0);
+        data.writeCommon(PacketType.DATA, localPort, peer.address.getPort(), message.wireRpcId);
+        data.segmentOffset(dataOffset);
+        data.doff(DataHeader.DOFF);
+        data.messageLength(message.lengthBytes)
+                .incoming(message.grantedOffset)
+                .ackRpcId(0)
+                .ackServerPort(0)
+                .cutoffVersion(peer.cutoffVersion)
+                .retransmitted(retransmit)
+                .flags(message.flags)
+                .dataOffset(dataOffset);
+        buffer.putShort(DataHeader.FLAGS_OFFSET + 1, (short) 0);
+        if (message.clientRpc != null && peer.pendingAckCount > 0) {
+            data.ackRpcId(peer.takePendingAck()).ackServerPort(peer.address.getPort());
+            pendingAckTotal--;
+        }
+        buffer.put(DataHeader.HEADER_LENGTH, message.data, dataOffset, dataBytes);
+        int priority = dataOffset < unscheduledBytes
+                ? peer.unscheduledPriority(message.lengthBytes)
+                : message.grantPriority;
+        emit(PacketType.DATA, peer.address, DataHeader.HEADER_LENGTH + dataBytes, priority, sink);
+
+        ClientRpc clientRpc = message.clientRpc;
+        if (clientRpc != null && clientRpc.nextResendNs == Long.MAX_VALUE) {
+            // The silence that triggers RESENDs counts from the request's first packet.
+            clientRpc.lastHeardNs = nowNs;
+            clientRpc.nextResendNs = nowNs + config.resendIntervalNs();
+        }
+        ServerRpc serverRpc = message.serverRpc;
+        if (serverRpc != null && serverRpc.state == ServerRpc.State.SENDING_RESPONSE && message.fullySent()) {
+            serverRpc.state = ServerRpc.State.AWAITING_ACK;
+            serverRpc.nextTimerNs = nowNs + config.resendIntervalNs();
+        }
+    }
+
+    private void transmitControl(PendingControl control, PacketSink sink) {
+        ByteBuffer buffer = txBuffer;
+        int length;
+        int port = control.peer.getPort();
+        switch (control.type) {
+            case GRANT -> {
+                grantTx.wrap(buffer, 0).writeCommon(PacketType.GRANT, localPort, port, control.wireRpcId);
+                grantTx.grantOffset(control.offset).priority(control.priority).resendAll(false);
+                length = GrantHeader.HEADER_LENGTH;
+            }
+            case RESEND -> {
+                resendTx.wrap(buffer, 0).writeCommon(PacketType.RESEND, localPort, port, control.wireRpcId);
+                resendTx.resendOffset(control.offset).length(control.length).priority(control.priority);
+                length = ResendHeader.HEADER_LENGTH;
+            }
+            case ACK -> {
+                ackTx.wrap(buffer, 0).writeCommon(PacketType.ACK, localPort, port, control.wireRpcId);
+                ackTx.numAcks(control.ackCount);
+                for (int i = 0; i < control.ackCount; i++) {
+                    ackTx.ack(i, control.acks[i], port);
+                }
+                length = AckHeader.packetLength(control.ackCount);
+            }
+            default -> {
+                controlTx.wrap(buffer, 0).writeCommon(control.type, localPort, port, control.wireRpcId);
+                length = ControlHeader.HEADER_LENGTH;
+            }
+        }
+        emit(control.type, control.peer, length, MAX_PRIORITY, sink);
+    }
+
+    private void emit(PacketType type, InetSocketAddress peer, int length, int priority, PacketSink sink) {
+        ByteBuffer buffer = txBuffer;
+        buffer.limit(length).position(0);
+        sink.send(peer, buffer, priority);
+        buffer.clear();
+        counters.sent(type);
+    }
+
+    private PendingControl control(PacketType type, InetSocketAddress peer, long wireRpcId) {
+        PendingControl control = controlPool.poll();
+        if (control == null) {
+            control = new PendingControl();
+        }
+        control.type = type;
+        control.peer = peer;
+        control.wireRpcId = wireRpcId;
+        control.offset = 0;
+        control.length = 0;
+        control.priority = MAX_PRIORITY;
+        control.ackCount = 0;
+        controlQueue.add(control);
+        return control;
+    }
+
+    private Peer peer(InetSocketAddress address) {
+        return peers.computeIfAbsent(address, Peer::new);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Events, counters, lifecycle
 
     /**
      * The next event, or {@code null} if there is none.
      */
     public HomaEvent pollEvent() {
-        throw new UnsupportedOperationException("stub");
+        return events.poll();
     }
 
     /** Live counters; read them on the engine's thread, or read a {@link EngineCounters#snapshot()}. */
     public EngineCounters counters() {
-        throw new UnsupportedOperationException("stub");
+        return counters;
     }
 
     /** Client RPCs in progress. */
     public int activeClientRpcs() {
-        throw new UnsupportedOperationException("stub");
+        return clientRpcs.size();
     }
 
     /** Server RPCs whose state is held (from the first request DATA until ACK). */
     public int activeServerRpcs() {
-        throw new UnsupportedOperationException("stub");
+        return serverRpcCount;
     }
 
     /**
@@ -162,6 +973,16 @@ public final class HomaEngine {
      * @param nowNs current time
      */
     public void close(long nowNs) {
-        throw new UnsupportedOperationException("stub");
+        for (ClientRpc rpc : clientRpcs.values()) {
+            events.add(new HomaEvent.RpcFailed(rpc.rpcId, rpc.server.address, HomaEvent.Reason.SHUTDOWN,
+                    "the Homa endpoint was closed"));
+        }
+        clientRpcs.clear();
+        peers.clear();
+        sendQueue.clear();
+        controlQueue.clear();
+        serverRpcCount = 0;
+        pendingAckTotal = 0;
+        nextTickNs = Long.MAX_VALUE;
     }
 }

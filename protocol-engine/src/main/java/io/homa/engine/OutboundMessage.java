@@ -1,0 +1,131 @@
+package io.homa.engine;
+
+import java.util.Arrays;
+
+/**
+ * Sender's state of one message (a request on the client, a response on the server): what has
+ * been sent, what the receiver has granted, and ranges it asked to have sent again.
+ */
+final class OutboundMessage {
+    final byte[] data;
+    final int lengthBytes;
+    /** Where the message goes. */
+    final Peer peer;
+    /** Rpcid as on the wire (S bit set for a response). */
+    final long wireRpcId;
+    /** The RPC this is the request of (client side), or null. */
+    final ClientRpc clientRpc;
+    /** The RPC this is the response of (server side), or null. */
+    final ServerRpc serverRpc;
+    /** Bytes below this offset may be sent (unscheduled bytes plus GRANTs, RESENDs imply grants). */
+    int grantedOffset;
+    /** Next byte never sent so far. */
+    int nextOffset;
+    /** Priority from the last GRANT, used for scheduled bytes. */
+    int grantPriority;
+    /** Extension flags for the DATA header (INCAST). */
+    int flags;
+    /** Set when the message no longer needs sending (RPC finished, cancelled or reclaimed). */
+    boolean abandoned;
+    /** Whether the message sits in the engine's SRPT queue. */
+    boolean queued;
+    /** Order of creation, the SRPT tie-break (older first). */
+    final long sequence;
+
+    private int[] retransmitStarts = new int[2];
+    private int[] retransmitEnds = new int[2];
+    private int retransmitCount;
+
+    /**
+     * @param unscheduledBytes bytes sent before any GRANT, already rounded up to whole packets
+     */
+    OutboundMessage(byte[] data, int unscheduledBytes, long sequence, Peer peer, long wireRpcId,
+            ClientRpc clientRpc, ServerRpc serverRpc) {
+        this.data = data;
+        this.peer = peer;
+        this.wireRpcId = wireRpcId;
+        this.clientRpc = clientRpc;
+        this.serverRpc = serverRpc;
+        this.lengthBytes = data.length;
+        this.grantedOffset = Math.min(lengthBytes, unscheduledBytes);
+        this.sequence = sequence;
+    }
+
+    /** Bytes never sent: the SRPT key (fewest first). */
+    int remainingBytes() {
+        return lengthBytes - nextOffset;
+    }
+
+    boolean fullySent() {
+        return nextOffset == lengthBytes && retransmitCount == 0;
+    }
+
+    boolean hasSendable() {
+        return !abandoned && (retransmitCount > 0 || nextOffset < grantedOffset);
+    }
+
+    /** Raises the granted offset (never lowers it); returns whether it grew. */
+    boolean grant(int offset, int priority) {
+        grantPriority = priority;
+        int clamped = Math.min(offset, lengthBytes);
+        if (clamped > grantedOffset) {
+            grantedOffset = clamped;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Queues {@code [offset, offset + length)} to be sent again (the part already sent) and
+     * treats the range as granted (draft: a RESEND implies permission to send the bytes).
+     */
+    void retransmit(int offset, int length) {
+        if (offset < 0 || length <= 0 || offset >= lengthBytes) {
+            return;
+        }
+        int end = (int) Math.min((long) offset + length, lengthBytes);
+        grant(end, grantPriority);
+        int sentEnd = Math.min(end, nextOffset);
+        if (sentEnd <= offset) {
+            return;
+        }
+        for (int i = 0; i < retransmitCount; i++) {
+            if (retransmitStarts[i] <= offset && retransmitEnds[i] >= sentEnd) {
+                return; // already queued
+            }
+        }
+        if (retransmitCount == retransmitStarts.length) {
+            retransmitStarts = Arrays.copyOf(retransmitStarts, retransmitCount * 2);
+            retransmitEnds = Arrays.copyOf(retransmitEnds, retransmitCount * 2);
+        }
+        retransmitStarts[retransmitCount] = offset;
+        retransmitEnds[retransmitCount] = sentEnd;
+        retransmitCount++;
+    }
+
+    boolean hasRetransmit() {
+        return retransmitCount > 0;
+    }
+
+    int retransmitStart() {
+        return retransmitStarts[0];
+    }
+
+    int retransmitEnd() {
+        return retransmitEnds[0];
+    }
+
+    /** Marks the first {@code bytes} of the first retransmit range as sent again. */
+    void consumeRetransmit(int bytes) {
+        retransmitStarts[0] += bytes;
+        if (retransmitStarts[0] >= retransmitEnds[0]) {
+            retransmitCount--;
+            System.arraycopy(retransmitStarts, 1, retransmitStarts, 0, retransmitCount);
+            System.arraycopy(retransmitEnds, 1, retransmitEnds, 0, retransmitCount);
+        }
+    }
+
+    void clearRetransmits() {
+        retransmitCount = 0;
+    }
+}

@@ -1,0 +1,149 @@
+package io.homa.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.homa.engine.wire.PacketType;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+class EnginePairTest {
+    private static final EngineConfig CONFIG = EngineConfig.defaults();
+    private static final int ONE_PACKET = CONFIG.maxDataPayloadBytes();
+
+    static byte[] randomBytes(Random random, int length) {
+        byte[] bytes = new byte[length];
+        random.nextBytes(bytes);
+        return bytes;
+    }
+
+    @ParameterizedTest(name = "request and response of {0} bytes, shuffled delivery")
+    @ValueSource(ints = {1, 1416, 1417, 100_000, 1_048_576})
+    void shouldCarryOneRpcBothWaysWithShuffledDelivery(int lengthBytes) {
+        assertThat(ONE_PACKET).isEqualTo(1416);
+        Random random = new Random(lengthBytes);
+        EnginePair pair = new EnginePair(CONFIG);
+        byte[] request = randomBytes(random, lengthBytes);
+        byte[] response = randomBytes(random, lengthBytes);
+
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
+        assertThat(rpcId % 2).isZero();
+
+        HomaEvent.ResponseReceived done = null;
+        for (int step = 0; step < 10_000 && done == null; step++) {
+            pair.collect();
+            pair.deliverShuffled(random);
+            pair.nowNs += 1_000; // 1 µs per round trip: no timer fires
+            HomaEvent event;
+            while ((event = pair.server.pollEvent()) != null) {
+                HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
+                assertThat(received.rpcId()).isEqualTo(rpcId);
+                assertThat(received.client()).isEqualTo(EnginePair.CLIENT);
+                assertThat(received.message()).isEqualTo(request);
+                assertThat(pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), response)).isTrue();
+            }
+            while ((event = pair.client.pollEvent()) != null) {
+                done = (HomaEvent.ResponseReceived) event;
+            }
+        }
+        assertThat(done).as("response arrived").isNotNull();
+        assertThat(done.rpcId()).isEqualTo(rpcId);
+        assertThat(done.message()).isEqualTo(response);
+        assertThat(pair.client.activeClientRpcs()).isZero();
+        int expectedPackets = (lengthBytes + ONE_PACKET - 1) / ONE_PACKET;
+        assertThat(pair.client.counters().packetsSent(PacketType.DATA)).isEqualTo(expectedPackets);
+        assertThat(pair.server.counters().packetsSent(PacketType.DATA)).isEqualTo(expectedPackets);
+        assertThat(pair.client.counters().resendsSent()).isZero();
+        if (lengthBytes > CONFIG.unscheduledBytes()) {
+            assertThat(pair.server.counters().packetsSent(PacketType.GRANT)).isPositive();
+        } else {
+            assertThat(pair.server.counters().packetsSent(PacketType.GRANT)).isZero();
+        }
+    }
+
+    @Test
+    void shouldReleaseServerStateAfterExplicitAck() {
+        EnginePair pair = new EnginePair(CONFIG);
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {42});
+        runUntilQuiet(pair, new Random(1));
+        assertThat(pair.client.activeClientRpcs()).isZero();
+        assertThat(pair.server.activeServerRpcs()).as("held until ACK").isEqualTo(1);
+        // The client's next timer tick flushes its pending ACK, before the server's NEED_ACK is due.
+        pair.advance(CONFIG.resendIntervalNs() / 4);
+        runUntilQuiet(pair, new Random(2));
+        assertThat(pair.server.activeServerRpcs()).isZero();
+        assertThat(pair.client.counters().packetsSent(PacketType.ACK)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldRecoverFromLostPacketsWithResend() {
+        EnginePair pair = new EnginePair(CONFIG);
+        Random random = new Random(7);
+        byte[] request = randomBytes(random, 200_000);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
+        HomaEvent.ResponseReceived done = null;
+        for (int step = 0; step < 100_000 && done == null; step++) {
+            pair.collect();
+            // Drop 20% of packets, deliver the rest shuffled.
+            pair.inFlight.removeIf(p -> random.nextInt(5) == 0);
+            pair.deliverShuffled(random);
+            pair.advance(1_000_000); // 1 ms per step: RESEND timers fire
+            HomaEvent event;
+            while ((event = pair.server.pollEvent()) != null) {
+                HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
+                assertThat(received.message()).isEqualTo(request);
+                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), received.message());
+            }
+            while ((event = pair.client.pollEvent()) != null) {
+                assertThat(event).isInstanceOf(HomaEvent.ResponseReceived.class);
+                done = (HomaEvent.ResponseReceived) event;
+            }
+        }
+        assertThat(done).isNotNull();
+        assertThat(done.rpcId()).isEqualTo(rpcId);
+        assertThat(done.message()).isEqualTo(request);
+        assertThat(pair.client.counters().resendsSent() + pair.server.counters().resendsSent()).isPositive();
+        assertThat(pair.server.counters().requestsDelivered()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldTimeOutWhenServerIsSilent() {
+        EnginePair pair = new EnginePair(CONFIG);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1, 2, 3});
+        HomaEvent event = null;
+        for (int step = 0; step < 1000 && event == null; step++) {
+            pair.collect();
+            pair.inFlight.clear(); // the server is gone
+            pair.advance(CONFIG.resendIntervalNs() / 2);
+            event = pair.client.pollEvent();
+        }
+        assertThat(event).isInstanceOf(HomaEvent.RpcFailed.class);
+        HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) event;
+        assertThat(failed.rpcId()).isEqualTo(rpcId);
+        assertThat(failed.reason()).isEqualTo(HomaEvent.Reason.TIMEOUT);
+        assertThat(pair.client.counters().resendsSent()).isEqualTo(CONFIG.timeoutResends());
+        assertThat(pair.client.activeClientRpcs()).isZero();
+    }
+
+    static void runUntilQuiet(EnginePair pair, Random random) {
+        for (int step = 0; step < 10_000; step++) {
+            int moved = pair.collect();
+            HomaEvent event;
+            while ((event = pair.server.pollEvent()) != null) {
+                if (event instanceof HomaEvent.RequestReceived received) {
+                    pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), received.message());
+                    moved++;
+                }
+            }
+            while (pair.client.pollEvent() != null) {
+                moved++;
+            }
+            if (moved == 0 && pair.inFlight.isEmpty()) {
+                return;
+            }
+            pair.deliverShuffled(random);
+            pair.nowNs += 1_000;
+        }
+    }
+}
