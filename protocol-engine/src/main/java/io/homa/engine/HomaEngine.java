@@ -240,7 +240,7 @@ public final class HomaEngine {
             case GRANT -> accepted = onGrant(nowNs, peer, packet, offset, length, fromServer, rpcId);
             case RESEND -> accepted = onResend(nowNs, peer, packet, offset, length, fromServer, rpcId);
             case RPC_UNKNOWN -> accepted = onRpcUnknown(nowNs, peer, fromServer, rpcId);
-            case BUSY -> accepted = onBusy(nowNs, fromServer, rpcId);
+            case BUSY -> accepted = onBusy(nowNs, peer, fromServer, rpcId);
             case CUTOFFS -> accepted = onCutoffs(peer, packet, offset, length);
             case NEED_ACK -> accepted = onNeedAck(nowNs, peer, fromServer, rpcId);
             case ACK -> accepted = onAck(peer, packet, offset, length, fromServer, rpcId);
@@ -449,7 +449,13 @@ public final class HomaEngine {
                 return true;
             }
             heard(rpc, nowNs);
-            rpc.request.retransmit(resendOffset, resendLength);
+            if (!rpc.request.retransmit(resendOffset, resendLength)) {
+                // Not sent yet (shorter messages go first): tell the server we are alive. The
+                // draft's BUSY section says clients do not send BUSY, but its RESEND section allows
+                // it for exactly this case (data held back for higher-priority transmissions).
+                control(PacketType.BUSY, from, rpcId);
+                counters.busySent++;
+            }
             enqueue(rpc.request);
             return true;
         }
@@ -470,11 +476,12 @@ public final class HomaEngine {
             return true;
         }
         heard(rpc, nowNs);
-        if (rpc.response == null) {
+        if (rpc.response == null || !rpc.response.retransmit(resendOffset, resendLength)) {
+            // Request incomplete, handler still running, or the bytes not sent yet: alive, not ready.
             control(PacketType.BUSY, from, rpcId | HomaHeader.FROM_SERVER_BIT);
             counters.busySent++;
-        } else {
-            rpc.response.retransmit(resendOffset, resendLength);
+        }
+        if (rpc.response != null) {
             enqueue(rpc.response);
         }
         return true;
@@ -500,9 +507,15 @@ public final class HomaEngine {
         return true;
     }
 
-    private boolean onBusy(long nowNs, boolean fromServer, long rpcId) {
+    private boolean onBusy(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
         if (fromServer) {
             ClientRpc rpc = clientRpcs.get(rpcId);
+            if (rpc != null) {
+                heard(rpc, nowNs);
+            }
+        } else {
+            Peer peer = peers.get(from);
+            ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
             if (rpc != null) {
                 heard(rpc, nowNs);
             }

@@ -78,20 +78,23 @@ final class OutboundMessage {
     /**
      * Queues {@code [offset, offset + length)} to be sent again (the part already sent) and
      * treats the range as granted (draft: a RESEND implies permission to send the bytes).
+     *
+     * @return whether any of the range had been sent before (so something will go out again);
+     *     {@code false} when none of it was ever sent: the sender has yet to get to it
      */
-    void retransmit(int offset, int length) {
+    boolean retransmit(int offset, int length) {
         if (offset < 0 || length <= 0 || offset >= lengthBytes) {
-            return;
+            return false;
         }
         int end = (int) Math.min((long) offset + length, lengthBytes);
         grant(end, grantPriority);
         int sentEnd = Math.min(end, nextOffset);
         if (sentEnd <= offset) {
-            return;
+            return false;
         }
         for (int i = 0; i < retransmitCount; i++) {
             if (retransmitStarts[i] <= offset && retransmitEnds[i] >= sentEnd) {
-                return; // already queued
+                return true; // already queued
             }
         }
         if (retransmitCount == retransmitStarts.length) {
@@ -101,6 +104,7 @@ final class OutboundMessage {
         retransmitStarts[retransmitCount] = offset;
         retransmitEnds[retransmitCount] = sentEnd;
         retransmitCount++;
+        return true;
     }
 
     boolean hasRetransmit() {
