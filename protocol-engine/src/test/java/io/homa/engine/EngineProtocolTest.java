@@ -1,0 +1,172 @@
+package io.homa.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.homa.engine.wire.DataHeader;
+import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.wire.PacketType;
+import io.homa.engine.wire.ResendHeader;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** One rule of the draft per test, driven packet by packet between two in-memory engines. */
+class EngineProtocolTest {
+    private static final EngineConfig CONFIG = EngineConfig.defaults();
+
+    private static PacketType typeOf(EnginePair.Packet packet) {
+        return PacketType.fromCode(Byte.toUnsignedInt(packet.bytes()[HomaHeader.TYPE_OFFSET]));
+    }
+
+    private static List<EnginePair.Packet> ofType(List<EnginePair.Packet> packets, PacketType type) {
+        return packets.stream().filter(p -> typeOf(p) == type).toList();
+    }
+
+    @Test
+    void shouldAskForRequestStartWhenResendArrivesForUnknownRpc() {
+        EnginePair pair = new EnginePair(CONFIG);
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {7});
+        pair.collect();
+        pair.inFlight.clear(); // the whole request is lost
+        pair.advance(CONFIG.resendIntervalNs()); // client asks for the response
+        pair.collect();
+        List<EnginePair.Packet> resends = ofType(pair.inFlight, PacketType.RESEND);
+        assertThat(resends).hasSize(1);
+        pair.deliverShuffled(new Random(1));
+        pair.collect();
+        // The server never saw the request: it asks for the request's first bytes (S bit set).
+        List<EnginePair.Packet> answer = ofType(pair.inFlight, PacketType.RESEND);
+        assertThat(answer).hasSize(1);
+        ResendHeader resend = new ResendHeader();
+        resend.wrap(ByteBuffer.wrap(answer.get(0).bytes()), 0);
+        assertThat(resend.fromServer()).isTrue();
+        assertThat(resend.resendOffset()).isZero();
+        assertThat(resend.length()).isPositive();
+        // The client sends the request again (retransmitted) and the RPC completes.
+        pair.deliverShuffled(new Random(2));
+        pair.collect();
+        List<EnginePair.Packet> data = ofType(pair.inFlight, PacketType.DATA);
+        assertThat(data).hasSize(1);
+        DataHeader header = new DataHeader();
+        header.wrap(ByteBuffer.wrap(data.get(0).bytes()), 0);
+        assertThat(header.retransmitted()).isTrue();
+        EnginePairTest.runUntilQuiet(pair, new Random(3));
+        assertThat(pair.client.counters().rpcsCompleted()).isEqualTo(1);
+        assertThat(pair.server.counters().requestsDelivered()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldAnswerBusyWhileHandlerRunsSoLongHandlersDoNotTimeOut() {
+        EnginePair pair = new EnginePair(CONFIG);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {7});
+        pair.collect();
+        pair.deliverShuffled(new Random(1));
+        HomaEvent.RequestReceived request = (HomaEvent.RequestReceived) pair.server.pollEvent();
+        assertThat(request).isNotNull();
+        // The handler runs for 50 resend intervals: far beyond timeoutResends.
+        for (int i = 0; i < 50 * 4; i++) {
+            pair.advance(CONFIG.resendIntervalNs() / 4);
+            pair.collect();
+            pair.deliverShuffled(new Random(i));
+        }
+        assertThat(pair.client.pollEvent()).as("no timeout").isNull();
+        assertThat(pair.server.counters().busySent()).isGreaterThanOrEqualTo(40);
+        pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), new byte[] {8});
+        EnginePairTest.runUntilQuiet(pair, new Random(9));
+        assertThat(pair.client.counters().rpcsCompleted()).isEqualTo(1);
+        assertThat(pair.client.counters().timeouts()).isZero();
+        assertThat(rpcId).isEqualTo(request.rpcId());
+    }
+
+    @Test
+    void shouldAnswerNeedAckForUnknownRpcWithAck() {
+        EnginePair pair = new EnginePair(CONFIG);
+        ByteBuffer needAck = ByteBuffer.allocate(HomaHeader.COMMON_HEADER_LENGTH);
+        new DataHeader().wrap(needAck, 0).writeCommon(PacketType.NEED_ACK, EnginePair.SERVER.getPort(),
+                EnginePair.CLIENT.getPort(), 5000 | HomaHeader.FROM_SERVER_BIT);
+        pair.client.onPacket(pair.nowNs, EnginePair.SERVER, needAck);
+        pair.collect();
+        List<EnginePair.Packet> acks = ofType(pair.inFlight, PacketType.ACK);
+        assertThat(acks).hasSize(1);
+        DataHeader header = new DataHeader();
+        header.wrap(ByteBuffer.wrap(acks.get(0).bytes()), 0);
+        assertThat(header.rpcId()).isEqualTo(5000);
+    }
+
+    @Test
+    void shouldNotExecuteDuplicateRequestAfterAck() {
+        EnginePair pair = new EnginePair(CONFIG);
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1, 2});
+        pair.collect();
+        EnginePair.Packet request = ofType(pair.inFlight, PacketType.DATA).get(0);
+        EnginePairTest.runUntilQuiet(pair, new Random(1));
+        pair.advance(CONFIG.resendIntervalNs() / 4); // ACK goes out
+        EnginePairTest.runUntilQuiet(pair, new Random(2));
+        assertThat(pair.server.activeServerRpcs()).isZero();
+        // A long-delayed copy of the request arrives after the ACK.
+        pair.deliver(request);
+        assertThat(pair.server.pollEvent()).isNull();
+        assertThat(pair.server.counters().requestsDelivered()).isEqualTo(1);
+        assertThat(pair.server.activeServerRpcs()).isZero();
+    }
+
+    @Test
+    void shouldSendNeedAckUntilAcknowledged() {
+        EnginePair pair = new EnginePair(CONFIG);
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        EnginePairTest.runUntilQuiet(pair, new Random(1));
+        // Every packet from the client is lost from now on.
+        int needAcks = 0;
+        for (int i = 0; i < 12; i++) {
+            pair.advance(CONFIG.resendIntervalNs());
+            pair.collect();
+            needAcks += ofType(pair.inFlight, PacketType.NEED_ACK).size();
+            pair.inFlight.removeIf(p -> p.from().equals(EnginePair.CLIENT));
+            pair.deliverShuffled(new Random(i));
+        }
+        assertThat(needAcks).isGreaterThanOrEqualTo(10);
+        assertThat(pair.server.activeServerRpcs()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCompleteManyConcurrentRpcsOfMixedSizesWithLossAndReordering() {
+        EnginePair pair = new EnginePair(CONFIG);
+        Random random = new Random(99);
+        Map<Long, byte[]> expected = new HashMap<>();
+        for (int i = 0; i < 200; i++) {
+            int length = 1 + (random.nextInt(4) == 0 ? random.nextInt(300_000) : random.nextInt(3000));
+            byte[] request = EnginePairTest.randomBytes(random, length);
+            expected.put(pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request), request);
+        }
+        List<Long> completed = new ArrayList<>();
+        for (int step = 0; step < 200_000 && completed.size() < expected.size(); step++) {
+            pair.collect();
+            pair.inFlight.removeIf(p -> random.nextInt(50) == 0); // 2% loss
+            pair.deliverShuffled(random);
+            pair.advance(100_000);
+            HomaEvent event;
+            while ((event = pair.server.pollEvent()) != null) {
+                HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
+                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), received.message());
+            }
+            while ((event = pair.client.pollEvent()) != null) {
+                HomaEvent.ResponseReceived response = (HomaEvent.ResponseReceived) event;
+                assertThat(response.message()).isEqualTo(expected.get(response.rpcId()));
+                completed.add(response.rpcId());
+            }
+        }
+        assertThat(completed).hasSize(expected.size()).doesNotHaveDuplicates();
+        assertThat(pair.server.counters().requestsDelivered()).isEqualTo(expected.size());
+        // After acks settle, the server holds no RPC state.
+        for (int i = 0; i < 100 && pair.server.activeServerRpcs() > 0; i++) {
+            pair.collect();
+            pair.deliverShuffled(random);
+            pair.advance(CONFIG.resendIntervalNs() / 4);
+        }
+        assertThat(pair.server.activeServerRpcs()).isZero();
+    }
+}
