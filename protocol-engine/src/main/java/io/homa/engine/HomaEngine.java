@@ -861,18 +861,15 @@ public final class HomaEngine {
         ByteBuffer buffer = txBuffer;
         DataHeader data = dataTx;
         data.wrap(buffer, 0);
-        data.writeCommon(PacketType.DATA, localPort, peer.address.getPort(), message.wireRpcId);
-        data.segmentOffset(dataOffset);
-        data.doff(DataHeader.DOFF);
-        data.messageLength(message.lengthBytes)
+        data.writeCommon(PacketType.DATA, localPort, peer.address.getPort(), message.wireRpcId)
+                .messageLength(message.lengthBytes)
                 .incoming(message.grantedOffset)
-                .ackRpcId(0)
-                .ackServerPort(0)
                 .cutoffVersion(peer.cutoffVersion)
                 .retransmitted(retransmit)
                 .flags(message.flags)
-                .dataOffset(dataOffset);
-        buffer.putShort(DataHeader.FLAGS_OFFSET + 1, (short) 0);
+                .dataOffset(dataOffset)
+                .segmentOffset(dataOffset);
+        data.doff(DataHeader.DOFF);
         if (message.clientRpc != null && peer.pendingAckCount > 0) {
             data.ackRpcId(peer.takePendingAck()).ackServerPort(peer.address.getPort());
             pendingAckTotal--;

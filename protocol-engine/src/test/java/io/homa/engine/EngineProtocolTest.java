@@ -86,7 +86,7 @@ class EngineProtocolTest {
     void shouldAnswerNeedAckForUnknownRpcWithAck() {
         EnginePair pair = new EnginePair(CONFIG);
         ByteBuffer needAck = ByteBuffer.allocate(HomaHeader.COMMON_HEADER_LENGTH);
-        new DataHeader().wrap(needAck, 0).writeCommon(PacketType.NEED_ACK, EnginePair.SERVER.getPort(),
+        new io.homa.engine.wire.ControlHeader().wrap(needAck, 0).writeCommon(PacketType.NEED_ACK, EnginePair.SERVER.getPort(),
                 EnginePair.CLIENT.getPort(), 5000 | HomaHeader.FROM_SERVER_BIT);
         pair.client.onPacket(pair.nowNs, EnginePair.SERVER, needAck);
         pair.collect();

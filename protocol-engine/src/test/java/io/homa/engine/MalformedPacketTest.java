@@ -24,7 +24,7 @@ class MalformedPacketTest {
     static ByteBuffer packet(int lengthBytes, PacketType type, Consumer<ByteBuffer> fill) {
         ByteBuffer buffer = ByteBuffer.allocate(lengthBytes);
         if (lengthBytes >= HomaHeader.COMMON_HEADER_LENGTH) {
-            new DataHeader().wrap(buffer, 0).writeCommon(type, EnginePair.CLIENT.getPort(), EnginePair.SERVER.getPort(), 1234);
+            new io.homa.engine.wire.ControlHeader().wrap(buffer, 0).writeCommon(type, EnginePair.CLIENT.getPort(), EnginePair.SERVER.getPort(), 1234);
         }
         fill.accept(buffer);
         return buffer;

@@ -28,7 +28,11 @@ public final class CutoffsHeader extends HomaHeader {
     public static final int CUTOFF_VERSION_OFFSET = 60;
     public static final int HEADER_LENGTH = 62;
 
-    /** Cutoff {@code i} (0..7) in bytes of message length, as an unsigned value clipped to int. */
+    /**
+     * Cutoff {@code i} (0..7) in bytes of message length. The wire field is unsigned 32-bit;
+     * values above {@link Integer#MAX_VALUE} read as negative ints (use
+     * {@link Integer#toUnsignedLong(int)}).
+     */
     public int cutoff(int i) {
         return buffer.getInt(offset + CUTOFFS_OFFSET + 4 * i);
     }

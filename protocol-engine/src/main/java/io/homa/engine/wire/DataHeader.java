@@ -47,6 +47,19 @@ public final class DataHeader extends HomaHeader {
     /** Doff value for DATA: header length in 4-byte words, in the high nibble. */
     public static final int DOFF = (HEADER_LENGTH / 4) << 4;
 
+    /**
+     * Writes the common header as {@link HomaHeader#writeCommon} does, and zeroes every DATA field
+     * after it (so reserved bytes 50-51 never carry stale bytes of a reused buffer).
+     */
+    @Override
+    public DataHeader writeCommon(PacketType type, int sourcePort, int destPort, long rpcIdWithSBit) {
+        super.writeCommon(type, sourcePort, destPort, rpcIdWithSBit);
+        for (int i = COMMON_HEADER_LENGTH; i < HEADER_LENGTH; i += 4) {
+            buffer.putInt(offset + i, 0);
+        }
+        return this;
+    }
+
     /** Total length of the message in bytes; the same in every DATA packet of the message. */
     public int messageLength() {
         return buffer.getInt(offset + MESSAGE_LENGTH_OFFSET);

@@ -54,7 +54,10 @@ public abstract class HomaHeader {
     /**
      * Points this flyweight at a packet.
      *
-     * @param buffer the buffer holding the packet (its position and limit are not used or changed)
+     * @param buffer the buffer holding the packet, in big-endian order (the {@code ByteBuffer}
+     *     default; fields are read and written in the buffer's order). Its position is not used
+     *     or changed; the packet must lie below its limit, or accesses throw
+     *     {@link IndexOutOfBoundsException}.
      * @param offset the index of the packet's first byte in {@code buffer}
      * @return this flyweight
      */
