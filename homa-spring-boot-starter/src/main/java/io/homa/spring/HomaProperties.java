@@ -1,0 +1,343 @@
+package io.homa.spring;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.convert.DataSizeUnit;
+import org.springframework.boot.convert.DurationUnit;
+import org.springframework.util.StringUtils;
+import org.springframework.util.unit.DataSize;
+import org.springframework.util.unit.DataUnit;
+
+/**
+ * Configuration of the Homa endpoint, the services it exports and the peers it calls, under
+ * {@code homa.*}.
+ *
+ * <p>Every value is checked once it is bound: a bad one fails start-up with an
+ * {@link InvalidConfigurationPropertyValueException} that names the full property (for example
+ * {@code homa.protocol.mtu}) and its allowed range.
+ */
+@ConfigurationProperties("homa")
+public class HomaProperties implements InitializingBean {
+
+    /** Largest message size any Homa setting accepts: 64 MB (64 MiB). */
+    static final DataSize MAX_MESSAGE_SIZE_CAP = DataSize.ofMegabytes(64);
+
+    private final Server server = new Server();
+
+    private final Client client = new Client();
+
+    private final Protocol protocol = new Protocol();
+
+    private final Transport transport = new Transport();
+
+    public Server getServer() {
+        return this.server;
+    }
+
+    public Client getClient() {
+        return this.client;
+    }
+
+    public Protocol getProtocol() {
+        return this.protocol;
+    }
+
+    public Transport getTransport() {
+        return this.transport;
+    }
+
+    /** Validates the bound values; see {@link #validate()}. */
+    @Override
+    public void afterPropertiesSet() {
+        validate();
+    }
+
+    /**
+     * Checks every value against its allowed range.
+     *
+     * @throws InvalidConfigurationPropertyValueException naming the first bad property, its value
+     *     and its allowed range
+     */
+    public void validate() {
+        checkRange("homa.server.port", this.server.port, 0, 65535);
+        if (!StringUtils.hasText(this.server.bindAddress)) {
+            throw new InvalidConfigurationPropertyValueException(
+                    "homa.server.bind-address", this.server.bindAddress, "must be a host name or IP address");
+        }
+        this.client.peerAddresses();
+        checkRange("homa.protocol.mtu", this.protocol.mtu, 256, 65535);
+        checkSize("homa.protocol.unscheduled-bytes", this.protocol.unscheduledBytes,
+                DataSize.ofBytes(1), MAX_MESSAGE_SIZE_CAP, "1B and 64MB");
+        checkSize("homa.protocol.max-message-size", this.protocol.maxMessageSize,
+                DataSize.ofBytes(1), MAX_MESSAGE_SIZE_CAP, "1B and 64MB");
+        Duration resendInterval = this.protocol.resendInterval;
+        if (resendInterval == null || resendInterval.compareTo(Duration.ofMillis(1)) < 0
+                || resendInterval.compareTo(Duration.ofSeconds(60)) > 0) {
+            throw new InvalidConfigurationPropertyValueException("homa.protocol.resend-interval", resendInterval,
+                    "must be between 1ms and 60s");
+        }
+        checkRange("homa.protocol.timeout-resends", this.protocol.timeoutResends, 1, 1000);
+        checkSize("homa.transport.receive-buffer-size", this.transport.receiveBufferSize,
+                Transport.MIN_BUFFER_SIZE, Transport.MAX_BUFFER_SIZE, "64KB and 1GB");
+        checkSize("homa.transport.send-buffer-size", this.transport.sendBufferSize,
+                Transport.MIN_BUFFER_SIZE, Transport.MAX_BUFFER_SIZE, "64KB and 1GB");
+    }
+
+    private static void checkRange(String name, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new InvalidConfigurationPropertyValueException(name, value,
+                    "must be between " + min + " and " + max);
+        }
+    }
+
+    private static void checkSize(String name, DataSize value, DataSize min, DataSize max, String range) {
+        if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+            throw new InvalidConfigurationPropertyValueException(name, value,
+                    "must be between " + range + " (" + min.toBytes() + ".." + max.toBytes() + " bytes)");
+        }
+    }
+
+    /** The local endpoint: where the UDP socket binds and whether {@code @HomaService} beans are exported. */
+    public static class Server {
+
+        /** Default Homa (= UDP) port. */
+        public static final int DEFAULT_PORT = 4000;
+
+        /**
+         * UDP port (= Homa port) the endpoint binds to, 0..65535; 0 picks a free (ephemeral) port.
+         */
+        private int port = DEFAULT_PORT;
+
+        /** Host name or IP address the UDP socket binds to. */
+        private String bindAddress = "0.0.0.0";
+
+        /**
+         * Whether to export the methods of @HomaService beans. The endpoint binds either way, since
+         * clients need a socket too.
+         */
+        private boolean enabled = true;
+
+        public int getPort() {
+            return this.port;
+        }
+
+        public void setPort(int port) {
+            this.port = port;
+        }
+
+        public String getBindAddress() {
+            return this.bindAddress;
+        }
+
+        public void setBindAddress(String bindAddress) {
+            this.bindAddress = bindAddress;
+        }
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /** The calling side: where each remote service lives. */
+    public static class Client {
+
+        /**
+         * Endpoint of each remote service, as service name to "host:port" (IPv6 in brackets:
+         * "[::1]:4000"). Service names containing dots are written in brackets:
+         * homa.client.peers[io.example.Echo]=host:4000.
+         */
+        private Map<String, String> peers = new LinkedHashMap<>();
+
+        public Map<String, String> getPeers() {
+            return this.peers;
+        }
+
+        public void setPeers(Map<String, String> peers) {
+            this.peers = peers;
+        }
+
+        /**
+         * Parses {@link #getPeers()}. Host names are resolved now, once; a name that does not
+         * resolve stays unresolved (calls to it then fail).
+         *
+         * @return service name to endpoint, in configuration order, unmodifiable
+         * @throws InvalidConfigurationPropertyValueException naming {@code homa.client.peers.<service>}
+         *     if an entry is not {@code host:port} with a port in 1..65535
+         */
+        public Map<String, InetSocketAddress> peerAddresses() {
+            Map<String, InetSocketAddress> addresses = new LinkedHashMap<>();
+            this.peers.forEach((service, value) -> addresses.put(service, parsePeer(service, value)));
+            return Collections.unmodifiableMap(addresses);
+        }
+
+        static InetSocketAddress parsePeer(String service, String value) {
+            String name = "homa.client.peers." + service;
+            String reason = "must be host:port with a port between 1 and 65535 (IPv6 addresses in brackets, e.g."
+                    + " [::1]:4000)";
+            if (!StringUtils.hasText(service)) {
+                throw new InvalidConfigurationPropertyValueException(name, value, "the service name must not be empty");
+            }
+            if (value == null) {
+                throw new InvalidConfigurationPropertyValueException(name, null, reason);
+            }
+            String trimmed = value.trim();
+            int colon = trimmed.lastIndexOf(':');
+            if (colon <= 0 || colon == trimmed.length() - 1) {
+                throw new InvalidConfigurationPropertyValueException(name, value, reason);
+            }
+            String host = trimmed.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            else if (host.indexOf(':') >= 0 || host.indexOf('[') >= 0 || host.indexOf(']') >= 0) {
+                throw new InvalidConfigurationPropertyValueException(name, value, reason);
+            }
+            int port;
+            try {
+                port = Integer.parseInt(trimmed.substring(colon + 1));
+            }
+            catch (NumberFormatException ex) {
+                throw new InvalidConfigurationPropertyValueException(name, value, reason);
+            }
+            if (host.isBlank() || port < 1 || port > 65535) {
+                throw new InvalidConfigurationPropertyValueException(name, value, reason);
+            }
+            return new InetSocketAddress(host, port);
+        }
+    }
+
+    /** Protocol settings of the Homa engine (draft-ousterhout-tsvwg-homa). */
+    public static class Protocol {
+
+        /**
+         * Largest IP packet, headers included, 256..65535 bytes; a DATA packet carries mtu - 84
+         * message bytes.
+         */
+        private int mtu = 1500;
+
+        /**
+         * Bytes of each message sent before any GRANT, 1B..64MB (a plain number means bytes).
+         */
+        @DataSizeUnit(DataUnit.BYTES)
+        private DataSize unscheduledBytes = DataSize.ofBytes(60_000);
+
+        /**
+         * Largest request or response sent or accepted, 1B..64MB (a plain number means bytes).
+         */
+        @DataSizeUnit(DataUnit.BYTES)
+        private DataSize maxMessageSize = DataSize.ofMegabytes(1);
+
+        /**
+         * Silence after which a receiver asks for missing bytes with RESEND, and the period at
+         * which it asks again, 1ms..60s (a plain number means milliseconds).
+         */
+        @DurationUnit(ChronoUnit.MILLIS)
+        private Duration resendInterval = Duration.ofMillis(10);
+
+        /**
+         * RESENDs sent without any packet from the peer before an RPC is aborted with a timeout,
+         * 1..1000.
+         */
+        private int timeoutResends = 10;
+
+        public int getMtu() {
+            return this.mtu;
+        }
+
+        public void setMtu(int mtu) {
+            this.mtu = mtu;
+        }
+
+        public DataSize getUnscheduledBytes() {
+            return this.unscheduledBytes;
+        }
+
+        public void setUnscheduledBytes(DataSize unscheduledBytes) {
+            this.unscheduledBytes = unscheduledBytes;
+        }
+
+        public DataSize getMaxMessageSize() {
+            return this.maxMessageSize;
+        }
+
+        public void setMaxMessageSize(DataSize maxMessageSize) {
+            this.maxMessageSize = maxMessageSize;
+        }
+
+        public Duration getResendInterval() {
+            return this.resendInterval;
+        }
+
+        public void setResendInterval(Duration resendInterval) {
+            this.resendInterval = resendInterval;
+        }
+
+        public int getTimeoutResends() {
+            return this.timeoutResends;
+        }
+
+        public void setTimeoutResends(int timeoutResends) {
+            this.timeoutResends = timeoutResends;
+        }
+    }
+
+    /** Settings of the UDP socket under the engine. */
+    public static class Transport {
+
+        static final DataSize MIN_BUFFER_SIZE = DataSize.ofKilobytes(64);
+
+        static final DataSize MAX_BUFFER_SIZE = DataSize.ofGigabytes(1);
+
+        /**
+         * Socket receive buffer (SO_RCVBUF), 64KB..1GB; the kernel caps it at
+         * net.core.rmem_max. Loopback drops datagrams when it overflows.
+         */
+        @DataSizeUnit(DataUnit.BYTES)
+        private DataSize receiveBufferSize = DataSize.ofMegabytes(4);
+
+        /** Socket send buffer (SO_SNDBUF), 64KB..1GB; the kernel caps it at net.core.wmem_max. */
+        @DataSizeUnit(DataUnit.BYTES)
+        private DataSize sendBufferSize = DataSize.ofMegabytes(4);
+
+        /**
+         * Whether to use Netty's native epoll transport when it is available (Linux); NIO
+         * otherwise.
+         */
+        private boolean nativeTransport = true;
+
+        public DataSize getReceiveBufferSize() {
+            return this.receiveBufferSize;
+        }
+
+        public void setReceiveBufferSize(DataSize receiveBufferSize) {
+            this.receiveBufferSize = receiveBufferSize;
+        }
+
+        public DataSize getSendBufferSize() {
+            return this.sendBufferSize;
+        }
+
+        public void setSendBufferSize(DataSize sendBufferSize) {
+            this.sendBufferSize = sendBufferSize;
+        }
+
+        public boolean isNative() {
+            return this.nativeTransport;
+        }
+
+        public void setNative(boolean nativeTransport) {
+            this.nativeTransport = nativeTransport;
+        }
+    }
+}

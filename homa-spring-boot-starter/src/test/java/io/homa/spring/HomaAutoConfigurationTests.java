@@ -1,0 +1,265 @@
+package io.homa.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.homa.engine.EngineConfig;
+import io.homa.reactive.HomaException;
+import io.homa.reactive.HomaStatus;
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.HomaTransportConfig;
+import io.homa.reactive.rpc.HomaClient;
+import io.homa.reactive.rpc.PayloadCodec;
+import io.homa.reactive.rpc.RpcDispatcher;
+import io.homa.reactive.rpc.ServiceResolver;
+import java.lang.reflect.Type;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.json.JsonMapper;
+
+class HomaAutoConfigurationTests {
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(HomaAutoConfiguration.class))
+            .withPropertyValues("homa.server.port=0", "homa.server.bind-address=127.0.0.1");
+
+    @Test
+    void shouldProvideEveryBeanAndBindAnEphemeralPort() {
+        this.contextRunner.run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(PayloadCodec.class);
+            assertThat(context).hasSingleBean(ServiceResolver.class);
+            assertThat(context).hasSingleBean(RpcDispatcher.class);
+            assertThat(context).hasSingleBean(HomaTransportConfig.class);
+            assertThat(context).hasSingleBean(HomaTransport.class);
+            assertThat(context).hasSingleBean(HomaClient.class);
+            assertThat(context).hasSingleBean(HomaServiceRegistrar.class);
+            InetSocketAddress local = context.getBean(HomaTransport.class).localAddress();
+            assertThat(local.getPort()).isBetween(1, 65535);
+            assertThat(context.getBean(HomaRequestGate.class).isOpen()).isTrue();
+        });
+    }
+
+    @Test
+    void shouldUseEngineDefaultsWhenNothingIsSet() {
+        this.contextRunner.run((context) -> {
+            HomaTransportConfig config = context.getBean(HomaTransportConfig.class);
+            assertThat(config.bindAddress()).isEqualTo("127.0.0.1");
+            assertThat(config.port()).isZero();
+            assertThat(config.receiveBufferBytes()).isEqualTo(4 * 1024 * 1024);
+            assertThat(config.sendBufferBytes()).isEqualTo(4 * 1024 * 1024);
+            assertThat(config.nativeTransport()).isTrue();
+            assertThat(config.engine()).isEqualTo(EngineConfig.defaults());
+        });
+    }
+
+    @Test
+    void shouldDefaultToPort4000OnAnyAddress() {
+        HomaProperties properties = new HomaProperties();
+        properties.validate();
+        HomaTransportConfig config = HomaAutoConfiguration.transportConfig(properties);
+        assertThat(config.port()).isEqualTo(4000);
+        assertThat(config.bindAddress()).isEqualTo("0.0.0.0");
+        assertThat(config.engine()).isEqualTo(EngineConfig.defaults());
+    }
+
+    @Test
+    void shouldMapEveryPropertyToTheTransportConfig() {
+        this.contextRunner
+                .withPropertyValues("homa.protocol.mtu=9000", "homa.protocol.unscheduled-bytes=10KB",
+                        "homa.protocol.max-message-size=2MB", "homa.protocol.resend-interval=25",
+                        "homa.protocol.timeout-resends=7", "homa.transport.receive-buffer-size=8MB",
+                        "homa.transport.send-buffer-size=65536", "homa.transport.native=false")
+                .run((context) -> {
+                    HomaTransportConfig config = context.getBean(HomaTransportConfig.class);
+                    assertThat(config.engine().mtuBytes()).isEqualTo(9000);
+                    assertThat(config.engine().unscheduledBytes()).isEqualTo(10 * 1024);
+                    assertThat(config.engine().maxMessageBytes()).isEqualTo(2 * 1024 * 1024);
+                    assertThat(config.engine().resendIntervalNs()).isEqualTo(25_000_000L);
+                    assertThat(config.engine().timeoutResends()).isEqualTo(7);
+                    assertThat(config.receiveBufferBytes()).isEqualTo(8 * 1024 * 1024);
+                    assertThat(config.sendBufferBytes()).isEqualTo(65536);
+                    assertThat(config.nativeTransport()).isFalse();
+                });
+    }
+
+    @Test
+    void shouldResolvePeersFromProperties() {
+        this.contextRunner
+                .withPropertyValues("homa.client.peers.EchoService=127.0.0.1:4100",
+                        "homa.client.peers[io.example.Kv]=[::1]:4200")
+                .run((context) -> {
+                    ServiceResolver resolver = context.getBean(ServiceResolver.class);
+                    assertThat(resolver.resolve("EchoService")).isEqualTo(new InetSocketAddress("127.0.0.1", 4100));
+                    assertThat(resolver.resolve("io.example.Kv")).isEqualTo(new InetSocketAddress("::1", 4200));
+                });
+    }
+
+    @Test
+    void shouldFailUnknownServiceWithUnavailable() {
+        this.contextRunner.run((context) -> {
+            ServiceResolver resolver = context.getBean(ServiceResolver.class);
+            try {
+                resolver.resolve("Nobody");
+                throw new AssertionError("expected an UNAVAILABLE HomaException");
+            }
+            catch (HomaException ex) {
+                assertThat(ex.status()).isEqualTo(HomaStatus.UNAVAILABLE);
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            homa.protocol.mtu                  | 100     | between 256 and 65535
+            homa.protocol.mtu                  | 70000   | between 256 and 65535
+            homa.protocol.unscheduled-bytes    | 0       | between 1B and 64MB
+            homa.protocol.max-message-size     | 100MB   | between 1B and 64MB
+            homa.protocol.resend-interval      | 0ms     | between 1ms and 60s
+            homa.protocol.resend-interval      | 2m      | between 1ms and 60s
+            homa.protocol.timeout-resends      | 0       | between 1 and 1000
+            homa.protocol.timeout-resends      | 1001    | between 1 and 1000
+            homa.server.port                   | 70000   | between 0 and 65535
+            homa.server.port                   | -1      | between 0 and 65535
+            homa.server.bind-address           | ' '     | host name or IP address
+            homa.transport.receive-buffer-size | 1KB     | between 64KB and 1GB
+            homa.transport.send-buffer-size    | 2GB     | between 64KB and 1GB
+            """)
+    void shouldFailStartUpNamingPropertyAndRange(String property, String value, String range) {
+        this.contextRunner.withPropertyValues(property + "=" + value).run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessageContaining(property)
+                    .hasMessageContaining(range);
+        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            127.0.0.1
+            127.0.0.1:
+            127.0.0.1:http
+            127.0.0.1:0
+            127.0.0.1:65536
+            :4000
+            ::1:4000
+            """)
+    void shouldFailStartUpOnMalformedPeer(String value) {
+        this.contextRunner.withPropertyValues("homa.client.peers.Kv=" + value).run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessageContaining("homa.client.peers.Kv")
+                    .hasMessageContaining("host:port with a port between 1 and 65535");
+        });
+    }
+
+    @Test
+    void shouldBackOffWhenUserDefinesCodecAndResolver() {
+        this.contextRunner.withUserConfiguration(UserBeansConfiguration.class).run((context) -> {
+            assertThat(context).hasSingleBean(PayloadCodec.class);
+            assertThat(context.getBean(PayloadCodec.class)).isSameAs(UserBeansConfiguration.CODEC);
+            assertThat(context).hasSingleBean(ServiceResolver.class);
+            assertThat(context.getBean(ServiceResolver.class).resolve("anything"))
+                    .isEqualTo(UserBeansConfiguration.ENDPOINT);
+            assertThat(context).hasSingleBean(HomaClient.class);
+        });
+    }
+
+    @Test
+    void shouldBackOffWhenUserDefinesTransportConfig() {
+        this.contextRunner.withPropertyValues("homa.protocol.mtu=9000")
+                .withBean(HomaTransportConfig.class, () -> HomaTransportConfig.builder()
+                        .bindAddress("127.0.0.1")
+                        .engine(EngineConfig.builder().mtuBytes(2000).build())
+                        .build())
+                .run((context) -> {
+                    assertThat(context).hasSingleBean(HomaTransportConfig.class);
+                    assertThat(context.getBean(HomaTransportConfig.class).engine().mtuBytes()).isEqualTo(2000);
+                });
+    }
+
+    @Test
+    void shouldEncodeWithTheApplicationJsonMapper() {
+        this.contextRunner
+                .withBean(JsonMapper.class, () -> JsonMapper.builder()
+                        .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+                        .build())
+                .run((context) -> {
+                    byte[] json = context.getBean(PayloadCodec.class).encode(new Person("Ada", "Lovelace"));
+                    assertThat(new String(json, StandardCharsets.UTF_8)).contains("\"first_name\":\"Ada\"");
+                });
+    }
+
+    @Test
+    void shouldEncodeWithADefaultJsonMapperOtherwise() {
+        this.contextRunner.run((context) -> {
+            PayloadCodec codec = context.getBean(PayloadCodec.class);
+            byte[] json = codec.encode(new Person("Ada", "Lovelace"));
+            assertThat(new String(json, StandardCharsets.UTF_8)).contains("\"firstName\":\"Ada\"");
+            assertThat(codec.decode(json, Person.class)).isEqualTo(new Person("Ada", "Lovelace"));
+        });
+    }
+
+    @Test
+    void shouldNotExportServicesWhenServerIsDisabled() {
+        this.contextRunner.withPropertyValues("homa.server.enabled=false").run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(HomaServiceRegistrar.class);
+            assertThat(context).hasSingleBean(HomaTransport.class);
+            assertThat(context).hasSingleBean(HomaClient.class);
+        });
+    }
+
+    @Test
+    void shouldBackOffWithoutHomaReactiveOnTheClasspath() {
+        this.contextRunner.withClassLoader(new FilteredClassLoader(HomaTransport.class)).run((context) -> {
+            assertThat(context).doesNotHaveBean(HomaTransport.class);
+            assertThat(context).doesNotHaveBean(HomaClient.class);
+            assertThat(context).doesNotHaveBean(HomaProperties.class);
+        });
+    }
+
+    record Person(String firstName, String lastName) {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserBeansConfiguration {
+
+        static final InetSocketAddress ENDPOINT = new InetSocketAddress("127.0.0.1", 4999);
+
+        static final PayloadCodec CODEC = new PayloadCodec() {
+            @Override
+            public String name() {
+                return "user";
+            }
+
+            @Override
+            public byte[] encode(Object value) {
+                return new byte[] {1};
+            }
+
+            @Override
+            public Object decode(byte[] bytes, Type type) {
+                return "decoded";
+            }
+        };
+
+        @Bean
+        PayloadCodec userCodec() {
+            return CODEC;
+        }
+
+        @Bean
+        ServiceResolver userResolver() {
+            return (service) -> ENDPOINT;
+        }
+    }
+}

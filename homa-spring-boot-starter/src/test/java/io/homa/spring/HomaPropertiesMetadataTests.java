@@ -1,0 +1,37 @@
+package io.homa.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The configuration metadata IDEs complete {@code homa.*} keys from. */
+class HomaPropertiesMetadataTests {
+
+    @Test
+    void shouldDescribeEveryPropertyWithItsDefault() throws IOException {
+        Map<String, JsonNode> properties = new HashMap<>();
+        for (String resource : new String[] {"META-INF/spring-configuration-metadata.json"}) {
+            try (InputStream in = getClass().getClassLoader().getResourceAsStream(resource)) {
+                assertThat(in).as(resource).isNotNull();
+                JsonNode root = JsonMapper.builder().build().readTree(in);
+                root.get("properties").forEach((property) -> properties.put(property.get("name").asString(), property));
+            }
+        }
+        assertThat(properties).containsOnlyKeys("homa.server.port", "homa.server.bind-address",
+                "homa.server.enabled", "homa.client.peers", "homa.protocol.mtu", "homa.protocol.unscheduled-bytes",
+                "homa.protocol.max-message-size", "homa.protocol.resend-interval", "homa.protocol.timeout-resends",
+                "homa.transport.receive-buffer-size", "homa.transport.send-buffer-size", "homa.transport.native");
+        properties.forEach((name, property) -> assertThat(property.path("description").asString("")).as(name)
+                .isNotBlank());
+        assertThat(properties.get("homa.server.port").get("defaultValue").asInt()).isEqualTo(4000);
+        assertThat(properties.get("homa.protocol.mtu").get("defaultValue").asInt()).isEqualTo(1500);
+        assertThat(properties.get("homa.protocol.resend-interval").get("defaultValue").asString()).isEqualTo("10ms");
+        assertThat(properties.get("homa.transport.native").get("defaultValue").asBoolean()).isTrue();
+    }
+}
