@@ -1,0 +1,214 @@
+package io.homa.demo;
+
+import io.homa.demo.workload.LoadGenerator;
+import io.homa.demo.workload.UnloadedRtt;
+import io.homa.demo.workload.WorkloadDistribution;
+import io.homa.demo.workload.WorkloadResult;
+import io.homa.engine.EngineCounters;
+import io.homa.reactive.HomaRequestHandler;
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.HomaTransportConfig;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.ApplicationArguments;
+import org.springframework.boot.ApplicationRunner;
+import org.springframework.boot.ExitCodeGenerator;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Mono;
+
+/**
+ * Runs the demo's main job once the application has started: the echo server, the workload
+ * client, or both (see {@link DemoProperties#mode()}). The workload's two endpoints are
+ * {@link HomaTransport}s of their own at the message layer, separate from the starter's transport
+ * that serves {@code @HomaService} beans.
+ *
+ * <p>Exit code ({@link ExitCodeGenerator}): 0 when every RPC succeeded, 1 otherwise.
+ */
+@Component
+@Order(Ordered.LOWEST_PRECEDENCE)
+public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, DisposableBean {
+    private static final Logger log = LoggerFactory.getLogger(DemoRunner.class);
+    private static final Duration BIND_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration DISPOSE_TIMEOUT = Duration.ofSeconds(5);
+
+    /** The message-layer echo: the response is the request's bytes. */
+    static final HomaRequestHandler ECHO = request -> Mono.just(request.payload().retainedDuplicate());
+
+    private final DemoProperties properties;
+    private final PrintStream out;
+    private volatile int exitCode = 1;
+    private volatile HomaTransport server;
+    private volatile HomaTransport client;
+    private volatile WorkloadResult result;
+
+    @Autowired
+    public DemoRunner(DemoProperties properties) {
+        this(properties, System.out);
+    }
+
+    DemoRunner(DemoProperties properties, PrintStream out) {
+        this.properties = properties;
+        this.out = out;
+    }
+
+    /**
+     * Runs the demo: in {@code local} and {@code client} mode the whole workload, returning when
+     * it is done; in {@code server} mode binds the echo server and returns (see
+     * {@link #awaitServerClosed()}).
+     */
+    @Override
+    public void run(ApplicationArguments args) {
+        try {
+            switch (properties.mode()) {
+                case SERVER -> serve();
+                case CLIENT -> exitCode = runWorkload(resolve(properties.peerAddress()));
+                case LOCAL -> {
+                    server = bind("127.0.0.1", 0, ECHO);
+                    exitCode = runWorkload(server.localAddress());
+                }
+            }
+        } catch (RuntimeException e) {
+            exitCode = 1;
+            log.error("Demo failed: {}", e.toString());
+            log.debug("Demo failure", e);
+        } finally {
+            if (properties.mode() != DemoProperties.Mode.SERVER) {
+                disposeTransports();
+            }
+        }
+    }
+
+    @Override
+    public int getExitCode() {
+        return exitCode;
+    }
+
+    /** The loaded run's measurements, once it has finished; {@code null} before or in server mode. */
+    public WorkloadResult result() {
+        return result;
+    }
+
+    /** The echo server's transport while it runs (local and server mode), else {@code null}. */
+    HomaTransport server() {
+        return server;
+    }
+
+    @Override
+    public void destroy() {
+        disposeTransports();
+    }
+
+    private void serve() {
+        server = bind("0.0.0.0", properties.port(), ECHO);
+        log.info("Homa echo server listening on UDP {}; stop it with Ctrl-C", server.localAddress());
+        exitCode = 0;
+    }
+
+    /**
+     * In server mode, waits until the echo server is closed (when the application context
+     * closes, e.g. on SIGTERM or Ctrl-C); returns at once in the other modes.
+     *
+     * @return whether it waited (server mode with a bound server)
+     */
+    public boolean awaitServerClosed() {
+        HomaTransport serving = properties.mode() == DemoProperties.Mode.SERVER ? server : null;
+        if (serving == null) {
+            return false;
+        }
+        serving.onDispose().block();
+        return true;
+    }
+
+    private int runWorkload(InetSocketAddress serverAddress) {
+        WorkloadDistribution distribution = WorkloadDistribution.load(properties.workload());
+        client = bind(properties.mode() == DemoProperties.Mode.LOCAL ? "127.0.0.1" : "0.0.0.0", 0, null);
+        HomaTransport transport = client;
+        LoadGenerator generator = new LoadGenerator(
+                request -> transport.call(serverAddress, request),
+                distribution,
+                properties.seed(),
+                properties.rpcTimeout(),
+                out);
+        out.printf(Locale.ROOT, "Homa echo workload %s (%,d..%,d bytes, mean %,.0f bytes), %d outstanding RPCs for %s,"
+                        + " server %s, client %s, seed %d%n",
+                distribution.name(), distribution.minLengthBytes(), distribution.maxLengthBytes(),
+                distribution.meanLengthBytes(), properties.concurrency(), format(properties.duration()),
+                serverAddress, client.localAddress(), properties.seed());
+        if (!properties.warmup().isZero()) {
+            long rpcs = generator.warmUp(properties.warmup(), properties.concurrency());
+            out.printf(Locale.ROOT, "Warm-up: %,d RPCs in %s%n", rpcs, format(properties.warmup()));
+        }
+        UnloadedRtt unloaded = generator.measureUnloaded(UnloadedRtt.probeLengths(distribution), properties.probeSamples());
+        out.printf("Unloaded RTT (median of %d sequential RPCs per length):%n", properties.probeSamples());
+        out.print(unloaded.format());
+        WorkloadResult result = generator.run(properties.duration(), properties.concurrency(), unloaded);
+        out.print(result.report());
+        this.result = result;
+        printCounters("client", client);
+        if (server != null) {
+            printCounters("server", server);
+        }
+        long failures = generator.failedRpcs();
+        if (failures > 0) {
+            out.printf(Locale.ROOT, "%,d RPCs failed in all (warm-up, probes and run); first: %s%n",
+                    failures, generator.firstFailure());
+            return 1;
+        }
+        return 0;
+    }
+
+    private void printCounters(String name, HomaTransport transport) {
+        try {
+            EngineCounters counters = transport.counters().block(DISPOSE_TIMEOUT);
+            if (counters != null) {
+                out.printf(Locale.ROOT, "Homa %s engine: %,d RESENDs sent, %,d DATA packets retransmitted, %,d timeouts,"
+                                + " %,d malformed packets%n",
+                        name, counters.resendsSent(), counters.retransmittedDataPackets(), counters.timeouts(),
+                        counters.malformedPackets());
+            }
+        } catch (RuntimeException e) {
+            log.debug("No counters from the {} transport", name, e);
+        }
+    }
+
+    private static HomaTransport bind(String address, int port, HomaRequestHandler handler) {
+        HomaTransportConfig config = HomaTransportConfig.builder().bindAddress(address).port(port).build();
+        return HomaTransport.bindNow(config, handler, BIND_TIMEOUT);
+    }
+
+    private static InetSocketAddress resolve(InetSocketAddress unresolved) {
+        InetSocketAddress address = new InetSocketAddress(unresolved.getHostString(), unresolved.getPort());
+        if (address.isUnresolved()) {
+            throw new IllegalArgumentException("--peer host '" + unresolved.getHostString() + "' does not resolve");
+        }
+        return address;
+    }
+
+    private void disposeTransports() {
+        HomaTransport c = client;
+        HomaTransport s = server;
+        client = null;
+        server = null;
+        for (HomaTransport transport : new HomaTransport[] {c, s}) {
+            if (transport != null) {
+                try {
+                    transport.disposeNow(DISPOSE_TIMEOUT);
+                } catch (RuntimeException e) {
+                    log.warn("Closing a Homa transport failed: {}", e.toString());
+                }
+            }
+        }
+    }
+
+    private static String format(Duration duration) {
+        return duration.toMillis() % 1000 == 0 ? duration.toSeconds() + " s" : duration.toMillis() + " ms";
+    }
+}

@@ -1,0 +1,41 @@
+package io.homa.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringApplication;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
+
+class DemoEnvironmentPostProcessorTest {
+
+    @Test
+    void shouldBindTheStarterEndpointToAFreeLoopbackPortInLocalMode() {
+        StandardEnvironment environment = process(Map.of());
+
+        assertThat(environment.getProperty("homa.server.port")).isEqualTo("0");
+        assertThat(environment.getProperty("homa.server.bind-address")).isEqualTo("127.0.0.1");
+    }
+
+    @Test
+    void shouldUseAFixedPortInServerModeAndAFreeOneInClientMode() {
+        assertThat(process(Map.of("mode", "server")).getProperty("homa.server.port")).isEqualTo("4001");
+        assertThat(process(Map.of("mode", "SERVER")).getProperty("homa.server.bind-address")).isNull();
+        assertThat(process(Map.of("mode", "client")).getProperty("homa.server.port")).isEqualTo("0");
+    }
+
+    @Test
+    void shouldLetExplicitSettingsWin() {
+        StandardEnvironment environment = process(Map.of("mode", "server", "homa.server.port", "5001"));
+
+        assertThat(environment.getProperty("homa.server.port")).isEqualTo("5001");
+    }
+
+    private static StandardEnvironment process(Map<String, Object> arguments) {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().addFirst(new MapPropertySource("arguments", arguments));
+        new DemoEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
+        return environment;
+    }
+}

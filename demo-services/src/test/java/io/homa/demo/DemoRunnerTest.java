@@ -1,0 +1,83 @@
+package io.homa.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.HomaTransportConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Client and server mode of {@link DemoRunner}, without Spring. */
+class DemoRunnerTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private final ByteArrayOutputStream output = new ByteArrayOutputStream();
+    private final PrintStream out = new PrintStream(output, true, StandardCharsets.UTF_8);
+
+    @Test
+    void shouldRunTheWorkloadAgainstARemoteEchoServerInClientMode() {
+        HomaTransport echo = HomaTransport.bindNow(
+                HomaTransportConfig.builder().bindAddress("127.0.0.1").port(0).build(), DemoRunner.ECHO, TIMEOUT);
+        try {
+            DemoRunner runner = new DemoRunner(properties(DemoProperties.Mode.CLIENT, 0,
+                    "127.0.0.1:" + echo.localAddress().getPort()), out);
+
+            runner.run(null);
+
+            assertThat(runner.getExitCode()).isZero();
+            assertThat(runner.result().completedRpcs()).isPositive();
+            assertThat(runner.result().failedRpcs()).isZero();
+            assertThat(output.toString(StandardCharsets.UTF_8)).contains("Homa echo workload w2").contains("0 failed RPCs");
+        } finally {
+            echo.disposeNow(TIMEOUT);
+        }
+    }
+
+    @Test
+    void shouldExitWithOneWhenThePeerDoesNotAnswer() throws Exception {
+        int deadPort;
+        try (java.net.DatagramSocket socket = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            deadPort = socket.getLocalPort(); // nothing answers here once closed
+        }
+        DemoRunner runner = new DemoRunner(properties(DemoProperties.Mode.CLIENT, 0, "127.0.0.1:" + deadPort), out);
+
+        runner.run(null);
+
+        assertThat(runner.getExitCode()).isEqualTo(1);
+        assertThat(runner.result()).isNull();
+    }
+
+    @Test
+    void shouldServeEchoesInServerModeUntilDestroyed() throws Exception {
+        DemoRunner runner = new DemoRunner(properties(DemoProperties.Mode.SERVER, 0, null), out);
+        runner.run(null);
+        Thread waiting = new Thread(runner::awaitServerClosed, "demo-server-test");
+        waiting.start();
+        HomaTransport client = HomaTransport.bindNow(
+                HomaTransportConfig.builder().bindAddress("127.0.0.1").port(0).build(), null, TIMEOUT);
+        try {
+            InetSocketAddress server = new InetSocketAddress("127.0.0.1", runner.server().localAddress().getPort());
+            byte[] request = new byte[5000];
+            new java.util.Random(3).nextBytes(request);
+
+            assertThat(client.call(server, request).block(TIMEOUT)).isEqualTo(request);
+            assertThat(waiting.isAlive()).as("awaitServerClosed blocks while serving").isTrue();
+        } finally {
+            client.disposeNow(TIMEOUT);
+            runner.destroy();
+        }
+        waiting.join(TimeUnit.SECONDS.toMillis(10));
+        assertThat(waiting.isAlive()).isFalse();
+        assertThat(runner.getExitCode()).isZero();
+    }
+
+    private static DemoProperties properties(DemoProperties.Mode mode, int port, String peer) {
+        return new DemoProperties(mode, Duration.ofSeconds(1), 2, "w2", port, peer, 3, Duration.ZERO, 2,
+                Duration.ofSeconds(2));
+    }
+}
