@@ -14,8 +14,11 @@ public interface HomaRequestHandler {
      *
      * @param request the request; its payload is valid until the returned {@code Mono} terminates
      * @return the response bytes (1..maxMessageBytes; the transport releases the buffer). An
-     *     empty or failed {@code Mono} is a handler bug: it is logged and the RPC is left
-     *     unanswered, so the client eventually times out.
+     *     empty or failed {@code Mono}, or a response of the wrong size, is a handler bug: it is
+     *     logged at WARN and the RPC is left unanswered. With the current engine the server then
+     *     answers the client's RESENDs with BUSY for as long as it keeps the RPC, so the client
+     *     does not time out: callers that can meet such a server should bound their calls (e.g.
+     *     {@code Mono.timeout}), which cancels the RPC. The RPC layer's dispatcher always answers.
      */
     Mono<ByteBuf> handle(HomaRequest request);
 }

@@ -4,29 +4,62 @@ import io.homa.engine.EngineCounters;
 import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The message layer: one Homa endpoint on one UDP socket, acting as client and server at once.
- * Its {@link io.homa.engine.HomaEngine} is confined to the socket's event loop; handlers and
- * subscribers never run there.
+ * Its {@link io.homa.engine.HomaEngine} is confined to the socket's event loop; handlers never run
+ * there.
  *
- * <p>STUB: the implementation (a package-private final class) is being written; signatures are final.
+ * <p>Threading: request handlers run on the handler scheduler. Responses of {@link #call} are
+ * signalled on the event loop, so operators placed directly after a call must not block (use
+ * {@code publishOn} for heavy or blocking work). Nothing here blocks the event loop.
+ *
+ * <p>Sockets run on a shared set of Reactor Netty event loops (daemon threads {@code homa-epoll-N}
+ * or {@code homa-nio-N}; as many as processors, at least 2, or the system property
+ * {@code homa.ioThreads}), with Netty's native epoll transport when it is available and
+ * {@link HomaTransportConfig#nativeTransport()} is set, NIO otherwise. Each new transport takes the
+ * next loop in turn. Outgoing packets are paced at {@link HomaTransportConfig#linkMbps()}.
+ *
+ * <p>IP priorities: the engine's per-packet priority is not mapped to the IP TOS byte (Netty sets
+ * TOS per socket, not per datagram); all packets leave with the socket's default TOS.
  */
 public abstract class HomaTransport implements Disposable {
 
     /**
-     * Binds a transport lazily.
+     * Binds a transport lazily; request handlers run on {@link Schedulers#boundedElastic()}.
      *
      * @param config where to bind and protocol settings
      * @param handler server side: answers requests; {@code null} for a client-only endpoint, whose
-     *     incoming requests are dropped and counted
+     *     incoming requests are dropped and counted ({@link #droppedRequests()}) and left
+     *     unanswered (see {@link HomaRequestHandler#handle})
      * @return a {@code Mono} that binds on subscribe and emits the bound transport, or signals an
-     *     error if the socket cannot be bound
+     *     error if the socket cannot be bound ({@link HomaException} with
+     *     {@link HomaStatus#UNAVAILABLE}, the cause attached)
      */
-    public static Mono<HomaTransport> bind(HomaTransportConfig config, HomaRequestHandler handler) {
-        return Mono.error(new UnsupportedOperationException("stub"));
+    public static Mono<HomaTransport> bind(HomaTransportConfig config, @Nullable HomaRequestHandler handler) {
+        return bind(config, handler, Schedulers.boundedElastic());
+    }
+
+    /**
+     * Binds a transport lazily, running request handlers on {@code handlerScheduler}.
+     *
+     * @param config where to bind and protocol settings
+     * @param handler server side, or {@code null} for a client-only endpoint
+     * @param handlerScheduler where {@link HomaRequestHandler#handle} is called (never an event loop)
+     * @return a {@code Mono} that binds on subscribe and emits the bound transport
+     */
+    public static Mono<HomaTransport> bind(
+            HomaTransportConfig config, @Nullable HomaRequestHandler handler, Scheduler handlerScheduler) {
+        Objects.requireNonNull(config, "config must not be null");
+        Objects.requireNonNull(handlerScheduler, "handlerScheduler must not be null");
+        return NettyHomaTransport.create(config, handler, handlerScheduler);
     }
 
     /**
@@ -34,8 +67,29 @@ public abstract class HomaTransport implements Disposable {
      *
      * @throws IllegalStateException if binding fails or takes longer than {@code timeout}
      */
-    public static HomaTransport bindNow(HomaTransportConfig config, HomaRequestHandler handler, Duration timeout) {
-        HomaTransport transport = bind(config, handler).block(timeout);
+    public static HomaTransport bindNow(
+            HomaTransportConfig config, @Nullable HomaRequestHandler handler, Duration timeout) {
+        return bindNow(config, handler, Schedulers.boundedElastic(), timeout);
+    }
+
+    /**
+     * Binds with a handler scheduler and waits.
+     *
+     * @throws IllegalStateException if binding fails or takes longer than {@code timeout}
+     */
+    public static HomaTransport bindNow(
+            HomaTransportConfig config,
+            @Nullable HomaRequestHandler handler,
+            Scheduler handlerScheduler,
+            Duration timeout) {
+        HomaTransport transport;
+        try {
+            transport = bind(config, handler, handlerScheduler).block(timeout);
+        } catch (RuntimeException e) {
+            Throwable cause = Exceptions.unwrap(e);
+            throw new IllegalStateException("Homa transport could not bind to " + config.bindAddress() + ":"
+                    + config.port() + ": " + cause.getMessage(), cause);
+        }
         if (transport == null) {
             throw new IllegalStateException("Homa transport did not bind within " + timeout);
         }
@@ -44,7 +98,9 @@ public abstract class HomaTransport implements Disposable {
 
     /**
      * Sends a request and emits its response. Lazy: nothing is sent before subscribe; cancelling
-     * abandons the RPC.
+     * abandons the RPC. The request bytes are copied when this method is called and the buffer is
+     * released at once, so the returned {@code Mono} may be subscribed again (each subscription is
+     * a new RPC).
      *
      * @param server the server endpoint
      * @param request the request bytes, 1..maxMessageBytes; the transport releases it
@@ -55,7 +111,10 @@ public abstract class HomaTransport implements Disposable {
      */
     public abstract Mono<ByteBuf> call(InetSocketAddress server, ByteBuf request);
 
-    /** {@link #call(InetSocketAddress, ByteBuf)} with byte arrays. */
+    /**
+     * {@link #call(InetSocketAddress, ByteBuf)} with byte arrays. The transport keeps
+     * {@code request} (no copy) until the RPC ends: do not modify it meanwhile.
+     */
     public abstract Mono<byte[]> call(InetSocketAddress server, byte[] request);
 
     /** The bound local address (with the actual port when bound to port 0). */
@@ -67,12 +126,23 @@ public abstract class HomaTransport implements Disposable {
     /** Datagrams dropped before the engine saw them (e.g. arriving after dispose). */
     public abstract long droppedDatagrams();
 
-    /** Closes the socket and fails RPCs in flight with {@link HomaStatus#UNAVAILABLE}; waits up to 10 s. */
+    /**
+     * Requests the engine delivered that were dropped unanswered because this endpoint has no
+     * handler (a client-only endpoint). The base implementation returns 0.
+     */
+    public long droppedRequests() {
+        return 0;
+    }
+
+    /**
+     * Closes the socket and fails RPCs in flight with {@link HomaStatus#UNAVAILABLE}; waits up to
+     * 10 s (does not wait when called on the event loop).
+     */
     public void disposeNow() {
         disposeNow(Duration.ofSeconds(10));
     }
 
-    /** Closes the socket and waits up to {@code timeout}. */
+    /** Closes the socket and waits up to {@code timeout} (does not wait when called on the event loop). */
     public abstract void disposeNow(Duration timeout);
 
     /** Completes when the transport is closed. */

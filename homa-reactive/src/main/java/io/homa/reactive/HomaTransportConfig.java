@@ -18,6 +18,13 @@ import java.util.Objects;
  * @param nativeTransport whether to use Netty's native epoll transport when it is available
  *     (Linux); NIO otherwise. Default true
  * @param engine protocol settings
+ * @param linkMbps the pacer's rate in megabits per second (Homa's {@code link_mbps}): this
+ *     endpoint puts at most this many bits of UDP payload plus IP/UDP headers per second on the
+ *     wire, in bursts of at most {@value #PACER_BURST_PACKETS} packets. A real NIC paces a
+ *     sender; over loopback nothing does, and a receiver that cannot drain its socket as fast as
+ *     the sender fills it drops datagrams, so set it to what a receiving endpoint can absorb.
+ *     0 disables pacing (send as fast as the socket accepts). 0..1,000,000, default
+ *     {@value #DEFAULT_LINK_MBPS}
  */
 public record HomaTransportConfig(
         String bindAddress,
@@ -25,10 +32,15 @@ public record HomaTransportConfig(
         int receiveBufferBytes,
         int sendBufferBytes,
         boolean nativeTransport,
-        EngineConfig engine) {
+        EngineConfig engine,
+        int linkMbps) {
 
     public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
+    public static final int DEFAULT_LINK_MBPS = 2_000;
+    public static final int MAX_LINK_MBPS = 1_000_000;
+    /** Largest burst the pacer lets out at once, in full-size packets. */
+    public static final int PACER_BURST_PACKETS = 32;
 
     public HomaTransportConfig {
         Objects.requireNonNull(bindAddress, "bind-address must not be null");
@@ -38,6 +50,33 @@ public record HomaTransportConfig(
         }
         checkBuffer("receive-buffer-size", receiveBufferBytes);
         checkBuffer("send-buffer-size", sendBufferBytes);
+        if (linkMbps < 0 || linkMbps > MAX_LINK_MBPS) {
+            throw new IllegalArgumentException(
+                    "link-mbps must be between 0 and " + MAX_LINK_MBPS + " (0 = no pacing), was " + linkMbps);
+        }
+    }
+
+    /** The settings above with the default {@code linkMbps} ({@value #DEFAULT_LINK_MBPS}). */
+    public HomaTransportConfig(
+            String bindAddress,
+            int port,
+            int receiveBufferBytes,
+            int sendBufferBytes,
+            boolean nativeTransport,
+            EngineConfig engine) {
+        this(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport, engine, DEFAULT_LINK_MBPS);
+    }
+
+    /** A builder initialised from this config. */
+    public Builder toBuilder() {
+        return new Builder()
+                .bindAddress(bindAddress)
+                .port(port)
+                .receiveBufferBytes(receiveBufferBytes)
+                .sendBufferBytes(sendBufferBytes)
+                .nativeTransport(nativeTransport)
+                .engine(engine)
+                .linkMbps(linkMbps);
     }
 
     private static void checkBuffer(String name, int value) {
@@ -47,7 +86,7 @@ public record HomaTransportConfig(
         }
     }
 
-    /** The defaults: any address, free port, 4 MiB socket buffers, native transport, engine defaults. */
+    /** The defaults: any address, free port, 4 MiB socket buffers, native transport, engine defaults, 2 Gbit/s pacer. */
     public static HomaTransportConfig defaults() {
         return builder().build();
     }
@@ -64,6 +103,7 @@ public record HomaTransportConfig(
         private int sendBufferBytes = DEFAULT_SOCKET_BUFFER_BYTES;
         private boolean nativeTransport = true;
         private EngineConfig engine = EngineConfig.defaults();
+        private int linkMbps = DEFAULT_LINK_MBPS;
 
         private Builder() {}
 
@@ -97,9 +137,15 @@ public record HomaTransportConfig(
             return this;
         }
 
+        /** The pacer's rate in Mbit/s; 0 disables pacing. */
+        public Builder linkMbps(int value) {
+            this.linkMbps = value;
+            return this;
+        }
+
         public HomaTransportConfig build() {
             return new HomaTransportConfig(
-                    bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport, engine);
+                    bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport, engine, linkMbps);
         }
     }
 }

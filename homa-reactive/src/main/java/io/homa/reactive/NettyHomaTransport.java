@@ -1,0 +1,827 @@
+package io.homa.reactive;
+
+import io.homa.engine.EngineConfig;
+import io.homa.engine.EngineCounters;
+import io.homa.engine.HomaEngine;
+import io.homa.engine.HomaEvent;
+import io.homa.engine.PacketSink;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledHeapByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscription;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.netty.resources.LoopResources;
+
+/**
+ * The {@link HomaTransport}: one Netty datagram channel on one event loop, driving one
+ * {@link HomaEngine}.
+ *
+ * <p>Confinement: the engine, the map of pending calls, the pacer and the timer are touched only on
+ * the channel's event loop; other threads hand work to it with {@code eventLoop.execute}. After
+ * every engine interaction {@link #drive()} hands engine events to their callers, puts up to
+ * {@value #TRANSMIT_BUDGET_PACKETS} packets on the wire (as far as the pacer's credit allows;
+ * re-queuing itself while the engine has more and the channel is writable, so that receiving is not
+ * starved) and re-arms the single timer at {@link HomaEngine#nextTimeoutNs()}.
+ *
+ * <p>Receiving: each readiness notification drains the socket (Netty's epoll transport is
+ * edge-triggered), using recvmmsg(2) on epoll, and drives the engine every
+ * {@value #DATAGRAMS_PER_DRIVE} datagrams and when the read completes.
+ *
+ * <p>Pacer: a token bucket filled at {@link HomaTransportConfig#linkMbps()} holding at most
+ * {@link HomaTransportConfig#PACER_BURST_PACKETS} full packets; every packet costs its UDP payload
+ * plus 28 header bytes. Without it, loopback senders overrun receivers' socket buffers.
+ */
+final class NettyHomaTransport extends HomaTransport {
+    private static final Logger log = LoggerFactory.getLogger(NettyHomaTransport.class);
+
+    /** Packets handed to the channel per {@link #drive()} before yielding the event loop. */
+    static final int TRANSMIT_BUDGET_PACKETS = 64;
+    /** Smallest receive buffer per datagram; larger when the MTU allows larger datagrams. */
+    static final int MIN_RECEIVE_DATAGRAM_BYTES = 2048;
+    /** Reads (recvmsg or recvmmsg calls) per readiness notification: in effect, until the socket is empty. */
+    static final int MAX_READS_PER_READINESS = 1 << 16;
+    /** Datagrams handed to the engine between two {@link #drive()}s while a read drains the socket. */
+    static final int DATAGRAMS_PER_DRIVE = 64;
+    /** Datagrams one recvmmsg(2) call may return (native epoll only). */
+    static final int DATAGRAMS_PER_RECVMMSG = 16;
+    /** Full-size packets' worth of credit the pacer waits for before it wakes up to send. */
+    static final int PACER_WAKEUP_PACKETS = 8;
+    /** Netty's {@code EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE}, or null without the epoll classes. */
+    private static final @Nullable ChannelOption<Integer> EPOLL_MAX_DATAGRAM_PAYLOAD_SIZE = epollOption();
+
+    private final @Nullable HomaRequestHandler handler;
+    private final Scheduler handlerScheduler;
+    private final int maxMessageBytes;
+    private final Channel channel;
+    private final EventLoop eventLoop;
+    private final InetSocketAddress localAddress;
+    private final AtomicBoolean disposed = new AtomicBoolean();
+    private final AtomicLong droppedDatagrams = new AtomicLong();
+    private final AtomicLong droppedRequests = new AtomicLong();
+    private final Sinks.Empty<Void> onDispose = Sinks.empty();
+
+    // ---- confined to the event loop ----
+    private final HomaEngine engine;
+    private final LongObjectHashMap<PendingCall> pendingCalls = new LongObjectHashMap<>();
+    private final PacketSink packetSink = this::writePacket;
+    private final Runnable transmitTask = this::runTransmitTask;
+    private final Runnable timerTask = this::runTimerTask;
+    private boolean closed;
+    private boolean driving;
+    private boolean driveAgain;
+    private boolean transmitTaskQueued;
+    private int datagramsSinceDrive;
+    /** Pacer (token bucket): bytes per ns, 0 when pacing is off. */
+    private final double pacerBytesPerNs;
+    private final double pacerMaxCreditBytes;
+    private final int maxPacketWireBytes;
+    private final Runnable pacerTask = this::runPacerTask;
+    private double pacerCreditBytes;
+    private long pacerUpdatedNs;
+    private boolean pacerTaskScheduled;
+    /** Wire bytes (UDP payload + IP/UDP headers) handed to the channel by the current pollTransmit. */
+    private long transmittedWireBytes;
+    private @Nullable ScheduledFuture<?> timer;
+    private long timerDeadlineNs;
+
+    /** Runs on the event loop, in the bind listener, before the first datagram is read. */
+    private NettyHomaTransport(
+            HomaTransportConfig config,
+            @Nullable HomaRequestHandler handler,
+            Scheduler handlerScheduler,
+            Channel channel) {
+        this.handler = handler;
+        this.handlerScheduler = handlerScheduler;
+        this.maxMessageBytes = config.engine().maxMessageBytes();
+        this.channel = channel;
+        this.eventLoop = channel.eventLoop();
+        this.localAddress = (InetSocketAddress) channel.localAddress();
+        this.maxPacketWireBytes = config.engine().mtuBytes();
+        this.pacerBytesPerNs = config.linkMbps() / 8_000.0;
+        this.pacerMaxCreditBytes = (double) HomaTransportConfig.PACER_BURST_PACKETS * maxPacketWireBytes;
+        this.pacerCreditBytes = pacerMaxCreditBytes;
+        this.pacerUpdatedNs = System.nanoTime();
+        this.engine = new HomaEngine(
+                config.engine(), localAddress.getPort(), HomaEngine.clockDerivedFirstRpcId(epochMicros()));
+        channel.closeFuture().addListener(future -> onDispose.tryEmitEmpty());
+    }
+
+    static Mono<HomaTransport> create(
+            HomaTransportConfig config, @Nullable HomaRequestHandler handler, Scheduler handlerScheduler) {
+        return Mono.create(sink -> {
+            InetSocketAddress bindAddress = new InetSocketAddress(config.bindAddress(), config.port());
+            if (bindAddress.isUnresolved()) {
+                sink.error(new HomaException(HomaStatus.UNAVAILABLE,
+                        "cannot bind Homa transport: bind-address '" + config.bindAddress() + "' does not resolve"));
+                return;
+            }
+            boolean useNative = config.nativeTransport() && LoopResources.hasNativeSupport();
+            EventLoopGroup group = Loops.RESOURCES.onServer(useNative);
+            Class<? extends DatagramChannel> channelType = Loops.channelType(group);
+            EventLoop loop = Loops.next(group);
+            int receiveDatagramBytes = Math.max(MIN_RECEIVE_DATAGRAM_BYTES, config.engine().maxDatagramBytes());
+            DatagramHandler datagramHandler = new DatagramHandler();
+            Bootstrap bootstrap = new Bootstrap()
+                    .group(loop)
+                    .channel(channelType)
+                    .option(ChannelOption.SO_RCVBUF, config.receiveBufferBytes())
+                    .option(ChannelOption.SO_SNDBUF, config.sendBufferBytes())
+                    .handler(datagramHandler);
+            // Every read drains the socket (until EAGAIN): a datagram shorter than the buffer must not
+            // count as "no more data" (respectMaybeMoreData), and the per-read budget is far above what
+            // a socket buffer holds. Netty's epoll transport is edge-triggered; with a budget of 64
+            // datagrams, datagrams were seen left unread for hundreds of milliseconds when a client and
+            // a server share an event loop (HomaTransportLoopbackTest
+            // #shouldCompleteConcurrentRpcsWhenClientAndServerShareAnEventLoop). The handler drives
+            // the engine every DATAGRAMS_PER_DRIVE datagrams meanwhile.
+            FixedRecvByteBufAllocator allocator;
+            if (EPOLL_MAX_DATAGRAM_PAYLOAD_SIZE != null && "EpollDatagramChannel".equals(channelType.getSimpleName())) {
+                // recvmmsg(2): up to DATAGRAMS_PER_RECVMMSG datagrams per system call, sliced from one buffer.
+                bootstrap.option(EPOLL_MAX_DATAGRAM_PAYLOAD_SIZE, receiveDatagramBytes);
+                allocator = new FixedRecvByteBufAllocator(receiveDatagramBytes * DATAGRAMS_PER_RECVMMSG);
+            } else {
+                allocator = new FixedRecvByteBufAllocator(receiveDatagramBytes);
+            }
+            allocator.respectMaybeMoreData(false);
+            allocator.maxMessagesPerRead(MAX_READS_PER_READINESS);
+            bootstrap.option(ChannelOption.RECVBUF_ALLOCATOR, allocator);
+            ChannelFuture bindFuture = bootstrap.bind(bindAddress);
+            sink.onCancel(() -> bindFuture.channel().close());
+            bindFuture.addListener((ChannelFutureListener) future -> {
+                if (!future.isSuccess()) {
+                    Throwable cause = future.cause();
+                    sink.error(new HomaException(HomaStatus.UNAVAILABLE,
+                            "cannot bind Homa transport to " + bindAddress + ": " + cause, cause));
+                    return;
+                }
+                NettyHomaTransport transport;
+                try {
+                    transport = new NettyHomaTransport(config, handler, handlerScheduler, future.channel());
+                } catch (RuntimeException e) {
+                    future.channel().close();
+                    sink.error(new HomaException(HomaStatus.UNAVAILABLE, "cannot start Homa engine: " + e, e));
+                    return;
+                }
+                datagramHandler.transport = transport;
+                log.debug("Homa transport bound to {} ({}, engine {})",
+                        transport.localAddress, channelType.getSimpleName(), config.engine());
+                sink.success(transport);
+            });
+        });
+    }
+
+    // ------------------------------------------------------------------ public API
+
+    @Override
+    public Mono<ByteBuf> call(InetSocketAddress server, ByteBuf request) {
+        Objects.requireNonNull(server, "server must not be null");
+        Objects.requireNonNull(request, "request must not be null");
+        byte[] bytes;
+        try {
+            bytes = ByteBufUtil.getBytes(request);
+        } finally {
+            ReferenceCountUtil.release(request);
+        }
+        return call(server, bytes).map(Unpooled::wrappedBuffer);
+    }
+
+    @Override
+    public Mono<byte[]> call(InetSocketAddress server, byte[] request) {
+        Objects.requireNonNull(server, "server must not be null");
+        Objects.requireNonNull(request, "request must not be null");
+        return Mono.create(sink -> {
+            if (request.length < 1 || request.length > maxMessageBytes) {
+                sink.error(new HomaException(HomaStatus.INVALID_ARGUMENT,
+                        "request length must be between 1 and " + maxMessageBytes + " bytes, was " + request.length));
+                return;
+            }
+            if (server.isUnresolved()) {
+                sink.error(new HomaException(HomaStatus.INVALID_ARGUMENT, "server address " + server + " is unresolved"));
+                return;
+            }
+            if (disposed.get()) {
+                sink.error(unavailable("transport is disposed"));
+                return;
+            }
+            PendingCall call = new PendingCall(server, request, sink);
+            sink.onCancel(call);
+            if (!runOnLoop(call::start)) {
+                sink.error(unavailable("event loop is shut down"));
+            }
+        });
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public Mono<EngineCounters> counters() {
+        return onLoop(() -> engine.counters().snapshot());
+    }
+
+    @Override
+    public long droppedDatagrams() {
+        return droppedDatagrams.get();
+    }
+
+    @Override
+    public long droppedRequests() {
+        return droppedRequests.get();
+    }
+
+    @Override
+    public void dispose() {
+        if (!disposed.compareAndSet(false, true)) {
+            return;
+        }
+        if (!runOnLoop(() -> {
+            shutdownOnLoop();
+            channel.close();
+        })) {
+            channel.close();
+        }
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return disposed.get();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalStateException if the channel is not closed within {@code timeout}
+     */
+    @Override
+    public void disposeNow(Duration timeout) {
+        dispose();
+        if (eventLoop.inEventLoop()) {
+            return;
+        }
+        onDispose().block(timeout);
+        if (channel.isOpen()) {
+            throw new IllegalStateException("Homa transport on " + localAddress + " did not close within " + timeout);
+        }
+    }
+
+    @Override
+    public Mono<Void> onDispose() {
+        return onDispose.asMono();
+    }
+
+    @Override
+    public String toString() {
+        return "HomaTransport{" + localAddress + ", " + channel.getClass().getSimpleName() + "}";
+    }
+
+    /** Calls waiting for their response; for tests. */
+    Mono<Integer> pendingCallCount() {
+        return onLoop(pendingCalls::size);
+    }
+
+    /** The engine's client RPCs in progress; for tests. */
+    Mono<Integer> activeClientRpcs() {
+        return onLoop(engine::activeClientRpcs);
+    }
+
+    private <T> Mono<T> onLoop(Supplier<T> supplier) {
+        return Mono.create(sink -> {
+            if (!runOnLoop(() -> sink.success(supplier.get()))) {
+                sink.error(unavailable("event loop is shut down"));
+            }
+        });
+    }
+
+    /** The event loop the engine is confined to; for tests. */
+    EventLoop eventLoop() {
+        return eventLoop;
+    }
+
+    /** The channel's class, e.g. {@code EpollDatagramChannel}; for tests and diagnostics. */
+    Class<? extends Channel> channelType() {
+        return channel.getClass();
+    }
+
+    // ------------------------------------------------------------------ event loop side
+
+    /** Runs {@code task} on the event loop (now if already there); false if the loop rejected it. */
+    private boolean runOnLoop(Runnable task) {
+        if (eventLoop.inEventLoop()) {
+            task.run();
+            return true;
+        }
+        try {
+            eventLoop.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /** One received datagram; the caller releases it. Runs on the event loop. */
+    void onDatagram(DatagramPacket packet) {
+        if (closed) {
+            droppedDatagrams.incrementAndGet();
+            return;
+        }
+        try {
+            engine.onPacket(System.nanoTime(), packet.sender(), packet.content().nioBuffer());
+        } catch (RuntimeException e) {
+            droppedDatagrams.incrementAndGet();
+            log.warn("Homa engine failed on a datagram from {}; dropped", packet.sender(), e);
+        }
+        if (++datagramsSinceDrive >= DATAGRAMS_PER_DRIVE) {
+            drive();
+        }
+    }
+
+    /** Hands events to their callers, transmits and re-arms the timer. Runs on the event loop; re-entrant calls fold into the running one. */
+    void drive() {
+        if (closed) {
+            return;
+        }
+        if (driving) {
+            driveAgain = true;
+            return;
+        }
+        driving = true;
+        datagramsSinceDrive = 0;
+        try {
+            do {
+                driveAgain = false;
+                dispatchEvents();
+                transmit();
+            } while (driveAgain && !closed);
+            armTimer();
+        } catch (RuntimeException e) {
+            log.error("Homa transport on {} failed while driving its engine", localAddress, e);
+        } finally {
+            driving = false;
+        }
+    }
+
+    private void dispatchEvents() {
+        HomaEvent event;
+        while ((event = engine.pollEvent()) != null) {
+            try {
+                if (event instanceof HomaEvent.RequestReceived request) {
+                    onRequest(request);
+                } else if (event instanceof HomaEvent.ResponseReceived response) {
+                    PendingCall call = pendingCalls.remove(response.rpcId());
+                    if (call != null) {
+                        call.sink.success(response.message());
+                    }
+                } else if (event instanceof HomaEvent.RpcFailed failed) {
+                    PendingCall call = pendingCalls.remove(failed.rpcId());
+                    if (call != null) {
+                        call.sink.error(failure(failed));
+                    }
+                }
+            } catch (RuntimeException e) {
+                log.warn("Homa transport on {}: a subscriber failed while handling {}", localAddress, event, e);
+            }
+        }
+    }
+
+    private void transmit() {
+        if (closed || !engine.hasTransmit()) {
+            return;
+        }
+        if (!channel.isWritable()) {
+            return; // channelWritabilityChanged drives again
+        }
+        long nowNs = System.nanoTime();
+        int budget = TRANSMIT_BUDGET_PACKETS;
+        if (pacerBytesPerNs > 0) {
+            budget = (int) Math.min(budget, refillPacer(nowNs) / maxPacketWireBytes);
+            if (budget < 1) {
+                schedulePacer();
+                return;
+            }
+        }
+        transmittedWireBytes = 0;
+        int sent = engine.pollTransmit(nowNs, packetSink, budget);
+        if (sent > 0) {
+            channel.flush();
+        }
+        if (pacerBytesPerNs > 0) {
+            pacerCreditBytes -= transmittedWireBytes;
+        }
+        if (engine.hasTransmit() && channel.isWritable()) {
+            if (pacerBytesPerNs > 0 && pacerCreditBytes < maxPacketWireBytes) {
+                schedulePacer();
+            } else if (!transmitTaskQueued) {
+                transmitTaskQueued = true;
+                eventLoop.execute(transmitTask);
+            }
+        }
+    }
+
+    /** Adds the credit earned since the last refill (capped at one burst); returns the credit. */
+    private double refillPacer(long nowNs) {
+        pacerCreditBytes = Math.min(pacerMaxCreditBytes, pacerCreditBytes + (nowNs - pacerUpdatedNs) * pacerBytesPerNs);
+        pacerUpdatedNs = nowNs;
+        return pacerCreditBytes;
+    }
+
+    /**
+     * Drives again once the pacer has earned credit for {@value #PACER_WAKEUP_PACKETS} full-size
+     * packets (not one: a wake-up per packet would cost more than the packet).
+     */
+    private void schedulePacer() {
+        if (pacerTaskScheduled) {
+            return;
+        }
+        pacerTaskScheduled = true;
+        double wantedBytes = Math.min(pacerMaxCreditBytes, (double) PACER_WAKEUP_PACKETS * maxPacketWireBytes);
+        long delayNs = (long) Math.ceil((wantedBytes - pacerCreditBytes) / pacerBytesPerNs);
+        eventLoop.schedule(pacerTask, Math.max(delayNs, 1_000L), TimeUnit.NANOSECONDS);
+    }
+
+    private void runPacerTask() {
+        pacerTaskScheduled = false;
+        drive();
+    }
+
+    private void runTransmitTask() {
+        transmitTaskQueued = false;
+        drive();
+    }
+
+    /** The engine's {@link PacketSink}: copies the packet into a pooled direct buffer and writes it. */
+    private void writePacket(InetSocketAddress peer, ByteBuffer packet, int priority) {
+        int lengthBytes = packet.remaining();
+        ByteBuf buffer = channel.alloc().directBuffer(lengthBytes, lengthBytes);
+        int position = packet.position();
+        buffer.writeBytes(packet);
+        packet.position(position);
+        channel.write(new DatagramPacket(buffer, peer), channel.voidPromise());
+        transmittedWireBytes += lengthBytes + EngineConfig.IP_UDP_HEADER_BYTES;
+    }
+
+    private void armTimer() {
+        if (closed) {
+            return;
+        }
+        long deadlineNs = engine.nextTimeoutNs();
+        if (deadlineNs == Long.MAX_VALUE) {
+            return;
+        }
+        ScheduledFuture<?> pending = timer;
+        if (pending != null) {
+            if (timerDeadlineNs - deadlineNs <= 0) {
+                return; // the pending timer fires no later than needed
+            }
+            pending.cancel(false);
+        }
+        timerDeadlineNs = deadlineNs;
+        long delayNs = Math.max(0, deadlineNs - System.nanoTime());
+        timer = eventLoop.schedule(timerTask, delayNs, TimeUnit.NANOSECONDS);
+    }
+
+    private void runTimerTask() {
+        timer = null;
+        if (closed) {
+            return;
+        }
+        try {
+            engine.onTimeout(System.nanoTime());
+        } catch (RuntimeException e) {
+            log.error("Homa engine on {} failed in onTimeout", localAddress, e);
+        }
+        drive();
+    }
+
+    private void onRequest(HomaEvent.RequestReceived event) {
+        HomaRequestHandler requestHandler = handler;
+        if (requestHandler == null || closed) {
+            droppedRequests.incrementAndGet();
+            log.debug("Homa transport on {} dropped request {} from {}: no handler",
+                    localAddress, event.rpcId(), event.client());
+            return;
+        }
+        HomaRequest request = new HomaRequest(event.client(), event.rpcId(), Unpooled.wrappedBuffer(event.message()));
+        Mono.defer(() -> requestHandler.handle(request))
+                .subscribeOn(handlerScheduler)
+                .subscribe(new ResponseSubscriber(request));
+    }
+
+    /** Called off the loop with the handler's response; answers the RPC on the loop. */
+    private void respond(HomaRequest request, ByteBuf response) {
+        byte[] bytes;
+        try {
+            bytes = toArray(response);
+        } finally {
+            ReferenceCountUtil.release(response);
+        }
+        if (bytes.length < 1 || bytes.length > maxMessageBytes) {
+            log.warn("Homa handler answered RPC {} from {} with {} bytes, outside 1..{}; left unanswered",
+                    request.rpcId(), request.client(), bytes.length, maxMessageBytes);
+            return;
+        }
+        runOnLoop(() -> {
+            if (closed) {
+                return;
+            }
+            if (!engine.sendResponse(System.nanoTime(), request.client(), request.rpcId(), bytes)) {
+                log.debug("Homa RPC {} from {} no longer known; response dropped", request.rpcId(), request.client());
+            }
+            drive();
+        });
+    }
+
+    /** The readable bytes; an exclusively owned, exactly filled unpooled heap buffer gives its array without a copy. */
+    private static byte[] toArray(ByteBuf buffer) {
+        if (buffer.getClass() == UnpooledHeapByteBuf.class
+                && buffer.refCnt() == 1
+                && buffer.arrayOffset() == 0
+                && buffer.readerIndex() == 0
+                && buffer.writerIndex() == buffer.array().length) {
+            return buffer.array();
+        }
+        return ByteBufUtil.getBytes(buffer);
+    }
+
+    /** Closes the engine: RPCs in flight fail with UNAVAILABLE. Idempotent; runs on the event loop. */
+    private void shutdownOnLoop() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        ScheduledFuture<?> pending = timer;
+        if (pending != null) {
+            pending.cancel(false);
+            timer = null;
+        }
+        try {
+            engine.close(System.nanoTime());
+            dispatchEvents();
+        } catch (RuntimeException e) {
+            log.warn("Homa engine on {} failed to close", localAddress, e);
+        }
+        if (!pendingCalls.isEmpty()) {
+            List<PendingCall> left = new ArrayList<>(pendingCalls.values());
+            pendingCalls.clear();
+            for (PendingCall call : left) {
+                call.sink.error(unavailable("transport is disposed"));
+            }
+        }
+    }
+
+    private static HomaException failure(HomaEvent.RpcFailed failed) {
+        return switch (failed.reason()) {
+            case TIMEOUT -> new HomaTimeoutException(failed.server(), failed.rpcId(), failed.detail());
+            case SHUTDOWN -> new HomaException(HomaStatus.UNAVAILABLE, "Homa RPC " + failed.rpcId() + " to "
+                    + failed.server() + " failed: transport is disposed (" + failed.detail() + ")");
+        };
+    }
+
+    private HomaException unavailable(String why) {
+        return new HomaException(HomaStatus.UNAVAILABLE, "Homa transport on " + localAddress + ": " + why);
+    }
+
+    /**
+     * The event loops of all transports: {@value #THREADS_PROPERTY} daemon threads (default: the
+     * number of processors, at least 2) named {@code homa-epoll-N} or {@code homa-nio-N}. Each
+     * transport takes the next loop in turn, so that a client and a server in one JVM run on
+     * different threads.
+     */
+    static final class Loops {
+        static final String THREADS_PROPERTY = "homa.ioThreads";
+        static final LoopResources RESOURCES = LoopResources.create("homa",
+                Integer.getInteger(THREADS_PROPERTY, Math.max(2, Runtime.getRuntime().availableProcessors())), true);
+        private static final AtomicLong NEXT = new AtomicLong();
+        private static final Map<EventLoopGroup, Class<? extends DatagramChannel>> CHANNEL_TYPES =
+                new ConcurrentHashMap<>();
+
+        private Loops() {}
+
+        static Class<? extends DatagramChannel> channelType(EventLoopGroup group) {
+            return CHANNEL_TYPES.computeIfAbsent(group, g -> RESOURCES.onChannelClass(DatagramChannel.class, g));
+        }
+
+        static EventLoop next(EventLoopGroup group) {
+            List<EventLoop> loops = new ArrayList<>();
+            for (EventExecutor executor : group) {
+                loops.add((EventLoop) executor);
+            }
+            return loops.get((int) Math.floorMod(NEXT.getAndIncrement(), (long) loops.size()));
+        }
+    }
+
+    /** Looked up by reflection: the epoll classes are a runtime-only dependency. */
+    @SuppressWarnings("unchecked")
+    private static @Nullable ChannelOption<Integer> epollOption() {
+        try {
+            return (ChannelOption<Integer>) Class.forName("io.netty.channel.epoll.EpollChannelOption")
+                    .getField("MAX_DATAGRAM_PAYLOAD_SIZE")
+                    .get(null);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return null;
+        }
+    }
+
+    private static long epochMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** One client RPC from subscribe to its end. */
+    private final class PendingCall implements Disposable {
+        final InetSocketAddress server;
+        final MonoSink<byte[]> sink;
+        private byte @Nullable [] request;
+        private volatile boolean cancelled;
+        /** 0 until started; then the engine's rpcid. Event loop only. */
+        private long rpcId;
+
+        PendingCall(InetSocketAddress server, byte[] request, MonoSink<byte[]> sink) {
+            this.server = server;
+            this.request = request;
+            this.sink = sink;
+        }
+
+        /** On the loop. */
+        void start() {
+            byte[] bytes = request;
+            request = null;
+            if (cancelled || bytes == null) {
+                return;
+            }
+            if (closed) {
+                sink.error(unavailable("transport is disposed"));
+                return;
+            }
+            try {
+                rpcId = engine.sendRequest(System.nanoTime(), server, bytes);
+            } catch (RuntimeException e) {
+                sink.error(new HomaException(HomaStatus.INTERNAL, "Homa engine refused the request: " + e, e));
+                return;
+            }
+            pendingCalls.put(rpcId, this);
+            drive();
+        }
+
+        /** Cancellation from the subscriber, on any thread. */
+        @Override
+        public void dispose() {
+            cancelled = true;
+            runOnLoop(this::cancelOnLoop);
+        }
+
+        @Override
+        public boolean isDisposed() {
+            return cancelled;
+        }
+
+        private void cancelOnLoop() {
+            if (rpcId != 0 && pendingCalls.get(rpcId) == this) {
+                pendingCalls.remove(rpcId);
+                if (!closed) {
+                    engine.cancel(System.nanoTime(), rpcId);
+                    drive();
+                }
+            }
+        }
+    }
+
+    /** Receives a handler's response, off the loop; the request payload lives until the handler's Mono ends. */
+    private final class ResponseSubscriber implements CoreSubscriber<ByteBuf> {
+        private final HomaRequest request;
+        private boolean answered;
+
+        ResponseSubscriber(HomaRequest request) {
+            this.request = request;
+        }
+
+        @Override
+        public void onSubscribe(Subscription subscription) {
+            subscription.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(ByteBuf response) {
+            if (answered) {
+                ReferenceCountUtil.release(response);
+                return;
+            }
+            answered = true;
+            try {
+                respond(request, response);
+            } catch (RuntimeException e) {
+                log.warn("Homa transport on {} failed to send the response to RPC {} from {}",
+                        localAddress, request.rpcId(), request.client(), e);
+            }
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            release();
+            log.warn("Homa handler failed on RPC {} from {}; left unanswered", request.rpcId(), request.client(), error);
+        }
+
+        @Override
+        public void onComplete() {
+            release();
+            if (!answered) {
+                log.warn("Homa handler answered RPC {} from {} with an empty Mono; left unanswered",
+                        request.rpcId(), request.client());
+            }
+        }
+
+        private void release() {
+            ReferenceCountUtil.safeRelease(request.payload());
+        }
+    }
+
+    /** The channel's only handler: datagrams into the engine, never an exception into the pipeline. */
+    private static final class DatagramHandler extends ChannelInboundHandlerAdapter {
+        /** Set on the event loop by the bind listener, before the channel becomes active. */
+        @Nullable NettyHomaTransport transport;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            try {
+                NettyHomaTransport t = transport;
+                if (t != null && msg instanceof DatagramPacket packet) {
+                    t.onDatagram(packet);
+                }
+            } finally {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            NettyHomaTransport t = transport;
+            if (t != null) {
+                t.drive();
+            }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            NettyHomaTransport t = transport;
+            if (t != null && ctx.channel().isWritable()) {
+                t.drive();
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            NettyHomaTransport t = transport;
+            if (t != null) {
+                t.disposed.set(true);
+                t.shutdownOnLoop();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("Homa transport on {}: I/O error (ignored)", ctx.channel().localAddress(), cause);
+        }
+    }
+}

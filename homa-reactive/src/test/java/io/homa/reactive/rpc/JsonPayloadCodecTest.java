@@ -1,0 +1,103 @@
+package io.homa.reactive.rpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.homa.reactive.HomaException;
+import io.homa.reactive.HomaStatus;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+class JsonPayloadCodecTest {
+    record Item(String name, int count) {}
+
+    /** Its only property cannot be read. */
+    public static final class Opaque {
+        public String getValue() {
+            throw new IllegalStateException("unreadable");
+        }
+    }
+
+    private final JsonPayloadCodec codec = new JsonPayloadCodec();
+
+    @Test
+    void shouldBeNamedJson() {
+        assertThat(codec.name()).isEqualTo("json");
+    }
+
+    @Test
+    void shouldRoundTripRecord() {
+        byte[] json = codec.encode(new Item("apple", 3));
+
+        assertThat(new String(json, StandardCharsets.UTF_8)).isEqualTo("{\"name\":\"apple\",\"count\":3}");
+        assertThat(codec.decode(json, Item.class)).isEqualTo(new Item("apple", 3));
+    }
+
+    @Test
+    void shouldDecodeGenericTypes() {
+        Type listOfItems = listOf(Item.class);
+        byte[] json = codec.encode(List.of(new Item("a", 1), new Item("b", 2)));
+
+        assertThat(codec.decode(json, listOfItems)).isEqualTo(List.of(new Item("a", 1), new Item("b", 2)));
+    }
+
+    @Test
+    void shouldEncodeNullAsJsonNullAndDecodeItBack() {
+        byte[] json = codec.encode(null);
+
+        assertThat(new String(json, StandardCharsets.UTF_8)).isEqualTo("null");
+        assertThat(codec.decode(json, Item.class)).isNull();
+    }
+
+    @Test
+    void shouldFailWithInvalidArgumentOnBadJson() {
+        assertThatThrownBy(() -> codec.decode("{\"name\":".getBytes(StandardCharsets.UTF_8), Item.class))
+                .isInstanceOf(HomaException.class)
+                .hasMessageContaining("cannot decode JSON as " + Item.class.getName())
+                .satisfies(e -> assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.INVALID_ARGUMENT));
+        assertThatThrownBy(() -> codec.decode("\"text\"".getBytes(StandardCharsets.UTF_8), Integer.class))
+                .isInstanceOf(HomaException.class)
+                .satisfies(e -> assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.INVALID_ARGUMENT));
+    }
+
+    @Test
+    void shouldFailWithInternalWhenValueCannotBeEncoded() {
+        assertThatThrownBy(() -> codec.encode(new Opaque()))
+                .isInstanceOf(HomaException.class)
+                .hasMessageContaining("cannot encode " + Opaque.class.getName() + " as JSON")
+                .satisfies(e -> assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.INTERNAL));
+    }
+
+    @Test
+    void shouldUseTheInjectedMapper() {
+        JsonMapper mapper = JsonMapper.builder().build();
+        JsonPayloadCodec injected = new JsonPayloadCodec(mapper);
+
+        assertThat(injected.mapper()).isSameAs(mapper);
+        assertThat(injected.decode(injected.encode(Map.of("k", 1)), Map.class)).isEqualTo(Map.of("k", 1));
+    }
+
+    static Type listOf(Type element) {
+        return new ParameterizedType() {
+            @Override
+            public Type[] getActualTypeArguments() {
+                return new Type[] {element};
+            }
+
+            @Override
+            public Type getRawType() {
+                return List.class;
+            }
+
+            @Override
+            public Type getOwnerType() {
+                return null;
+            }
+        };
+    }
+}
