@@ -15,10 +15,10 @@ public interface HomaRequestHandler {
      * @param request the request; its payload is valid until the returned {@code Mono} terminates
      * @return the response bytes (1..maxMessageBytes; the transport releases the buffer). An
      *     empty or failed {@code Mono}, or a response of the wrong size, is a handler bug: it is
-     *     logged at WARN and the RPC is left unanswered. With the current engine the server then
-     *     answers the client's RESENDs with BUSY for as long as it keeps the RPC, so the client
-     *     does not time out: callers that can meet such a server should bound their calls (e.g.
-     *     {@code Mono.timeout}), which cancels the RPC. The RPC layer's dispatcher always answers.
+     *     logged at WARN and the request is aborted. The server forgets the RPC without executing
+     *     it again, and the caller's {@code Mono} fails with a {@link HomaException} of status
+     *     UNAVAILABLE at its next RESEND (within about {@code resendIntervalNs}). The RPC layer's
+     *     dispatcher always answers, with an error status when the method fails.
      */
     Mono<ByteBuf> handle(HomaRequest request);
 }

@@ -539,6 +539,9 @@ final class NettyHomaTransport extends HomaTransport {
             droppedRequests.incrementAndGet();
             log.debug("Homa transport on {} dropped request {} from {}: no handler",
                     localAddress, event.rpcId(), event.client());
+            if (!closed) {
+                engine.abortRequest(System.nanoTime(), event.client(), event.rpcId());
+            }
             return;
         }
         HomaRequest request = new HomaRequest(event.client(), event.rpcId(), Unpooled.wrappedBuffer(event.message()));
@@ -556,8 +559,9 @@ final class NettyHomaTransport extends HomaTransport {
             ReferenceCountUtil.release(response);
         }
         if (bytes.length < 1 || bytes.length > maxMessageBytes) {
-            log.warn("Homa handler answered RPC {} from {} with {} bytes, outside 1..{}; left unanswered",
+            log.warn("Homa handler answered RPC {} from {} with {} bytes, outside 1..{}; request aborted",
                     request.rpcId(), request.client(), bytes.length, maxMessageBytes);
+            abortRequest(request);
             return;
         }
         runOnLoop(() -> {
@@ -568,6 +572,19 @@ final class NettyHomaTransport extends HomaTransport {
                 log.debug("Homa RPC {} from {} no longer known; response dropped", request.rpcId(), request.client());
             }
             drive();
+        });
+    }
+
+    /**
+     * Gives up a request the handler did not answer: the engine forgets it (never executing it
+     * again) and the client's RPC fails at its next RESEND. Called off the loop.
+     */
+    private void abortRequest(HomaRequest request) {
+        runOnLoop(() -> {
+            if (!closed) {
+                engine.abortRequest(System.nanoTime(), request.client(), request.rpcId());
+                drive();
+            }
         });
     }
 
@@ -614,6 +631,9 @@ final class NettyHomaTransport extends HomaTransport {
             case TIMEOUT -> new HomaTimeoutException(failed.server(), failed.rpcId(), failed.detail());
             case SHUTDOWN -> new HomaException(HomaStatus.UNAVAILABLE, "Homa RPC " + failed.rpcId() + " to "
                     + failed.server() + " failed: transport is disposed (" + failed.detail() + ")");
+            case SERVER_LOST_RPC -> new HomaException(HomaStatus.UNAVAILABLE, "Homa RPC " + failed.rpcId() + " to "
+                    + failed.server() + " failed: " + failed.detail()
+                    + "; the server may have executed it (not retried: at-most-once)");
         };
     }
 
@@ -760,15 +780,17 @@ final class NettyHomaTransport extends HomaTransport {
         @Override
         public void onError(Throwable error) {
             release();
-            log.warn("Homa handler failed on RPC {} from {}; left unanswered", request.rpcId(), request.client(), error);
+            log.warn("Homa handler failed on RPC {} from {}; request aborted", request.rpcId(), request.client(), error);
+            abortRequest(request);
         }
 
         @Override
         public void onComplete() {
             release();
             if (!answered) {
-                log.warn("Homa handler answered RPC {} from {} with an empty Mono; left unanswered",
+                log.warn("Homa handler answered RPC {} from {} with an empty Mono; request aborted",
                         request.rpcId(), request.client());
+                abortRequest(request);
             }
         }
 

@@ -48,6 +48,10 @@ public final class HomaEngine {
     private final int maxAcksPerPacket;
     private final long tickNs;
     private final long reclaimAfterNs;
+    /** Silence from a peer, after {@code timeoutResends} RESENDs, that times out its RPCs. */
+    private final long silenceTimeoutNs;
+    /** Smallest increase of a message's granted offset worth a GRANT packet. */
+    private final int grantIncrementBytes;
 
     private long nextRpcId;
     private long messageSequence;
@@ -60,6 +64,11 @@ public final class HomaEngine {
     /** SRPT: the message with the fewest bytes never sent first, older first among equals. */
     private final PriorityQueue<OutboundMessage> sendQueue = new PriorityQueue<>(
             Comparator.comparingInt(OutboundMessage::remainingBytes).thenComparingLong(m -> m.sequence));
+    /**
+     * Messages with bytes to send again, oldest request first. They go before new DATA: the
+     * receiver is waiting for them, and they are few (draft "Retransmission").
+     */
+    private final ArrayDeque<OutboundMessage> retransmitQueue = new ArrayDeque<>();
     private final ArrayDeque<PendingControl> controlQueue = new ArrayDeque<>();
     private final ArrayDeque<PendingControl> controlPool = new ArrayDeque<>();
     private final ArrayDeque<HomaEvent> events = new ArrayDeque<>();
@@ -106,6 +115,8 @@ public final class HomaEngine {
         // A server reclaims an RPC after twice the silence that makes a client give up, so that
         // the client has aborted by then (draft "At-most-once semantics").
         this.reclaimAfterNs = 2L * (config.timeoutResends() + 1) * config.resendIntervalNs();
+        this.silenceTimeoutNs = (long) config.timeoutResends() * config.resendIntervalNs();
+        this.grantIncrementBytes = Math.max(payloadBytes, unscheduledBytes / 8 / payloadBytes * payloadBytes);
         this.txBuffer = ByteBuffer.allocate(config.maxDatagramBytes());
     }
 
@@ -183,6 +194,29 @@ public final class HomaEngine {
     }
 
     /**
+     * Server: gives up a request delivered by {@link HomaEvent.RequestReceived} without answering
+     * it (for example, the application failed to produce a response). The engine forgets the RPC
+     * and remembers it as finished, so it never executes again; the client learns with its next
+     * RESEND, which is answered RPC_UNKNOWN, and fails the RPC with
+     * {@link HomaEvent.Reason#SERVER_LOST_RPC}.
+     *
+     * @param nowNs current time
+     * @param client the client endpoint from the event
+     * @param rpcId the rpcid from the event
+     * @return {@code false} if the engine did not hold the RPC
+     */
+    public boolean abortRequest(long nowNs, InetSocketAddress client, long rpcId) {
+        Peer peer = peers.get(client);
+        ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        if (rpc == null) {
+            return false;
+        }
+        releaseServerRpc(rpc);
+        peer.rememberFinished(rpcId);
+        return true;
+    }
+
+    /**
      * Client: abandons an RPC. No event follows for it. Unknown rpcids are ignored.
      *
      * @param nowNs current time
@@ -248,6 +282,10 @@ public final class HomaEngine {
         }
         if (accepted) {
             counters.received(type);
+            Peer known = peers.get(peer);
+            if (known != null) {
+                known.lastHeardNs = nowNs;
+            }
         } else {
             counters.malformedPackets++;
         }
@@ -377,7 +415,7 @@ public final class HomaEngine {
         if (target <= message.grantedOffset) {
             return;
         }
-        if (target - message.grantedOffset >= payloadBytes || target == message.lengthBytes
+        if (target - message.grantedOffset >= grantIncrementBytes || target == message.lengthBytes
                 || received >= message.grantedOffset) {
             message.grantedOffset = target;
             PendingControl grant = control(PacketType.GRANT, peer.address, wireRpcId);
@@ -489,12 +527,14 @@ public final class HomaEngine {
 
     private boolean onRpcUnknown(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
         if (fromServer) {
-            // The server has no state for our RPC: start the request over.
-            ClientRpc rpc = clientRpcs.get(rpcId);
-            if (rpc != null && rpc.response == null) {
-                heard(rpc, nowNs);
-                rpc.request.retransmit(0, rpc.request.grantedOffset);
-                enqueue(rpc.request);
+            // The server has finished with (or given up) an RPC we still wait for: the response is
+            // lost. Sending the request again could execute it twice, so the RPC fails instead.
+            // (A server that never saw the request asks for it with RESEND, not RPC_UNKNOWN.)
+            ClientRpc rpc = clientRpcs.remove(rpcId);
+            if (rpc != null) {
+                abandon(rpc.request);
+                events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_LOST_RPC,
+                        "server " + rpc.server.address + " no longer knows the RPC (RPC_UNKNOWN)"));
             }
             return true;
         }
@@ -638,7 +678,10 @@ public final class HomaEngine {
             if (nowNs - rpc.nextResendNs < 0) {
                 continue;
             }
-            if (rpc.resendsWithoutAnswer >= config.timeoutResends()) {
+            if (rpc.resendsWithoutAnswer >= config.timeoutResends()
+                    && nowNs - rpc.server.lastHeardNs >= silenceTimeoutNs) {
+                // Draft "Timeouts": the peer answered none of our RESENDs. A peer that is busy
+                // sending other messages to us is alive, and will get to this one.
                 if (timedOut == null) {
                     timedOut = new ArrayList<>();
                 }
@@ -655,7 +698,7 @@ public final class HomaEngine {
                 abandon(rpc.request);
                 counters.timeouts++;
                 events.add(new HomaEvent.RpcFailed(rpc.rpcId, rpc.server.address, HomaEvent.Reason.TIMEOUT,
-                        "no packet from " + rpc.server.address + " for " + (nowNs - rpc.lastHeardNs) / 1_000_000
+                        "no packet from " + rpc.server.address + " for " + (nowNs - rpc.server.lastHeardNs) / 1_000_000
                                 + " ms after " + rpc.resendsWithoutAnswer + " RESENDs"));
             }
         }
@@ -682,8 +725,9 @@ public final class HomaEngine {
                     if (nowNs - rpc.nextTimerNs < 0) {
                         break;
                     }
-                    if (rpc.resendsWithoutAnswer >= config.timeoutResends()) {
-                        // Never delivered to the application: safe to forget.
+                    if (rpc.resendsWithoutAnswer >= config.timeoutResends()
+                            && nowNs - peer.lastHeardNs >= silenceTimeoutNs) {
+                        // The client went silent; never delivered to the application: safe to forget.
                         it.remove();
                         serverRpcCount--;
                         counters.timeouts++;
@@ -808,7 +852,10 @@ public final class HomaEngine {
                 sent++;
                 continue;
             }
-            OutboundMessage head = sendableHead();
+            OutboundMessage head = retransmitHead();
+            if (head == null) {
+                head = sendableHead();
+            }
             if (head == null) {
                 break;
             }
@@ -820,12 +867,21 @@ public final class HomaEngine {
 
     /** Whether {@link #pollTransmit} has packets to hand out now. */
     public boolean hasTransmit() {
-        return !controlQueue.isEmpty() || sendableHead() != null;
+        return !controlQueue.isEmpty() || retransmitHead() != null || sendableHead() != null;
+    }
+
+    private OutboundMessage retransmitHead() {
+        OutboundMessage head;
+        while ((head = retransmitQueue.peek()) != null && (head.abandoned || !head.hasRetransmit())) {
+            retransmitQueue.poll();
+            head.retransmitQueued = false;
+        }
+        return head;
     }
 
     private OutboundMessage sendableHead() {
         OutboundMessage head;
-        while ((head = sendQueue.peek()) != null && !head.hasSendable()) {
+        while ((head = sendQueue.peek()) != null && !head.hasNewSendable()) {
             sendQueue.poll();
             head.queued = false;
         }
@@ -833,9 +889,13 @@ public final class HomaEngine {
     }
 
     private void enqueue(OutboundMessage message) {
-        if (!message.queued && message.hasSendable()) {
+        if (!message.queued && message.hasNewSendable()) {
             message.queued = true;
             sendQueue.add(message);
+        }
+        if (!message.retransmitQueued && !message.abandoned && message.hasRetransmit()) {
+            message.retransmitQueued = true;
+            retransmitQueue.add(message);
         }
     }
 
@@ -990,6 +1050,7 @@ public final class HomaEngine {
         clientRpcs.clear();
         peers.clear();
         sendQueue.clear();
+        retransmitQueue.clear();
         controlQueue.clear();
         serverRpcCount = 0;
         pendingAckTotal = 0;

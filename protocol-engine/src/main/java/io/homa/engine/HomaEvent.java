@@ -38,6 +38,12 @@ public sealed interface HomaEvent {
     enum Reason {
         /** The server answered nothing for {@code timeoutResends} RESENDs (draft "Timeouts"). */
         TIMEOUT,
+        /**
+         * The server no longer knows the RPC although it executed it or gave it up (it answered
+         * RPC_UNKNOWN): the response is lost and the request is not sent again, because a second
+         * execution would break at-most-once semantics.
+         */
+        SERVER_LOST_RPC,
         /** The engine was closed before the RPC ended. */
         SHUTDOWN
     }

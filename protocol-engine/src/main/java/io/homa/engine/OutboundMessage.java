@@ -29,6 +29,8 @@ final class OutboundMessage {
     boolean abandoned;
     /** Whether the message sits in the engine's SRPT queue. */
     boolean queued;
+    /** Whether the message sits in the engine's retransmit queue. */
+    boolean retransmitQueued;
     /** Order of creation, the SRPT tie-break (older first). */
     final long sequence;
 
@@ -62,6 +64,11 @@ final class OutboundMessage {
 
     boolean hasSendable() {
         return !abandoned && (retransmitCount > 0 || nextOffset < grantedOffset);
+    }
+
+    /** Whether bytes never sent before may go now. */
+    boolean hasNewSendable() {
+        return !abandoned && nextOffset < grantedOffset;
     }
 
     /** Raises the granted offset (never lowers it); returns whether it grew. */

@@ -29,6 +29,8 @@ final class Peer {
     /** Unscheduled cutoffs the peer sent us (draft "CUTOFFS"); null until it sends some. */
     int[] cutoffs;
     int cutoffVersion;
+    /** Last time any well-formed packet arrived from this peer. */
+    long lastHeardNs;
 
     Peer(InetSocketAddress address) {
         this.address = address;

@@ -169,4 +169,59 @@ class EngineProtocolTest {
         }
         assertThat(pair.server.activeServerRpcs()).isZero();
     }
+
+    @Test
+    void shouldFailRpcWithoutResendingRequestWhenServerAnswersRpcUnknown() {
+        EnginePair pair = new EnginePair(CONFIG);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {5});
+        pair.collect();
+        pair.deliverShuffled(new Random(1));
+        HomaEvent.RequestReceived request = (HomaEvent.RequestReceived) pair.server.pollEvent();
+        // The application gives up the request: the server forgets it, remembering it as finished.
+        assertThat(pair.server.abortRequest(pair.nowNs, request.client(), request.rpcId())).isTrue();
+        assertThat(pair.server.activeServerRpcs()).isZero();
+        HomaEvent event = null;
+        for (int i = 0; i < 40 && event == null; i++) {
+            pair.advance(CONFIG.resendIntervalNs() / 4);
+            pair.collect();
+            pair.deliverShuffled(new Random(i));
+            event = pair.client.pollEvent();
+        }
+        assertThat(event).isInstanceOf(HomaEvent.RpcFailed.class);
+        HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) event;
+        assertThat(failed.rpcId()).isEqualTo(rpcId);
+        assertThat(failed.reason()).isEqualTo(HomaEvent.Reason.SERVER_LOST_RPC);
+        assertThat(pair.client.counters().retransmittedDataPackets()).as("request never sent again").isZero();
+        assertThat(pair.server.counters().requestsDelivered()).isEqualTo(1);
+        assertThat(pair.client.activeClientRpcs()).isZero();
+    }
+
+    @Test
+    void shouldNotTimeOutRpcWhileItsServerKeepsSendingOtherMessages() {
+        EnginePair pair = new EnginePair(CONFIG);
+        long waiting = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        pair.collect();
+        pair.deliverShuffled(new Random(1));
+        HomaEvent.RequestReceived held = (HomaEvent.RequestReceived) pair.server.pollEvent();
+        assertThat(held.rpcId()).isEqualTo(waiting);
+        // From now on the server's answers about the held RPC are lost, but it keeps answering others.
+        for (int i = 0; i < 200; i++) {
+            pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {2});
+            pair.advance(CONFIG.resendIntervalNs() / 4);
+            pair.collect();
+            pair.inFlight.removeIf(p -> p.from().equals(EnginePair.SERVER) && new io.homa.engine.wire.ControlHeader()
+                    .wrap(ByteBuffer.wrap(p.bytes()), 0).rpcId() == (waiting | HomaHeader.FROM_SERVER_BIT));
+            pair.deliverShuffled(new Random(i));
+            HomaEvent event;
+            while ((event = pair.server.pollEvent()) != null) {
+                HomaEvent.RequestReceived other = (HomaEvent.RequestReceived) event;
+                pair.server.sendResponse(pair.nowNs, other.client(), other.rpcId(), new byte[] {3});
+            }
+            while ((event = pair.client.pollEvent()) != null) {
+                assertThat(event).isInstanceOf(HomaEvent.ResponseReceived.class);
+            }
+        }
+        assertThat(pair.client.counters().timeouts()).isZero();
+        assertThat(pair.client.activeClientRpcs()).isGreaterThanOrEqualTo(1);
+    }
 }
