@@ -719,7 +719,8 @@ public final class HomaEngine {
         Iterator<ServerRpc> it = peer.serverRpcs.values().iterator();
         while (it.hasNext()) {
             ServerRpc rpc = it.next();
-            boolean silentTooLong = nowNs - rpc.lastHeardNs > reclaimAfterNs;
+            // Draft "At-most-once": reclaim only after "no communication of any sort from the peer".
+            boolean silentTooLong = nowNs - rpc.lastHeardNs > reclaimAfterNs && nowNs - peer.lastHeardNs > reclaimAfterNs;
             switch (rpc.state) {
                 case RECEIVING_REQUEST -> {
                     if (nowNs - rpc.nextTimerNs < 0) {
