@@ -112,6 +112,7 @@ public final class HomaAutoConfiguration {
         map.from(transport::getReceiveBufferSize).asInt(DataSize::toBytes).to(config::receiveBufferBytes);
         map.from(transport::getSendBufferSize).asInt(DataSize::toBytes).to(config::sendBufferBytes);
         map.from(transport::isNative).to(config::nativeTransport);
+        map.from(transport::getLinkMbps).to(config::linkMbps);
         return config.engine(engine.build()).build();
     }
 

@@ -1,5 +1,7 @@
 package io.homa.spring;
 
+import io.homa.reactive.HomaTransportConfig;
+
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -88,6 +90,7 @@ public class HomaProperties implements InitializingBean {
                 Transport.MIN_BUFFER_SIZE, Transport.MAX_BUFFER_SIZE, "64KB and 1GB");
         checkSize("homa.transport.send-buffer-size", this.transport.sendBufferSize,
                 Transport.MIN_BUFFER_SIZE, Transport.MAX_BUFFER_SIZE, "64KB and 1GB");
+        checkRange("homa.transport.link-mbps", this.transport.linkMbps, 0, HomaTransportConfig.MAX_LINK_MBPS);
     }
 
     private static void checkRange(String name, int value, int min, int max) {
@@ -315,6 +318,21 @@ public class HomaProperties implements InitializingBean {
          * otherwise.
          */
         private boolean nativeTransport = true;
+
+        /**
+         * Pacer rate in megabits per second, 0..1000000 (0 = no pacing): the endpoint hands
+         * packets to the kernel no faster than this, so that its own queue, not the socket's,
+         * holds the backlog, in SRPT order, and loopback receivers are not overrun.
+         */
+        private int linkMbps = HomaTransportConfig.DEFAULT_LINK_MBPS;
+
+        public int getLinkMbps() {
+            return this.linkMbps;
+        }
+
+        public void setLinkMbps(int linkMbps) {
+            this.linkMbps = linkMbps;
+        }
 
         public DataSize getReceiveBufferSize() {
             return this.receiveBufferSize;

@@ -77,7 +77,8 @@ class HomaAutoConfigurationTests {
                 .withPropertyValues("homa.protocol.mtu=9000", "homa.protocol.unscheduled-bytes=10KB",
                         "homa.protocol.max-message-size=2MB", "homa.protocol.resend-interval=25",
                         "homa.protocol.timeout-resends=7", "homa.transport.receive-buffer-size=8MB",
-                        "homa.transport.send-buffer-size=65536", "homa.transport.native=false")
+                        "homa.transport.send-buffer-size=65536", "homa.transport.native=false",
+                        "homa.transport.link-mbps=10000")
                 .run((context) -> {
                     HomaTransportConfig config = context.getBean(HomaTransportConfig.class);
                     assertThat(config.engine().mtuBytes()).isEqualTo(9000);
@@ -88,6 +89,7 @@ class HomaAutoConfigurationTests {
                     assertThat(config.receiveBufferBytes()).isEqualTo(8 * 1024 * 1024);
                     assertThat(config.sendBufferBytes()).isEqualTo(65536);
                     assertThat(config.nativeTransport()).isFalse();
+                    assertThat(config.linkMbps()).isEqualTo(10_000);
                 });
     }
 
@@ -132,6 +134,7 @@ class HomaAutoConfigurationTests {
             homa.server.bind-address           | ' '     | host name or IP address
             homa.transport.receive-buffer-size | 1KB     | between 64KB and 1GB
             homa.transport.send-buffer-size    | 2GB     | between 64KB and 1GB
+            homa.transport.link-mbps           | -1      | between 0 and 1000000
             """)
     void shouldFailStartUpNamingPropertyAndRange(String property, String value, String range) {
         this.contextRunner.withPropertyValues(property + "=" + value).run((context) -> {
