@@ -103,6 +103,10 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
 
     @Override
     public void destroy() {
+        HomaTransport serving = server;
+        if (properties.mode() == DemoProperties.Mode.SERVER && serving != null) {
+            printCounters("server", serving); // e.g. how many malformed datagrams were dropped
+        }
         disposeTransports();
     }
 
