@@ -16,13 +16,22 @@ package io.homa.engine;
  *     and the period at which it asks again (draft "Retransmission"). 1 ms..60 s, default 10 ms.
  * @param timeoutResends RESENDs sent with no packet at all from the peer before the RPC is
  *     aborted with a timeout (draft "Timeouts"). 1..1000, default 10.
+ * @param peerIdleTimeoutNs how long a peer with no RPC in progress and no packet is remembered;
+ *     then its state, including the record of its finished rpcids that stops late duplicates from
+ *     executing again (draft "At-most-once semantics": "additional state"), is dropped. Must
+ *     exceed the time a client takes to give up an RPC. 1 s..1 day, default 60 s.
+ * @param maxInboundBufferBytes memory for messages still arriving; beyond it, the first packet of
+ *     a new inbound message is dropped (its sender retries), while messages already arriving may
+ *     complete. 64 KiB..1 TiB, default 256 MiB.
  */
 public record EngineConfig(
         int mtuBytes,
         int unscheduledBytes,
         int maxMessageBytes,
         long resendIntervalNs,
-        int timeoutResends) {
+        int timeoutResends,
+        long peerIdleTimeoutNs,
+        long maxInboundBufferBytes) {
 
     /** IPv4 (20) plus UDP (8) header bytes, subtracted from the MTU. */
     public static final int IP_UDP_HEADER_BYTES = 28;
@@ -34,6 +43,8 @@ public record EngineConfig(
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
     public static final long DEFAULT_RESEND_INTERVAL_NS = 10_000_000L;
     public static final int DEFAULT_TIMEOUT_RESENDS = 10;
+    public static final long DEFAULT_PEER_IDLE_TIMEOUT_NS = 60_000_000_000L;
+    public static final long DEFAULT_MAX_INBOUND_BUFFER_BYTES = 256L * 1024 * 1024;
 
     public EngineConfig {
         check("mtu", mtuBytes, 256, 65535);
@@ -44,6 +55,16 @@ public record EngineConfig(
                     + resendIntervalNs + " ns");
         }
         check("timeout-resends", timeoutResends, 1, 1000);
+        if (peerIdleTimeoutNs < 1_000_000_000L || peerIdleTimeoutNs > 86_400_000_000_000L) {
+            throw new IllegalArgumentException("peer-idle-timeout must be between 1 s and 1 day, was "
+                    + peerIdleTimeoutNs + " ns");
+        }
+        if (peerIdleTimeoutNs <= 2L * (timeoutResends + 1) * resendIntervalNs) {
+            throw new IllegalArgumentException("peer-idle-timeout (" + peerIdleTimeoutNs / 1_000_000
+                    + " ms) must exceed 2 x (timeout-resends + 1) x resend-interval ("
+                    + 2L * (timeoutResends + 1) * resendIntervalNs / 1_000_000 + " ms), the time an RPC can live");
+        }
+        check("max-inbound-buffer", maxInboundBufferBytes, 64 * 1024, 1L << 40);
     }
 
     private static void check(String name, long value, long min, long max) {
@@ -69,7 +90,9 @@ public record EngineConfig(
                 .unscheduledBytes(unscheduledBytes)
                 .maxMessageBytes(maxMessageBytes)
                 .resendIntervalNs(resendIntervalNs)
-                .timeoutResends(timeoutResends);
+                .timeoutResends(timeoutResends)
+                .peerIdleTimeoutNs(peerIdleTimeoutNs)
+                .maxInboundBufferBytes(maxInboundBufferBytes);
     }
 
     /** Largest UDP payload this engine sends: {@code mtuBytes - 28}. */
@@ -89,8 +112,20 @@ public record EngineConfig(
         private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
         private long resendIntervalNs = DEFAULT_RESEND_INTERVAL_NS;
         private int timeoutResends = DEFAULT_TIMEOUT_RESENDS;
+        private long peerIdleTimeoutNs = DEFAULT_PEER_IDLE_TIMEOUT_NS;
+        private long maxInboundBufferBytes = DEFAULT_MAX_INBOUND_BUFFER_BYTES;
 
         private Builder() {}
+
+        public Builder peerIdleTimeoutNs(long value) {
+            this.peerIdleTimeoutNs = value;
+            return this;
+        }
+
+        public Builder maxInboundBufferBytes(long value) {
+            this.maxInboundBufferBytes = value;
+            return this;
+        }
 
         public Builder mtuBytes(int value) {
             this.mtuBytes = value;
@@ -118,7 +153,8 @@ public record EngineConfig(
         }
 
         public EngineConfig build() {
-            return new EngineConfig(mtuBytes, unscheduledBytes, maxMessageBytes, resendIntervalNs, timeoutResends);
+            return new EngineConfig(mtuBytes, unscheduledBytes, maxMessageBytes, resendIntervalNs, timeoutResends,
+                    peerIdleTimeoutNs, maxInboundBufferBytes);
         }
     }
 }

@@ -20,6 +20,8 @@ public final class EngineCounters {
     long rpcsStarted;
     long rpcsCompleted;
     long requestsDelivered;
+    long droppedForBufferSpace;
+    long peersForgotten;
 
     void sent(PacketType type) {
         packetsSent[type.ordinal()]++;
@@ -102,6 +104,16 @@ public final class EngineCounters {
         return requestsDelivered;
     }
 
+    /** First packets of new inbound messages dropped because {@code maxInboundBufferBytes} was reached. */
+    public long droppedForBufferSpace() {
+        return droppedForBufferSpace;
+    }
+
+    /** Idle peers whose state was dropped after {@code peerIdleTimeoutNs}. */
+    public long peersForgotten() {
+        return peersForgotten;
+    }
+
     /** A copy that no longer changes. */
     public EngineCounters snapshot() {
         EngineCounters copy = new EngineCounters();
@@ -116,6 +128,8 @@ public final class EngineCounters {
         copy.rpcsStarted = rpcsStarted;
         copy.rpcsCompleted = rpcsCompleted;
         copy.requestsDelivered = requestsDelivered;
+        copy.droppedForBufferSpace = droppedForBufferSpace;
+        copy.peersForgotten = peersForgotten;
         return copy;
     }
 
@@ -126,6 +140,7 @@ public final class EngineCounters {
                 + ", retransmittedData=" + retransmittedDataPackets + ", busy=" + busySent
                 + ", timeouts=" + timeouts + ", duplicates=" + duplicatePackets
                 + ", rpcsStarted=" + rpcsStarted + ", rpcsCompleted=" + rpcsCompleted
-                + ", requestsDelivered=" + requestsDelivered + "}";
+                + ", requestsDelivered=" + requestsDelivered + ", droppedForBufferSpace=" + droppedForBufferSpace
+                + ", peersForgotten=" + peersForgotten + "}";
     }
 }

@@ -60,6 +60,8 @@ public final class HomaEngine {
     private final Map<InetSocketAddress, Peer> peers = new HashMap<>();
     private int serverRpcCount;
     private int pendingAckTotal;
+    /** Memory held by inbound messages still arriving (see {@link InboundMessage}). */
+    private long inboundBufferedBytes;
 
     /** SRPT: the message with the fewest bytes never sent first, older first among equals. */
     private final PriorityQueue<OutboundMessage> sendQueue = new PriorityQueue<>(
@@ -158,10 +160,12 @@ public final class HomaEngine {
         long rpcId = nextRpcId;
         nextRpcId += 2;
         Peer peer = peer(server);
+        peer.lastUsedNs = nowNs;
         ClientRpc rpc = new ClientRpc(rpcId, peer);
         rpc.request = new OutboundMessage(request, unscheduledBytes, messageSequence++, peer, rpcId, rpc, null);
         rpc.lastHeardNs = nowNs;
         clientRpcs.put(rpcId, rpc);
+        peer.clientRpcCount++;
         counters.rpcsStarted++;
         enqueue(rpc.request);
         armTimer(nowNs);
@@ -223,9 +227,32 @@ public final class HomaEngine {
      * @param rpcId the RPC
      */
     public void cancel(long nowNs, long rpcId) {
-        ClientRpc rpc = clientRpcs.remove(rpcId);
+        ClientRpc rpc = clientRpcs.get(rpcId);
         if (rpc != null) {
-            abandon(rpc.request);
+            removeClientRpc(rpc);
+        }
+    }
+
+    /** Ends a client RPC's state: its request stops, its partial response is freed. */
+    private void removeClientRpc(ClientRpc rpc) {
+        clientRpcs.remove(rpc.rpcId);
+        rpc.server.clientRpcCount--;
+        abandon(rpc.request);
+        if (rpc.response != null && !rpc.response.complete()) {
+            inboundBufferedBytes -= rpc.response.bufferedBytes();
+        }
+    }
+
+    /** Ends a server RPC's state; a request still arriving is freed. */
+    private void removeServerRpc(ServerRpc rpc) {
+        if (rpc.client.serverRpcs.remove(rpc.rpcId) != null) {
+            serverRpcCount--;
+        }
+        if (rpc.state == ServerRpc.State.RECEIVING_REQUEST) {
+            inboundBufferedBytes -= rpc.request.bufferedBytes();
+        }
+        if (rpc.response != null) {
+            abandon(rpc.response);
         }
     }
 
@@ -326,9 +353,14 @@ public final class HomaEngine {
                 counters.duplicatePackets++;
                 return;
             }
+            if (inboundBufferedBytes >= config.maxInboundBufferBytes()) {
+                counters.droppedForBufferSpace++;
+                return;
+            }
             if (peer == null) {
                 peer = peer(from);
             }
+            peer.lastUsedNs = nowNs;
             rpc = new ServerRpc(rpcId, peer, new InboundMessage(messageLength, data.incoming()));
             peer.serverRpcs.put(rpcId, rpc);
             serverRpcCount++;
@@ -351,7 +383,8 @@ public final class HomaEngine {
         if (request.complete()) {
             rpc.state = ServerRpc.State.IN_SERVICE;
             counters.requestsDelivered++;
-            events.add(new HomaEvent.RequestReceived(peer.address, rpcId, request.data));
+            inboundBufferedBytes -= request.bufferedBytes();
+            events.add(new HomaEvent.RequestReceived(peer.address, rpcId, request.assemble()));
         } else {
             maybeGrant(request, peer, rpcId | HomaHeader.FROM_SERVER_BIT);
         }
@@ -368,6 +401,10 @@ public final class HomaEngine {
         // The server only answers once it has the whole request: stop (re)sending it.
         rpc.request.clearRetransmits();
         if (rpc.response == null) {
+            if (inboundBufferedBytes >= config.maxInboundBufferBytes()) {
+                counters.droppedForBufferSpace++;
+                return;
+            }
             rpc.response = new InboundMessage(messageLength, data.incoming());
         } else if (rpc.response.lengthBytes != messageLength) {
             counters.malformedPackets++;
@@ -379,13 +416,13 @@ public final class HomaEngine {
             return;
         }
         if (response.complete()) {
-            clientRpcs.remove(rpcId);
-            abandon(rpc.request);
+            inboundBufferedBytes -= response.bufferedBytes();
+            removeClientRpc(rpc);
             counters.rpcsCompleted++;
             rpc.server.addPendingAck(rpcId);
             pendingAckTotal++;
             armTimer(nowNs);
-            events.add(new HomaEvent.ResponseReceived(rpcId, response.data));
+            events.add(new HomaEvent.ResponseReceived(rpcId, response.assemble()));
         } else {
             maybeGrant(response, rpc.server, rpcId);
         }
@@ -398,7 +435,7 @@ public final class HomaEngine {
             counters.duplicatePackets++;
             return false;
         }
-        packet.get(offset + DataHeader.HEADER_LENGTH, message.data, dataOffset, dataBytes);
+        inboundBufferedBytes += message.write(packet, offset + DataHeader.HEADER_LENGTH, dataOffset, dataBytes);
         return true;
     }
 
@@ -530,9 +567,9 @@ public final class HomaEngine {
             // The server has finished with (or given up) an RPC we still wait for: the response is
             // lost. Sending the request again could execute it twice, so the RPC fails instead.
             // (A server that never saw the request asks for it with RESEND, not RPC_UNKNOWN.)
-            ClientRpc rpc = clientRpcs.remove(rpcId);
+            ClientRpc rpc = clientRpcs.get(rpcId);
             if (rpc != null) {
-                abandon(rpc.request);
+                removeClientRpc(rpc);
                 events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_LOST_RPC,
                         "server " + rpc.server.address + " no longer knows the RPC (RPC_UNKNOWN)"));
             }
@@ -633,14 +670,9 @@ public final class HomaEngine {
     }
 
     private void releaseServerRpc(ServerRpc rpc) {
-        if (rpc.client.serverRpcs.remove(rpc.rpcId) != null) {
-            serverRpcCount--;
-        }
+        removeServerRpc(rpc);
         if (rpc.state != ServerRpc.State.RECEIVING_REQUEST) {
             rpc.client.rememberFinished(rpc.rpcId);
-        }
-        if (rpc.response != null) {
-            abandon(rpc.response);
         }
     }
 
@@ -694,31 +726,36 @@ public final class HomaEngine {
         }
         if (timedOut != null) {
             for (ClientRpc rpc : timedOut) {
-                clientRpcs.remove(rpc.rpcId);
-                abandon(rpc.request);
+                removeClientRpc(rpc);
                 counters.timeouts++;
                 events.add(new HomaEvent.RpcFailed(rpc.rpcId, rpc.server.address, HomaEvent.Reason.TIMEOUT,
                         "no packet from " + rpc.server.address + " for " + (nowNs - rpc.server.lastHeardNs) / 1_000_000
                                 + " ms after " + rpc.resendsWithoutAnswer + " RESENDs"));
             }
         }
-        for (Peer peer : peers.values()) {
+        Iterator<Peer> it = peers.values().iterator();
+        while (it.hasNext()) {
+            Peer peer = it.next();
             if (!peer.serverRpcs.isEmpty()) {
                 serverTimers(peer, nowNs);
             }
             if (peer.pendingAckCount > 0) {
                 flushAcks(peer);
             }
+            if (peer.idle() && nowNs - Math.max(peer.lastHeardNs, peer.lastUsedNs) > config.peerIdleTimeoutNs()) {
+                it.remove();
+                counters.peersForgotten++;
+            }
         }
         if (clientRpcs.isEmpty() && serverRpcCount == 0 && pendingAckTotal == 0) {
-            nextTickNs = Long.MAX_VALUE;
+            // Only idle peers left: look again when the first of them may be forgotten.
+            nextTickNs = peers.isEmpty() ? Long.MAX_VALUE : nowNs + config.peerIdleTimeoutNs() / 4;
         }
     }
 
     private void serverTimers(Peer peer, long nowNs) {
-        Iterator<ServerRpc> it = peer.serverRpcs.values().iterator();
-        while (it.hasNext()) {
-            ServerRpc rpc = it.next();
+        List<ServerRpc> reclaimed = null;
+        for (ServerRpc rpc : peer.serverRpcs.values()) {
             // Draft "At-most-once": reclaim only after "no communication of any sort from the peer".
             boolean silentTooLong = nowNs - rpc.lastHeardNs > reclaimAfterNs && nowNs - peer.lastHeardNs > reclaimAfterNs;
             switch (rpc.state) {
@@ -729,9 +766,7 @@ public final class HomaEngine {
                     if (rpc.resendsWithoutAnswer >= config.timeoutResends()
                             && nowNs - peer.lastHeardNs >= silenceTimeoutNs) {
                         // The client went silent; never delivered to the application: safe to forget.
-                        it.remove();
-                        serverRpcCount--;
-                        counters.timeouts++;
+                        reclaimed = reclaim(reclaimed, rpc);
                         break;
                     }
                     requestMissing(rpc.request, peer.address, rpc.rpcId | HomaHeader.FROM_SERVER_BIT);
@@ -744,11 +779,7 @@ public final class HomaEngine {
                 case SENDING_RESPONSE, AWAITING_ACK -> {
                     if (silentTooLong) {
                         // The client is gone (draft: the server MAY then reclaim the state).
-                        it.remove();
-                        serverRpcCount--;
-                        peer.rememberFinished(rpc.rpcId);
-                        abandon(rpc.response);
-                        counters.timeouts++;
+                        reclaimed = reclaim(reclaimed, rpc);
                         break;
                     }
                     if (rpc.state == ServerRpc.State.AWAITING_ACK && nowNs - rpc.nextTimerNs >= 0) {
@@ -759,6 +790,18 @@ public final class HomaEngine {
                 default -> throw new IllegalStateException(rpc.state.toString());
             }
         }
+        if (reclaimed != null) {
+            for (ServerRpc rpc : reclaimed) {
+                releaseServerRpc(rpc);
+                counters.timeouts++;
+            }
+        }
+    }
+
+    private static List<ServerRpc> reclaim(List<ServerRpc> reclaimed, ServerRpc rpc) {
+        List<ServerRpc> list = reclaimed == null ? new ArrayList<>() : reclaimed;
+        list.add(rpc);
+        return list;
     }
 
     /** Client: RESENDs for the missing parts of the response, or for its start if none arrived. */
@@ -825,8 +868,9 @@ public final class HomaEngine {
         return nextTickNs;
     }
 
+    /** Makes sure the timer ticks within {@code tickNs}: there is RPC state to watch. */
     private void armTimer(long nowNs) {
-        if (nextTickNs == Long.MAX_VALUE) {
+        if (nextTickNs == Long.MAX_VALUE || nextTickNs - (nowNs + tickNs) > 0) {
             nextTickNs = nowNs + tickNs;
         }
     }
@@ -1013,6 +1057,7 @@ public final class HomaEngine {
         return peers.computeIfAbsent(address, Peer::new);
     }
 
+
     // ------------------------------------------------------------------------------------------
     // Events, counters, lifecycle
 
@@ -1021,6 +1066,16 @@ public final class HomaEngine {
      */
     public HomaEvent pollEvent() {
         return events.poll();
+    }
+
+    /** Bytes of memory held for inbound messages that are still arriving (not the declared lengths). */
+    public long inboundBufferedBytes() {
+        return inboundBufferedBytes;
+    }
+
+    /** Peers the engine remembers (RPCs in progress, or finished recently enough to matter). */
+    public int knownPeers() {
+        return peers.size();
     }
 
     /** Live counters; read them on the engine's thread, or read a {@link EngineCounters#snapshot()}. */
@@ -1055,6 +1110,7 @@ public final class HomaEngine {
         controlQueue.clear();
         serverRpcCount = 0;
         pendingAckTotal = 0;
+        inboundBufferedBytes = 0;
         nextTickNs = Long.MAX_VALUE;
     }
 }

@@ -1,17 +1,31 @@
 package io.homa.engine;
 
-/** Receiver's state of one message: bytes reassembled by offset, and what has been granted. */
+import java.nio.ByteBuffer;
+
+/**
+ * Receiver's state of one message: bytes reassembled by offset, and what has been granted.
+ *
+ * <p>Memory is taken as bytes arrive, in chunks of {@value #CHUNK_BYTES} bytes, never for the
+ * whole declared length up front: a flood of first packets that announce huge messages costs
+ * only what it carries. {@link #assemble()} joins the chunks once the message is complete.
+ */
 final class InboundMessage {
+    /** Granularity of buffer allocation. */
+    static final int CHUNK_BYTES = 16 * 1024;
+
     final int lengthBytes;
-    final byte[] data;
     final RangeSet received = new RangeSet();
     /** Bytes below this offset are authorised: unscheduled (from DATA's incoming) or granted. */
     int grantedOffset;
+    /** Chunk {@code i} holds bytes {@code [i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES)}; null until written. */
+    private final byte[][] chunks;
+    /** Bytes of memory taken by {@link #chunks}. */
+    private long bufferedBytes;
 
     InboundMessage(int lengthBytes, int incomingBytes) {
         this.lengthBytes = lengthBytes;
-        this.data = new byte[lengthBytes];
         this.grantedOffset = Math.min(lengthBytes, Math.max(0, incomingBytes));
+        this.chunks = new byte[(lengthBytes + CHUNK_BYTES - 1) / CHUNK_BYTES][];
     }
 
     boolean complete() {
@@ -20,5 +34,49 @@ final class InboundMessage {
 
     long receivedBytes() {
         return received.coveredBytes();
+    }
+
+    /** Bytes of memory this message holds now. */
+    long bufferedBytes() {
+        return bufferedBytes;
+    }
+
+    /**
+     * Copies {@code length} bytes from {@code packet} at {@code from} into the message at
+     * {@code offset}, taking chunks as needed.
+     *
+     * @return the bytes of memory newly taken
+     */
+    long write(ByteBuffer packet, int from, int offset, int length) {
+        long taken = 0;
+        while (length > 0) {
+            int index = offset / CHUNK_BYTES;
+            int within = offset % CHUNK_BYTES;
+            byte[] chunk = chunks[index];
+            if (chunk == null) {
+                chunk = new byte[Math.min(CHUNK_BYTES, lengthBytes - index * CHUNK_BYTES)];
+                chunks[index] = chunk;
+                taken += chunk.length;
+            }
+            int n = Math.min(length, chunk.length - within);
+            packet.get(from, chunk, within, n);
+            from += n;
+            offset += n;
+            length -= n;
+        }
+        bufferedBytes += taken;
+        return taken;
+    }
+
+    /** The whole message as one array; call once, when {@link #complete()}. */
+    byte[] assemble() {
+        if (chunks.length == 1) {
+            return chunks[0];
+        }
+        byte[] message = new byte[lengthBytes];
+        for (int i = 0; i < chunks.length; i++) {
+            System.arraycopy(chunks[i], 0, message, i * CHUNK_BYTES, chunks[i].length);
+        }
+        return message;
     }
 }

@@ -2,8 +2,8 @@ package io.homa.engine;
 
 import java.net.InetSocketAddress;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * What an endpoint knows about one other endpoint, in both roles: as its server (RPCs it sent us,
@@ -11,18 +11,23 @@ import java.util.Map;
  * (draft "Timeouts": per-peer state is not deleted).
  */
 final class Peer {
-    /** Finished client rpcids remembered per peer, so late duplicates never execute again. */
-    static final int FINISHED_RPC_IDS_KEPT = 8192;
+    /**
+     * Finished client rpcids remembered individually per peer; beyond that, the oldest are folded
+     * into {@link #finishedFloorRpcId}.
+     */
+    static final int FINISHED_RPC_IDS_KEPT = 4096;
 
     final InetSocketAddress address;
     final Map<Long, ServerRpc> serverRpcs = new HashMap<>();
-    /** Client rpcids whose server state was released (acked or reclaimed), most recent last. */
-    private final LinkedHashMap<Long, Boolean> finishedRpcIds = new LinkedHashMap<>(64, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-            return size() > FINISHED_RPC_IDS_KEPT;
-        }
-    };
+    /**
+     * The draft's "additional state to detect long-delayed packets": every rpcid of this client at
+     * or below the floor counts as finished, as does every rpcid in {@link #finishedRpcIds}.
+     * Memory per client is bounded by {@link #FINISHED_RPC_IDS_KEPT}.
+     */
+    private long finishedFloorRpcId;
+    private final TreeSet<Long> finishedRpcIds = new TreeSet<>();
+    /** Client RPCs this endpoint has in progress to the peer (as its client). */
+    int clientRpcCount;
     /** Acks this endpoint (as client) owes the peer (as server). */
     long[] pendingAcks = new long[8];
     int pendingAckCount;
@@ -31,17 +36,35 @@ final class Peer {
     int cutoffVersion;
     /** Last time any well-formed packet arrived from this peer. */
     long lastHeardNs;
+    /** Last time this endpoint started an RPC with the peer. */
+    long lastUsedNs;
 
     Peer(InetSocketAddress address) {
         this.address = address;
     }
 
     void rememberFinished(long rpcId) {
-        finishedRpcIds.put(rpcId, Boolean.TRUE);
+        if (rpcId <= finishedFloorRpcId) {
+            return;
+        }
+        finishedRpcIds.add(rpcId);
+        if (finishedRpcIds.size() > FINISHED_RPC_IDS_KEPT) {
+            finishedFloorRpcId = finishedRpcIds.pollFirst();
+        }
     }
 
     boolean isFinished(long rpcId) {
-        return finishedRpcIds.containsKey(rpcId);
+        return rpcId <= finishedFloorRpcId || finishedRpcIds.contains(rpcId);
+    }
+
+    /** Finished rpcids held individually (for tests of the memory bound). */
+    int finishedRpcIdsHeld() {
+        return finishedRpcIds.size();
+    }
+
+    /** Whether nothing is in progress with this peer, in either role. */
+    boolean idle() {
+        return serverRpcs.isEmpty() && pendingAckCount == 0 && clientRpcCount == 0;
     }
 
     void addPendingAck(long rpcId) {

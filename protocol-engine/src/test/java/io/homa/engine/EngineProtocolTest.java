@@ -224,4 +224,91 @@ class EngineProtocolTest {
         assertThat(pair.client.counters().timeouts()).isZero();
         assertThat(pair.client.activeClientRpcs()).isGreaterThanOrEqualTo(1);
     }
+
+    @Test
+    void shouldForgetIdlePeersAfterPeerIdleTimeout() {
+        EngineConfig config = CONFIG.toBuilder().peerIdleTimeoutNs(2_000_000_000L).build();
+        EnginePair pair = new EnginePair(config);
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        EnginePairTest.runUntilQuiet(pair, new Random(1));
+        for (int i = 0; i < 8; i++) { // acks settle
+            pair.advance(config.resendIntervalNs() / 4);
+            EnginePairTest.runUntilQuiet(pair, new Random(i));
+        }
+        assertThat(pair.server.activeServerRpcs()).isZero();
+        assertThat(pair.server.knownPeers()).isEqualTo(1);
+        assertThat(pair.server.nextTimeoutNs()).as("still ticking for the idle peer").isNotEqualTo(Long.MAX_VALUE);
+        for (int i = 0; i < 20; i++) {
+            pair.nowNs = Math.max(pair.nowNs, pair.server.nextTimeoutNs());
+            pair.server.onTimeout(pair.nowNs);
+        }
+        assertThat(pair.server.knownPeers()).isZero();
+        assertThat(pair.server.counters().peersForgotten()).isEqualTo(1);
+        assertThat(pair.server.nextTimeoutNs()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void shouldRejectLateDuplicatesBelowTheFinishedFloor() {
+        EnginePair pair = new EnginePair(CONFIG);
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        pair.collect();
+        EnginePair.Packet first = ofType(pair.inFlight, PacketType.DATA).get(0);
+        EnginePairTest.runUntilQuiet(pair, new Random(1));
+        // Many more RPCs finish than the server keeps individually.
+        int more = Peer.FINISHED_RPC_IDS_KEPT + 100;
+        for (int i = 0; i < more; i++) {
+            pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {2});
+        }
+        for (int i = 0; i < 50; i++) {
+            EnginePairTest.runUntilQuiet(pair, new Random(i));
+            pair.advance(CONFIG.resendIntervalNs() / 4);
+        }
+        assertThat(pair.server.counters().requestsDelivered()).isEqualTo(more + 1);
+        assertThat(pair.server.activeServerRpcs()).isZero();
+        // The very first request arrives again, long after: it must not execute again.
+        pair.deliver(first);
+        assertThat(pair.server.pollEvent()).isNull();
+        assertThat(pair.server.counters().requestsDelivered()).isEqualTo(more + 1);
+    }
+
+    @Test
+    void shouldNotReserveDeclaredLengthsAndDropNewMessagesBeyondTheInboundBudget() {
+        EngineConfig config = CONFIG.toBuilder().maxInboundBufferBytes(1024 * 1024).build();
+        EnginePair pair = new EnginePair(config);
+        DataHeader data = new DataHeader();
+        for (int i = 0; i < 1000; i++) {
+            ByteBuffer packet = ByteBuffer.allocate(DataHeader.HEADER_LENGTH + 1000);
+            data.wrap(packet, 0).writeCommon(PacketType.DATA, 5000 + i, EnginePair.SERVER.getPort(), 2L * (i + 1))
+                    .messageLength(config.maxMessageBytes()).incoming(60_000).dataOffset(0);
+            pair.server.onPacket(pair.nowNs, new java.net.InetSocketAddress("10.0.1.1", 5000 + i), packet);
+        }
+        // Each first packet holds one 16 KiB chunk, not 1 MiB; past 1 MiB new messages are refused.
+        assertThat(pair.server.inboundBufferedBytes()).isLessThanOrEqualTo(1024 * 1024 + InboundMessage.CHUNK_BYTES);
+        assertThat(pair.server.activeServerRpcs()).isEqualTo(64);
+        assertThat(pair.server.counters().droppedForBufferSpace()).isEqualTo(1000 - 64);
+        assertRealRpcStillWorks(pair);
+    }
+
+    private static void assertRealRpcStillWorks(EnginePair pair) {
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {9});
+        pair.collect();
+        pair.deliverShuffled(new Random(5));
+        // Over budget, the server refuses the new request; it is accepted once the junk is reclaimed.
+        for (int i = 0; i < 400 && pair.client.counters().rpcsCompleted() == 0; i++) {
+            pair.advance(CONFIG.resendIntervalNs() / 2);
+            pair.collect();
+            pair.inFlight.removeIf(p -> !p.to().equals(EnginePair.SERVER) && !p.to().equals(EnginePair.CLIENT));
+            pair.deliverShuffled(new Random(i));
+            HomaEvent event;
+            while ((event = pair.server.pollEvent()) != null) {
+                HomaEvent.RequestReceived request = (HomaEvent.RequestReceived) event;
+                pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), request.message());
+            }
+            while (pair.client.pollEvent() != null) {
+                // the response
+            }
+        }
+        assertThat(pair.client.counters().rpcsCompleted()).isEqualTo(1);
+        assertThat(pair.server.inboundBufferedBytes()).isZero();
+    }
 }
