@@ -1,5 +1,7 @@
 package io.homa.engine.wire;
 
+import java.nio.ByteBuffer;
+
 /**
  * Flyweight over an ACK packet (draft-ousterhout-tsvwg-homa, "ACK packets"):
  *
@@ -56,6 +58,14 @@ public final class AckHeader extends HomaHeader {
         int at = offset + ACKS_OFFSET + ACK_LENGTH * i;
         buffer.putLong(at, rpcId);
         buffer.putShort(at + 8, (short) serverPort);
+        return this;
+    }
+
+
+    /** {@inheritDoc} */
+    @Override
+    public AckHeader wrap(ByteBuffer buffer, int offset) {
+        super.wrap(buffer, offset);
         return this;
     }
 }

@@ -1,5 +1,7 @@
 package io.homa.engine.wire;
 
+import java.nio.ByteBuffer;
+
 /**
  * Flyweight over a CUTOFFS packet (draft-ousterhout-tsvwg-homa, "CUTOFFS packets"):
  *
@@ -49,6 +51,14 @@ public final class CutoffsHeader extends HomaHeader {
 
     public CutoffsHeader cutoffVersion(int version) {
         buffer.putShort(offset + CUTOFF_VERSION_OFFSET, (short) version);
+        return this;
+    }
+
+
+    /** {@inheritDoc} */
+    @Override
+    public CutoffsHeader wrap(ByteBuffer buffer, int offset) {
+        super.wrap(buffer, offset);
         return this;
     }
 }

@@ -1,5 +1,7 @@
 package io.homa.engine.wire;
 
+import java.nio.ByteBuffer;
+
 /**
  * Flyweight over a DATA packet (draft-ousterhout-tsvwg-homa, "DATA packets"), offsets from the
  * start of the packet:
@@ -137,6 +139,14 @@ public final class DataHeader extends HomaHeader {
 
     public DataHeader dataOffset(int value) {
         buffer.putInt(offset + DATA_OFFSET_OFFSET, value);
+        return this;
+    }
+
+
+    /** {@inheritDoc} */
+    @Override
+    public DataHeader wrap(ByteBuffer buffer, int offset) {
+        super.wrap(buffer, offset);
         return this;
     }
 }

@@ -1,5 +1,7 @@
 package io.homa.engine.wire;
 
+import java.nio.ByteBuffer;
+
 /**
  * Flyweight over a GRANT packet (draft-ousterhout-tsvwg-homa, "GRANT packets"):
  *
@@ -48,6 +50,14 @@ public final class GrantHeader extends HomaHeader {
 
     public GrantHeader resendAll(boolean value) {
         buffer.put(offset + RESEND_ALL_OFFSET, (byte) (value ? 1 : 0));
+        return this;
+    }
+
+
+    /** {@inheritDoc} */
+    @Override
+    public GrantHeader wrap(ByteBuffer buffer, int offset) {
+        super.wrap(buffer, offset);
         return this;
     }
 }

@@ -1,5 +1,7 @@
 package io.homa.engine.wire;
 
+import java.nio.ByteBuffer;
+
 /**
  * Flyweight over a RESEND packet (draft-ousterhout-tsvwg-homa, "RESEND packets"):
  *
@@ -50,6 +52,14 @@ public final class ResendHeader extends HomaHeader {
 
     public ResendHeader priority(int value) {
         buffer.put(offset + PRIORITY_OFFSET, (byte) value);
+        return this;
+    }
+
+
+    /** {@inheritDoc} */
+    @Override
+    public ResendHeader wrap(ByteBuffer buffer, int offset) {
+        super.wrap(buffer, offset);
         return this;
     }
 }
