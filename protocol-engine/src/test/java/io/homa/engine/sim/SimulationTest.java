@@ -1,0 +1,97 @@
+package io.homa.engine.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Deterministic simulation of the engine under loss, duplication, reordering, long delays,
+ * partitions and server crashes (see {@link Simulation}). {@code -Dhoma.sim.seeds=N} sets how many
+ * seeds run (default 10,000; the {@code sim-long} profile runs more), {@code -Dhoma.sim.firstSeed}
+ * where they start; {@code -Dhoma.sim.seed=S} with {@link #replay()} runs one seed again.
+ */
+class SimulationTest {
+    private static final int RPCS_PER_CLIENT = 20;
+
+    @Test
+    void shouldKeepEveryInvariantAcrossManySeeds() throws Exception {
+        int seeds = Integer.getInteger("homa.sim.seeds", 10_000);
+        long firstSeed = Long.getLong("homa.sim.firstSeed", 1L);
+        int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        AtomicLong rpcs = new AtomicLong();
+        AtomicLong completed = new AtomicLong();
+        AtomicLong failed = new AtomicLong();
+        AtomicLong executions = new AtomicLong();
+        AtomicLong reexecutions = new AtomicLong();
+        AtomicLong packets = new AtomicLong();
+        AtomicLong resends = new AtomicLong();
+        List<String> violations = java.util.Collections.synchronizedList(new ArrayList<>());
+        long startNs = System.nanoTime();
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int slice = t;
+                futures.add(pool.submit(() -> {
+                    for (long seed = firstSeed + slice; seed < firstSeed + seeds; seed += threads) {
+                        if (violations.size() >= 5) {
+                            return;
+                        }
+                        try {
+                            Simulation.Result result = new Simulation(seed, RPCS_PER_CLIENT).run();
+                            rpcs.addAndGet(result.rpcs());
+                            completed.addAndGet(result.completed());
+                            failed.addAndGet(result.failed());
+                            executions.addAndGet(result.executions());
+                            reexecutions.addAndGet(result.reexecutionsAfterCrash());
+                            packets.addAndGet(result.packets());
+                            resends.addAndGet(result.resends());
+                        } catch (AssertionError | RuntimeException e) {
+                            violations.add(e instanceof Simulation.InvariantViolation ? e.getMessage()
+                                    : "seed " + seed + ": " + e + "\n  replay: -Dtest=SimulationTest#replay -Dhoma.sim.seed=" + seed);
+                        }
+                    }
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(30, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        double seconds = (System.nanoTime() - startNs) / 1e9;
+        System.out.printf("Simulation: %,d seeds in %.1f s (%,.0f seeds/s on %d threads): %,d RPCs, %,d completed,"
+                        + " %,d failed (crash or partition), %,d executions, %,d re-executions after a server restart,"
+                        + " %,d packets, %,d RESENDs%n",
+                seeds, seconds, seeds / seconds, threads, rpcs.get(), completed.get(), failed.get(), executions.get(),
+                reexecutions.get(), packets.get(), resends.get());
+        assertThat(violations).as("invariant violations (first 5)").isEmpty();
+        assertThat(completed.get() + failed.get()).isEqualTo(rpcs.get());
+    }
+
+    @Test
+    void shouldCarryThousandsOfRpcsInOneRun() {
+        for (long seed : new long[] {424242L, 777L}) {
+            Simulation.Result result = new Simulation(seed, 1500).run();
+            System.out.println("Simulation, one run: " + result);
+            assertThat(result.rpcs()).isGreaterThanOrEqualTo(1500);
+            assertThat(result.completed() + result.failed()).isEqualTo(result.rpcs());
+        }
+    }
+
+    @Test
+    void replay() {
+        String seed = System.getProperty("homa.sim.seed");
+        Assumptions.assumeTrue(seed != null, "set -Dhoma.sim.seed=S to replay one seed");
+        Simulation.Result result = new Simulation(Long.parseLong(seed), RPCS_PER_CLIENT).run();
+        System.out.println("Replayed: " + result);
+    }
+}
