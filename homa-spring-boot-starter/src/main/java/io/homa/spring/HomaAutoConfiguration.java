@@ -103,6 +103,8 @@ public final class HomaAutoConfiguration {
         map.from(protocol::getMaxMessageSize).asInt(DataSize::toBytes).to(engine::maxMessageBytes);
         map.from(protocol::getResendInterval).as(Duration::toNanos).to(engine::resendIntervalNs);
         map.from(protocol::getTimeoutResends).to(engine::timeoutResends);
+        map.from(protocol::getPeerIdleTimeout).as(Duration::toNanos).to(engine::peerIdleTimeoutNs);
+        map.from(protocol::getMaxInboundBuffer).as(DataSize::toBytes).to(engine::maxInboundBufferBytes);
 
         HomaProperties.Server server = properties.getServer();
         HomaProperties.Transport transport = properties.getTransport();

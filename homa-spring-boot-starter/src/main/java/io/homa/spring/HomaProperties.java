@@ -86,6 +86,15 @@ public class HomaProperties implements InitializingBean {
                     "must be between 1ms and 60s");
         }
         checkRange("homa.protocol.timeout-resends", this.protocol.timeoutResends, 1, 1000);
+        Duration peerIdleTimeout = this.protocol.peerIdleTimeout;
+        Duration rpcLifetime = resendInterval.multipliedBy(2L * (this.protocol.timeoutResends + 1));
+        if (peerIdleTimeout == null || peerIdleTimeout.compareTo(Duration.ofSeconds(1)) < 0
+                || peerIdleTimeout.compareTo(Duration.ofDays(1)) > 0 || peerIdleTimeout.compareTo(rpcLifetime) <= 0) {
+            throw new InvalidConfigurationPropertyValueException("homa.protocol.peer-idle-timeout", peerIdleTimeout,
+                    "must be between 1s and 1d and exceed 2 x (timeout-resends + 1) x resend-interval (" + rpcLifetime + ")");
+        }
+        checkSize("homa.protocol.max-inbound-buffer", this.protocol.maxInboundBuffer,
+                DataSize.ofKilobytes(64), DataSize.ofTerabytes(1), "64KB and 1TB");
         checkSize("homa.transport.receive-buffer-size", this.transport.receiveBufferSize,
                 Transport.MIN_BUFFER_SIZE, Transport.MAX_BUFFER_SIZE, "64KB and 1GB");
         checkSize("homa.transport.send-buffer-size", this.transport.sendBufferSize,
@@ -253,6 +262,37 @@ public class HomaProperties implements InitializingBean {
          * 1..1000.
          */
         private int timeoutResends = 10;
+
+        /**
+         * How long a peer with nothing in progress is remembered, with its record of finished
+         * rpcids that keeps late duplicates from executing again, 1s..1d; must exceed
+         * 2 x (timeout-resends + 1) x resend-interval (a plain number means seconds).
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration peerIdleTimeout = Duration.ofSeconds(60);
+
+        /**
+         * Memory for inbound messages still arriving, 64KB..1TB; beyond it the first packet of a
+         * new message is dropped (its sender retries) while messages already arriving complete.
+         */
+        @DataSizeUnit(DataUnit.BYTES)
+        private DataSize maxInboundBuffer = DataSize.ofMegabytes(256);
+
+        public Duration getPeerIdleTimeout() {
+            return this.peerIdleTimeout;
+        }
+
+        public void setPeerIdleTimeout(Duration peerIdleTimeout) {
+            this.peerIdleTimeout = peerIdleTimeout;
+        }
+
+        public DataSize getMaxInboundBuffer() {
+            return this.maxInboundBuffer;
+        }
+
+        public void setMaxInboundBuffer(DataSize maxInboundBuffer) {
+            this.maxInboundBuffer = maxInboundBuffer;
+        }
 
         public int getMtu() {
             return this.mtu;

@@ -78,7 +78,8 @@ class HomaAutoConfigurationTests {
                         "homa.protocol.max-message-size=2MB", "homa.protocol.resend-interval=25",
                         "homa.protocol.timeout-resends=7", "homa.transport.receive-buffer-size=8MB",
                         "homa.transport.send-buffer-size=65536", "homa.transport.native=false",
-                        "homa.transport.link-mbps=10000")
+                        "homa.transport.link-mbps=10000", "homa.protocol.peer-idle-timeout=5m",
+                        "homa.protocol.max-inbound-buffer=1GB")
                 .run((context) -> {
                     HomaTransportConfig config = context.getBean(HomaTransportConfig.class);
                     assertThat(config.engine().mtuBytes()).isEqualTo(9000);
@@ -90,6 +91,8 @@ class HomaAutoConfigurationTests {
                     assertThat(config.sendBufferBytes()).isEqualTo(65536);
                     assertThat(config.nativeTransport()).isFalse();
                     assertThat(config.linkMbps()).isEqualTo(10_000);
+                    assertThat(config.engine().peerIdleTimeoutNs()).isEqualTo(300_000_000_000L);
+                    assertThat(config.engine().maxInboundBufferBytes()).isEqualTo(1L << 30);
                 });
     }
 
@@ -135,6 +138,8 @@ class HomaAutoConfigurationTests {
             homa.transport.receive-buffer-size | 1KB     | between 64KB and 1GB
             homa.transport.send-buffer-size    | 2GB     | between 64KB and 1GB
             homa.transport.link-mbps           | -1      | between 0 and 1000000
+            homa.protocol.peer-idle-timeout    | 0s      | between 1s and 1d
+            homa.protocol.max-inbound-buffer   | 1KB     | between 64KB and 1TB
             """)
     void shouldFailStartUpNamingPropertyAndRange(String property, String value, String range) {
         this.contextRunner.withPropertyValues(property + "=" + value).run((context) -> {
@@ -264,5 +269,18 @@ class HomaAutoConfigurationTests {
         ServiceResolver userResolver() {
             return (service) -> ENDPOINT;
         }
+    }
+
+    @Test
+    void shouldFailStartUpWhenPeersWouldBeForgottenBeforeTheirRpcsEnd() {
+        this.contextRunner
+                .withPropertyValues("homa.protocol.resend-interval=1s", "homa.protocol.timeout-resends=10",
+                        "homa.protocol.peer-idle-timeout=20s")
+                .run((context) -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                            .hasMessageContaining("homa.protocol.peer-idle-timeout")
+                            .hasMessageContaining("exceed 2 x (timeout-resends + 1) x resend-interval");
+                });
     }
 }

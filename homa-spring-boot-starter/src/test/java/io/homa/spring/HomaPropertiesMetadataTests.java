@@ -27,7 +27,7 @@ class HomaPropertiesMetadataTests {
                 "homa.server.enabled", "homa.client.peers", "homa.protocol.mtu", "homa.protocol.unscheduled-bytes",
                 "homa.protocol.max-message-size", "homa.protocol.resend-interval", "homa.protocol.timeout-resends",
                 "homa.transport.receive-buffer-size", "homa.transport.send-buffer-size", "homa.transport.native",
-                "homa.transport.link-mbps");
+                "homa.transport.link-mbps", "homa.protocol.peer-idle-timeout", "homa.protocol.max-inbound-buffer");
         properties.forEach((name, property) -> assertThat(property.path("description").asString("")).as(name)
                 .isNotBlank());
         assertThat(properties.get("homa.server.port").get("defaultValue").asInt()).isEqualTo(4000);
