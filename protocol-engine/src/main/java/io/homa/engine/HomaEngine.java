@@ -344,7 +344,9 @@ public final class HomaEngine {
             int messageLength, int dataOffset, int dataBytes, long rpcId) {
         long ackRpcId = data.ackRpcId();
         Peer peer = peers.get(from);
-        if (ackRpcId != 0 && peer != null && data.ackServerPort() == localPort) {
+        // One socket is one Homa port: the ack is about an RPC of this peer here, whatever port the
+        // client wrote (behind a NAT or a port mapping it is not ours).
+        if (ackRpcId != 0 && peer != null) {
             acknowledge(peer, ackRpcId & ~HomaHeader.FROM_SERVER_BIT);
         }
         ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
@@ -648,13 +650,10 @@ public final class HomaEngine {
         if (peer == null) {
             return true;
         }
-        if (ackRx.destPort() == localPort) {
-            acknowledge(peer, rpcId);
-        }
+        // Ports in the packet are not checked: see onRequestData.
+        acknowledge(peer, rpcId);
         for (int i = 0; i < numAcks; i++) {
-            if (ackRx.ackServerPort(i) == localPort) {
-                acknowledge(peer, ackRx.ackRpcId(i) & ~HomaHeader.FROM_SERVER_BIT);
-            }
+            acknowledge(peer, ackRx.ackRpcId(i) & ~HomaHeader.FROM_SERVER_BIT);
         }
         return true;
     }
@@ -729,8 +728,10 @@ public final class HomaEngine {
                 removeClientRpc(rpc);
                 counters.timeouts++;
                 events.add(new HomaEvent.RpcFailed(rpc.rpcId, rpc.server.address, HomaEvent.Reason.TIMEOUT,
-                        "no packet from " + rpc.server.address + " for " + (nowNs - rpc.server.lastHeardNs) / 1_000_000
-                                + " ms after " + rpc.resendsWithoutAnswer + " RESENDs"));
+                        (rpc.server.lastHeardNs == 0 ? "never a packet from " + rpc.server.address
+                                : "no packet from " + rpc.server.address + " for "
+                                        + (nowNs - rpc.server.lastHeardNs) / 1_000_000 + " ms")
+                                + ", after " + rpc.resendsWithoutAnswer + " RESENDs"));
             }
         }
         Iterator<Peer> it = peers.values().iterator();
@@ -783,7 +784,14 @@ public final class HomaEngine {
                         break;
                     }
                     if (rpc.state == ServerRpc.State.AWAITING_ACK && nowNs - rpc.nextTimerNs >= 0) {
+                        if (rpc.resendsWithoutAnswer >= config.timeoutResends()) {
+                            // timeoutResends NEED_ACKs and not a word about this RPC: give up. The
+                            // rpcid is remembered as finished, so it never executes again.
+                            reclaimed = reclaim(reclaimed, rpc);
+                            break;
+                        }
                         control(PacketType.NEED_ACK, peer.address, rpc.rpcId | HomaHeader.FROM_SERVER_BIT);
+                        rpc.resendsWithoutAnswer++;
                         rpc.nextTimerNs = nowNs + config.resendIntervalNs();
                     }
                 }

@@ -115,21 +115,30 @@ class EngineProtocolTest {
     }
 
     @Test
-    void shouldSendNeedAckUntilAcknowledged() {
+    void shouldRepeatNeedAckThenReclaimAfterTimeoutResendsWithoutAnswer() {
         EnginePair pair = new EnginePair(CONFIG);
         pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        pair.collect();
+        EnginePair.Packet request = ofType(pair.inFlight, PacketType.DATA).get(0);
         EnginePairTest.runUntilQuiet(pair, new Random(1));
         // Every packet from the client is lost from now on.
         int needAcks = 0;
-        for (int i = 0; i < 12; i++) {
+        for (int i = 0; i < 2 * CONFIG.timeoutResends(); i++) {
             pair.advance(CONFIG.resendIntervalNs());
             pair.collect();
             needAcks += ofType(pair.inFlight, PacketType.NEED_ACK).size();
             pair.inFlight.removeIf(p -> p.from().equals(EnginePair.CLIENT));
             pair.deliverShuffled(new Random(i));
+            if (i < CONFIG.timeoutResends() - 1) {
+                assertThat(pair.server.activeServerRpcs()).as("held while asking").isEqualTo(1);
+            }
         }
-        assertThat(needAcks).isGreaterThanOrEqualTo(10);
-        assertThat(pair.server.activeServerRpcs()).isEqualTo(1);
+        assertThat(needAcks).isEqualTo(CONFIG.timeoutResends());
+        assertThat(pair.server.activeServerRpcs()).isZero();
+        // Given up but remembered as finished: a late copy of the request does not execute again.
+        pair.deliver(request);
+        assertThat(pair.server.pollEvent()).isNull();
+        assertThat(pair.server.counters().requestsDelivered()).isEqualTo(1);
     }
 
     @Test
