@@ -631,6 +631,8 @@ final class NettyHomaTransport extends HomaTransport {
             case TIMEOUT -> new HomaTimeoutException(failed.server(), failed.rpcId(), failed.detail());
             case SHUTDOWN -> new HomaException(HomaStatus.UNAVAILABLE, "Homa RPC " + failed.rpcId() + " to "
                     + failed.server() + " failed: transport is disposed (" + failed.detail() + ")");
+            case PROTOCOL_ERROR -> new HomaException(HomaStatus.INTERNAL, "Homa RPC " + failed.rpcId() + " to "
+                    + failed.server() + " failed: " + failed.detail());
             case SERVER_LOST_RPC -> new HomaException(HomaStatus.UNAVAILABLE, "Homa RPC " + failed.rpcId() + " to "
                     + failed.server() + " failed: " + failed.detail()
                     + "; the server may have executed it (not retried: at-most-once)");

@@ -159,7 +159,7 @@ public final class HomaEngine {
         checkMessageLength("request", request);
         long rpcId = nextRpcId;
         nextRpcId += 2;
-        Peer peer = peer(server);
+        Peer peer = peer(server, nowNs);
         peer.lastUsedNs = nowNs;
         ClientRpc rpc = new ClientRpc(rpcId, peer);
         rpc.request = new OutboundMessage(request, unscheduledBytes, messageSequence++, peer, rpcId, rpc, null);
@@ -312,6 +312,7 @@ public final class HomaEngine {
             Peer known = peers.get(peer);
             if (known != null) {
                 known.lastHeardNs = nowNs;
+                known.heardFrom = true;
             }
         } else {
             counters.malformedPackets++;
@@ -332,15 +333,22 @@ public final class HomaEngine {
                 || (long) dataOffset + dataBytes > messageLength || rpcId == 0) {
             return false;
         }
-        if (fromServer) {
-            onResponseData(nowNs, packet, offset, data, messageLength, dataOffset, dataBytes, rpcId);
-        } else {
-            onRequestData(nowNs, from, packet, offset, data, messageLength, dataOffset, dataBytes, rpcId);
-        }
-        return true;
+        return fromServer
+                ? onResponseData(nowNs, from, packet, offset, data, messageLength, dataOffset, dataBytes, rpcId)
+                : onRequestData(nowNs, from, packet, offset, data, messageLength, dataOffset, dataBytes, rpcId);
     }
 
-    private void onRequestData(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset, DataHeader data,
+    /**
+     * The end of the bytes a sender may have sent without our GRANT: what its DATA says it sends
+     * unscheduled, but never more than our own {@code unscheduledBytes}, so that a sender cannot
+     * make us hold memory it was not given.
+     */
+    private int statedUnscheduledBytes(DataHeader data, int messageLength) {
+        return Math.min(messageLength, Math.min(Math.max(0, data.incoming()), unscheduledBytes));
+    }
+
+    /** @return false if the packet is inconsistent (counted as malformed by the caller) */
+    private boolean onRequestData(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset, DataHeader data,
             int messageLength, int dataOffset, int dataBytes, long rpcId) {
         long ackRpcId = data.ackRpcId();
         Peer peer = peers.get(from);
@@ -350,37 +358,47 @@ public final class HomaEngine {
             acknowledge(peer, ackRpcId & ~HomaHeader.FROM_SERVER_BIT);
         }
         ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        int stated = statedUnscheduledBytes(data, messageLength);
         if (rpc == null) {
             if (peer != null && peer.isFinished(rpcId)) {
                 counters.duplicatePackets++;
-                return;
+                return true;
+            }
+            if (dataOffset + dataBytes > stated) {
+                return false; // beyond anything we could have authorised
             }
             if (inboundBufferedBytes >= config.maxInboundBufferBytes()) {
                 counters.droppedForBufferSpace++;
-                return;
+                return true;
             }
             if (peer == null) {
-                peer = peer(from);
+                peer = peer(from, nowNs);
             }
             peer.lastUsedNs = nowNs;
-            rpc = new ServerRpc(rpcId, peer, new InboundMessage(messageLength, data.incoming()));
+            rpc = new ServerRpc(rpcId, peer, new InboundMessage(messageLength, stated));
             peer.serverRpcs.put(rpcId, rpc);
             serverRpcCount++;
             rpc.nextTimerNs = nowNs + config.resendIntervalNs();
             armTimer(nowNs);
         } else if (rpc.request.lengthBytes != messageLength) {
-            counters.malformedPackets++;
-            return;
+            if (rpc.state == ServerRpc.State.RECEIVING_REQUEST) {
+                removeServerRpc(rpc); // not executed: forget the contradicting request
+            }
+            return false;
         }
-        heard(rpc, nowNs);
         if (rpc.state != ServerRpc.State.RECEIVING_REQUEST) {
+            heard(rpc, nowNs);
             counters.duplicatePackets++;
-            return;
+            return true;
         }
         InboundMessage request = rpc.request;
-        request.grantedOffset = Math.max(request.grantedOffset, Math.min(messageLength, data.incoming()));
+        request.grantedOffset = Math.max(request.grantedOffset, stated);
+        if (dataOffset + dataBytes > request.grantedOffset) {
+            return false;
+        }
+        heard(rpc, nowNs);
         if (!receive(request, packet, offset, dataOffset, dataBytes)) {
-            return;
+            return true;
         }
         if (request.complete()) {
             rpc.state = ServerRpc.State.IN_SERVICE;
@@ -390,32 +408,44 @@ public final class HomaEngine {
         } else {
             maybeGrant(request, peer, rpcId | HomaHeader.FROM_SERVER_BIT);
         }
+        return true;
     }
 
-    private void onResponseData(long nowNs, ByteBuffer packet, int offset, DataHeader data,
-            int messageLength, int dataOffset, int dataBytes, long rpcId) {
-        ClientRpc rpc = clientRpcs.get(rpcId);
+    /** @return false if the packet is inconsistent (counted as malformed by the caller) */
+    private boolean onResponseData(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset,
+            DataHeader data, int messageLength, int dataOffset, int dataBytes, long rpcId) {
+        ClientRpc rpc = clientRpc(rpcId, from);
         if (rpc == null) {
             counters.duplicatePackets++;
-            return;
+            return true;
+        }
+        int stated = statedUnscheduledBytes(data, messageLength);
+        if (rpc.response == null) {
+            if (dataOffset + dataBytes > stated) {
+                return false;
+            }
+            if (inboundBufferedBytes >= config.maxInboundBufferBytes()) {
+                counters.droppedForBufferSpace++;
+                return true;
+            }
+            rpc.response = new InboundMessage(messageLength, stated);
+        } else if (rpc.response.lengthBytes != messageLength) {
+            removeClientRpc(rpc);
+            events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.PROTOCOL_ERROR,
+                    "response DATA from " + from + " says " + messageLength + " bytes, earlier DATA said "
+                            + rpc.response.lengthBytes));
+            return false;
+        }
+        InboundMessage response = rpc.response;
+        response.grantedOffset = Math.max(response.grantedOffset, stated);
+        if (dataOffset + dataBytes > response.grantedOffset) {
+            return false;
         }
         heard(rpc, nowNs);
         // The server only answers once it has the whole request: stop (re)sending it.
         rpc.request.clearRetransmits();
-        if (rpc.response == null) {
-            if (inboundBufferedBytes >= config.maxInboundBufferBytes()) {
-                counters.droppedForBufferSpace++;
-                return;
-            }
-            rpc.response = new InboundMessage(messageLength, data.incoming());
-        } else if (rpc.response.lengthBytes != messageLength) {
-            counters.malformedPackets++;
-            return;
-        }
-        InboundMessage response = rpc.response;
-        response.grantedOffset = Math.max(response.grantedOffset, Math.min(messageLength, data.incoming()));
         if (!receive(response, packet, offset, dataOffset, dataBytes)) {
-            return;
+            return true;
         }
         if (response.complete()) {
             inboundBufferedBytes -= response.bufferedBytes();
@@ -428,6 +458,16 @@ public final class HomaEngine {
         } else {
             maybeGrant(response, rpc.server, rpcId);
         }
+        return true;
+    }
+
+    /**
+     * The client RPC a packet from a server is about, or null: rpcids are ours, but only the
+     * server we sent the request to may speak for it (it answers from the address we sent to).
+     */
+    private ClientRpc clientRpc(long rpcId, InetSocketAddress from) {
+        ClientRpc rpc = clientRpcs.get(rpcId);
+        return rpc != null && rpc.server.address.equals(from) ? rpc : null;
     }
 
     /** Copies a DATA packet's bytes into the message; returns false (and counts) for a duplicate. */
@@ -491,7 +531,7 @@ public final class HomaEngine {
      */
     private OutboundMessage outboundFor(InetSocketAddress from, boolean fromServer, long rpcId, long nowNs) {
         if (fromServer) {
-            ClientRpc rpc = clientRpcs.get(rpcId);
+            ClientRpc rpc = clientRpc(rpcId, from);
             if (rpc == null) {
                 return null;
             }
@@ -520,7 +560,7 @@ public final class HomaEngine {
         }
         if (fromServer) {
             // The server wants (part of) our request.
-            ClientRpc rpc = clientRpcs.get(rpcId);
+            ClientRpc rpc = clientRpc(rpcId, from);
             if (rpc == null) {
                 control(PacketType.RPC_UNKNOWN, from, rpcId);
                 return true;
@@ -569,7 +609,7 @@ public final class HomaEngine {
             // The server has finished with (or given up) an RPC we still wait for: the response is
             // lost. Sending the request again could execute it twice, so the RPC fails instead.
             // (A server that never saw the request asks for it with RESEND, not RPC_UNKNOWN.)
-            ClientRpc rpc = clientRpcs.get(rpcId);
+            ClientRpc rpc = clientRpc(rpcId, from);
             if (rpc != null) {
                 removeClientRpc(rpc);
                 events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_LOST_RPC,
@@ -588,7 +628,7 @@ public final class HomaEngine {
 
     private boolean onBusy(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
         if (fromServer) {
-            ClientRpc rpc = clientRpcs.get(rpcId);
+            ClientRpc rpc = clientRpc(rpcId, from);
             if (rpc != null) {
                 heard(rpc, nowNs);
             }
@@ -623,7 +663,7 @@ public final class HomaEngine {
         if (!fromServer) {
             return true; // only servers send NEED_ACK; ignore
         }
-        ClientRpc rpc = clientRpcs.get(rpcId);
+        ClientRpc rpc = clientRpc(rpcId, from);
         if (rpc != null) {
             // Response incomplete: never ACK it, ask for what is missing instead.
             heard(rpc, nowNs);
@@ -728,7 +768,7 @@ public final class HomaEngine {
                 removeClientRpc(rpc);
                 counters.timeouts++;
                 events.add(new HomaEvent.RpcFailed(rpc.rpcId, rpc.server.address, HomaEvent.Reason.TIMEOUT,
-                        (rpc.server.lastHeardNs == 0 ? "never a packet from " + rpc.server.address
+                        (!rpc.server.heardFrom ? "never a packet from " + rpc.server.address
                                 : "no packet from " + rpc.server.address + " for "
                                         + (nowNs - rpc.server.lastHeardNs) / 1_000_000 + " ms")
                                 + ", after " + rpc.resendsWithoutAnswer + " RESENDs"));
@@ -1061,8 +1101,13 @@ public final class HomaEngine {
         return control;
     }
 
-    private Peer peer(InetSocketAddress address) {
-        return peers.computeIfAbsent(address, Peer::new);
+    private Peer peer(InetSocketAddress address, long nowNs) {
+        Peer peer = peers.get(address);
+        if (peer == null) {
+            peer = new Peer(address, nowNs);
+            peers.put(address, peer);
+        }
+        return peer;
     }
 
 

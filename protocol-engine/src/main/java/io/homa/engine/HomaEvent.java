@@ -44,6 +44,11 @@ public sealed interface HomaEvent {
          * execution would break at-most-once semantics.
          */
         SERVER_LOST_RPC,
+        /**
+         * The server sent DATA that contradicts earlier DATA of the same response (another message
+         * length): the response cannot be trusted.
+         */
+        PROTOCOL_ERROR,
         /** The engine was closed before the RPC ended. */
         SHUTDOWN
     }

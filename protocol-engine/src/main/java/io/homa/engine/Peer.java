@@ -34,13 +34,21 @@ final class Peer {
     /** Unscheduled cutoffs the peer sent us (draft "CUTOFFS"); null until it sends some. */
     int[] cutoffs;
     int cutoffVersion;
-    /** Last time any well-formed packet arrived from this peer. */
+    /** Last time any well-formed packet arrived from this peer (creation time until one does). */
     long lastHeardNs;
+    /** Whether any well-formed packet ever arrived from this peer. */
+    boolean heardFrom;
     /** Last time this endpoint started an RPC with the peer. */
     long lastUsedNs;
 
-    Peer(InetSocketAddress address) {
+    /**
+     * @param nowNs creation time: the clock's origin is arbitrary (it may be negative), so times
+     *     start from it, never from 0
+     */
+    Peer(InetSocketAddress address, long nowNs) {
         this.address = address;
+        this.lastHeardNs = nowNs;
+        this.lastUsedNs = nowNs;
     }
 
     void rememberFinished(long rpcId) {
