@@ -23,6 +23,22 @@ package io.homa.engine;
  * @param maxInboundBufferBytes memory for messages still arriving; beyond it, the first packet of
  *     a new inbound message is dropped (its sender retries), while messages already arriving may
  *     complete. 64 KiB..1 TiB, default 256 MiB.
+ * @param maxOvercommit inbound messages granted to at once (draft "Overcommitment"; paper §3.5),
+ *     the shortest remaining first (SRPT). 1..64, default 8.
+ * @param maxGrantsPerPeer of those, at most this many from one sending peer (draft: a sender
+ *     only transmits its highest-priority message anyway). 1..64, default 1.
+ * @param maxIncomingBytes cap on the total incoming (granted or unscheduled bytes not yet
+ *     received) over all inbound messages (draft "Buffer management"). 1 packet..1 GiB,
+ *     default 400,000.
+ * @param fifoGrantFraction share of granted bytes that go to the oldest inbound message rather
+ *     than the shortest, so that nothing starves (draft "SRPT and starvation"). 0..0.5, default 0.05.
+ * @param priorityLevels network priority levels in use, 1..8 (default 8); the highest serve
+ *     unscheduled packets and control packets, the lowest scheduled ones (paper §3.4).
+ * @param incastThreshold outstanding client RPCs above which new requests carry the INCAST flag
+ *     (paper §3.6). 1..1,000,000, default 64.
+ * @param incastUnscheduledBytes unscheduled bytes a server sends of the response to an INCAST
+ *     request (never more than {@code unscheduledBytes}); the rest waits for the client's
+ *     GRANTs. 0..64 MiB, default 400.
  */
 public record EngineConfig(
         int mtuBytes,
@@ -31,7 +47,14 @@ public record EngineConfig(
         long resendIntervalNs,
         int timeoutResends,
         long peerIdleTimeoutNs,
-        long maxInboundBufferBytes) {
+        long maxInboundBufferBytes,
+        int maxOvercommit,
+        int maxGrantsPerPeer,
+        int maxIncomingBytes,
+        double fifoGrantFraction,
+        int priorityLevels,
+        int incastThreshold,
+        int incastUnscheduledBytes) {
 
     /** IPv4 (20) plus UDP (8) header bytes, subtracted from the MTU. */
     public static final int IP_UDP_HEADER_BYTES = 28;
@@ -45,6 +68,13 @@ public record EngineConfig(
     public static final int DEFAULT_TIMEOUT_RESENDS = 10;
     public static final long DEFAULT_PEER_IDLE_TIMEOUT_NS = 60_000_000_000L;
     public static final long DEFAULT_MAX_INBOUND_BUFFER_BYTES = 256L * 1024 * 1024;
+    public static final int DEFAULT_MAX_OVERCOMMIT = 8;
+    public static final int DEFAULT_MAX_GRANTS_PER_PEER = 1;
+    public static final int DEFAULT_MAX_INCOMING_BYTES = 400_000;
+    public static final double DEFAULT_FIFO_GRANT_FRACTION = 0.05;
+    public static final int DEFAULT_PRIORITY_LEVELS = 8;
+    public static final int DEFAULT_INCAST_THRESHOLD = 64;
+    public static final int DEFAULT_INCAST_UNSCHEDULED_BYTES = 400;
 
     public EngineConfig {
         check("mtu", mtuBytes, 256, 65535);
@@ -65,6 +95,16 @@ public record EngineConfig(
                     + 2L * (timeoutResends + 1) * resendIntervalNs / 1_000_000 + " ms), the time an RPC can live");
         }
         check("max-inbound-buffer", maxInboundBufferBytes, 64 * 1024, 1L << 40);
+        check("max-overcommit", maxOvercommit, 1, 64);
+        check("max-grants-per-peer", maxGrantsPerPeer, 1, 64);
+        check("max-incoming", maxIncomingBytes, mtuBytes - IP_UDP_HEADER_BYTES - io.homa.engine.wire.DataHeader.HEADER_LENGTH,
+                1 << 30);
+        if (!(fifoGrantFraction >= 0 && fifoGrantFraction <= 0.5)) {
+            throw new IllegalArgumentException("fifo-grant-fraction must be between 0 and 0.5, was " + fifoGrantFraction);
+        }
+        check("priority-levels", priorityLevels, 1, 8);
+        check("incast-threshold", incastThreshold, 1, 1_000_000);
+        check("incast-unscheduled-bytes", incastUnscheduledBytes, 0, MAX_MESSAGE_BYTES_CAP);
     }
 
     private static void check(String name, long value, long min, long max) {
@@ -92,7 +132,14 @@ public record EngineConfig(
                 .resendIntervalNs(resendIntervalNs)
                 .timeoutResends(timeoutResends)
                 .peerIdleTimeoutNs(peerIdleTimeoutNs)
-                .maxInboundBufferBytes(maxInboundBufferBytes);
+                .maxInboundBufferBytes(maxInboundBufferBytes)
+                .maxOvercommit(maxOvercommit)
+                .maxGrantsPerPeer(maxGrantsPerPeer)
+                .maxIncomingBytes(maxIncomingBytes)
+                .fifoGrantFraction(fifoGrantFraction)
+                .priorityLevels(priorityLevels)
+                .incastThreshold(incastThreshold)
+                .incastUnscheduledBytes(incastUnscheduledBytes);
     }
 
     /** Largest UDP payload this engine sends: {@code mtuBytes - 28}. */
@@ -114,8 +161,50 @@ public record EngineConfig(
         private int timeoutResends = DEFAULT_TIMEOUT_RESENDS;
         private long peerIdleTimeoutNs = DEFAULT_PEER_IDLE_TIMEOUT_NS;
         private long maxInboundBufferBytes = DEFAULT_MAX_INBOUND_BUFFER_BYTES;
+        private int maxOvercommit = DEFAULT_MAX_OVERCOMMIT;
+        private int maxGrantsPerPeer = DEFAULT_MAX_GRANTS_PER_PEER;
+        private int maxIncomingBytes = DEFAULT_MAX_INCOMING_BYTES;
+        private double fifoGrantFraction = DEFAULT_FIFO_GRANT_FRACTION;
+        private int priorityLevels = DEFAULT_PRIORITY_LEVELS;
+        private int incastThreshold = DEFAULT_INCAST_THRESHOLD;
+        private int incastUnscheduledBytes = DEFAULT_INCAST_UNSCHEDULED_BYTES;
 
         private Builder() {}
+
+        public Builder maxOvercommit(int value) {
+            this.maxOvercommit = value;
+            return this;
+        }
+
+        public Builder maxGrantsPerPeer(int value) {
+            this.maxGrantsPerPeer = value;
+            return this;
+        }
+
+        public Builder maxIncomingBytes(int value) {
+            this.maxIncomingBytes = value;
+            return this;
+        }
+
+        public Builder fifoGrantFraction(double value) {
+            this.fifoGrantFraction = value;
+            return this;
+        }
+
+        public Builder priorityLevels(int value) {
+            this.priorityLevels = value;
+            return this;
+        }
+
+        public Builder incastThreshold(int value) {
+            this.incastThreshold = value;
+            return this;
+        }
+
+        public Builder incastUnscheduledBytes(int value) {
+            this.incastUnscheduledBytes = value;
+            return this;
+        }
 
         public Builder peerIdleTimeoutNs(long value) {
             this.peerIdleTimeoutNs = value;
@@ -154,7 +243,8 @@ public record EngineConfig(
 
         public EngineConfig build() {
             return new EngineConfig(mtuBytes, unscheduledBytes, maxMessageBytes, resendIntervalNs, timeoutResends,
-                    peerIdleTimeoutNs, maxInboundBufferBytes);
+                    peerIdleTimeoutNs, maxInboundBufferBytes, maxOvercommit, maxGrantsPerPeer, maxIncomingBytes,
+                    fifoGrantFraction, priorityLevels, incastThreshold, incastUnscheduledBytes);
         }
     }
 }
