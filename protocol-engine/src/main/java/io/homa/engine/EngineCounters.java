@@ -22,6 +22,7 @@ public final class EngineCounters {
     long requestsDelivered;
     long droppedForBufferSpace;
     long peersForgotten;
+    long incastMarked;
 
     void sent(PacketType type) {
         packetsSent[type.ordinal()]++;
@@ -114,6 +115,11 @@ public final class EngineCounters {
         return peersForgotten;
     }
 
+    /** Requests sent with the INCAST flag (more than {@code incastThreshold} RPCs outstanding). */
+    public long incastMarked() {
+        return incastMarked;
+    }
+
     /** A copy that no longer changes. */
     public EngineCounters snapshot() {
         EngineCounters copy = new EngineCounters();
@@ -130,6 +136,7 @@ public final class EngineCounters {
         copy.requestsDelivered = requestsDelivered;
         copy.droppedForBufferSpace = droppedForBufferSpace;
         copy.peersForgotten = peersForgotten;
+        copy.incastMarked = incastMarked;
         return copy;
     }
 
@@ -141,6 +148,6 @@ public final class EngineCounters {
                 + ", timeouts=" + timeouts + ", duplicates=" + duplicatePackets
                 + ", rpcsStarted=" + rpcsStarted + ", rpcsCompleted=" + rpcsCompleted
                 + ", requestsDelivered=" + requestsDelivered + ", droppedForBufferSpace=" + droppedForBufferSpace
-                + ", peersForgotten=" + peersForgotten + "}";
+                + ", peersForgotten=" + peersForgotten + ", incastMarked=" + incastMarked + "}";
     }
 }

@@ -78,11 +78,22 @@ public final class HomaEngine {
 
     private long nextTickNs = Long.MAX_VALUE;
 
+    private final GrantScheduler grantScheduler;
+    private final GrantScheduler.GrantSink grantSink = this::sendGrant;
+    private final UnscheduledCutoffs cutoffs;
+    /** Highest priority level in use ({@code priorityLevels - 1}): control packets. */
+    private final int controlPriority;
+    /** Every this many DATA packets, one goes to the oldest message instead of the shortest. */
+    private final int fifoEveryPackets;
+    private int dataSinceFifo;
+    private OutboundMessage fifoPending;
+
     private final ByteBuffer txBuffer;
     private final DataHeader dataTx = new DataHeader();
     private final GrantHeader grantTx = new GrantHeader();
     private final ResendHeader resendTx = new ResendHeader();
     private final AckHeader ackTx = new AckHeader();
+    private final CutoffsHeader cutoffsTx = new CutoffsHeader();
     private final ControlHeader controlTx = new ControlHeader();
     private final DataHeader dataRx = new DataHeader();
     private final GrantHeader grantRx = new GrantHeader();
@@ -120,6 +131,11 @@ public final class HomaEngine {
         this.silenceTimeoutNs = (long) config.timeoutResends() * config.resendIntervalNs();
         this.grantIncrementBytes = Math.max(payloadBytes, unscheduledBytes / 8 / payloadBytes * payloadBytes);
         this.txBuffer = ByteBuffer.allocate(config.maxDatagramBytes());
+        this.grantScheduler = new GrantScheduler(config, unscheduledBytes, payloadBytes, grantIncrementBytes);
+        this.cutoffs = new UnscheduledCutoffs(config.priorityLevels(), config.unscheduledBytes());
+        this.controlPriority = config.priorityLevels() - 1;
+        this.fifoEveryPackets = config.fifoGrantFraction() > 0
+                ? (int) Math.max(2, Math.round(1 / config.fifoGrantFraction())) : Integer.MAX_VALUE;
     }
 
     /**
@@ -163,6 +179,11 @@ public final class HomaEngine {
         peer.lastUsedNs = nowNs;
         ClientRpc rpc = new ClientRpc(rpcId, peer);
         rpc.request = new OutboundMessage(request, unscheduledBytes, messageSequence++, peer, rpcId, rpc, null);
+        if (clientRpcs.size() >= config.incastThreshold()) {
+            // Paper §3.6: past the threshold the response comes mostly scheduled, under our grants.
+            rpc.request.flags |= DataHeader.FLAG_INCAST;
+            counters.incastMarked++;
+        }
         rpc.lastHeardNs = nowNs;
         clientRpcs.put(rpcId, rpc);
         peer.clientRpcCount++;
@@ -190,7 +211,9 @@ public final class HomaEngine {
         if (rpc == null || rpc.state != ServerRpc.State.IN_SERVICE) {
             return false;
         }
-        rpc.response = new OutboundMessage(response, unscheduledBytes, messageSequence++, peer,
+        int responseUnscheduled = rpc.incast
+                ? Math.min(unscheduledBytes, config.incastUnscheduledBytes()) : unscheduledBytes;
+        rpc.response = new OutboundMessage(response, responseUnscheduled, messageSequence++, peer,
                 rpcId | HomaHeader.FROM_SERVER_BIT, null, rpc);
         rpc.state = ServerRpc.State.SENDING_RESPONSE;
         enqueue(rpc.response);
@@ -240,6 +263,7 @@ public final class HomaEngine {
         abandon(rpc.request);
         if (rpc.response != null && !rpc.response.complete()) {
             inboundBufferedBytes -= rpc.response.bufferedBytes();
+            grantScheduler.ended(rpc.response);
         }
     }
 
@@ -250,6 +274,7 @@ public final class HomaEngine {
         }
         if (rpc.state == ServerRpc.State.RECEIVING_REQUEST) {
             inboundBufferedBytes -= rpc.request.bufferedBytes();
+            grantScheduler.ended(rpc.request);
         }
         if (rpc.response != null) {
             abandon(rpc.response);
@@ -333,9 +358,13 @@ public final class HomaEngine {
                 || (long) dataOffset + dataBytes > messageLength || rpcId == 0) {
             return false;
         }
-        return fromServer
+        boolean accepted = fromServer
                 ? onResponseData(nowNs, from, packet, offset, data, messageLength, dataOffset, dataBytes, rpcId)
                 : onRequestData(nowNs, from, packet, offset, data, messageLength, dataOffset, dataBytes, rpcId);
+        if (accepted) {
+            checkCutoffVersion(from, data, fromServer ? rpcId : rpcId | HomaHeader.FROM_SERVER_BIT);
+        }
+        return accepted;
     }
 
     /**
@@ -375,7 +404,10 @@ public final class HomaEngine {
                 peer = peer(from, nowNs);
             }
             peer.lastUsedNs = nowNs;
-            rpc = new ServerRpc(rpcId, peer, new InboundMessage(messageLength, stated));
+            rpc = new ServerRpc(rpcId, peer,
+                    new InboundMessage(messageLength, stated, peer, rpcId | HomaHeader.FROM_SERVER_BIT));
+            grantScheduler.added(rpc.request);
+            cutoffs.record(messageLength);
             peer.serverRpcs.put(rpcId, rpc);
             serverRpcCount++;
             rpc.nextTimerNs = nowNs + config.resendIntervalNs();
@@ -392,7 +424,10 @@ public final class HomaEngine {
             return true;
         }
         InboundMessage request = rpc.request;
-        request.grantedOffset = Math.max(request.grantedOffset, stated);
+        if ((data.flags() & DataHeader.FLAG_INCAST) != 0) {
+            rpc.incast = true;
+        }
+        grantScheduler.raised(request, stated);
         if (dataOffset + dataBytes > request.grantedOffset) {
             return false;
         }
@@ -404,10 +439,10 @@ public final class HomaEngine {
             rpc.state = ServerRpc.State.IN_SERVICE;
             counters.requestsDelivered++;
             inboundBufferedBytes -= request.bufferedBytes();
+            grantScheduler.ended(request);
             events.add(new HomaEvent.RequestReceived(peer.address, rpcId, request.assemble()));
-        } else {
-            maybeGrant(request, peer, rpcId | HomaHeader.FROM_SERVER_BIT);
         }
+        scheduleGrants();
         return true;
     }
 
@@ -428,7 +463,9 @@ public final class HomaEngine {
                 counters.droppedForBufferSpace++;
                 return true;
             }
-            rpc.response = new InboundMessage(messageLength, stated);
+            rpc.response = new InboundMessage(messageLength, stated, rpc.server, rpcId);
+            grantScheduler.added(rpc.response);
+            cutoffs.record(messageLength);
         } else if (rpc.response.lengthBytes != messageLength) {
             removeClientRpc(rpc);
             events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.PROTOCOL_ERROR,
@@ -437,7 +474,7 @@ public final class HomaEngine {
             return false;
         }
         InboundMessage response = rpc.response;
-        response.grantedOffset = Math.max(response.grantedOffset, stated);
+        grantScheduler.raised(response, stated);
         if (dataOffset + dataBytes > response.grantedOffset) {
             return false;
         }
@@ -449,15 +486,15 @@ public final class HomaEngine {
         }
         if (response.complete()) {
             inboundBufferedBytes -= response.bufferedBytes();
+            grantScheduler.ended(response);
             removeClientRpc(rpc);
             counters.rpcsCompleted++;
             rpc.server.addPendingAck(rpcId);
             pendingAckTotal++;
             armTimer(nowNs);
             events.add(new HomaEvent.ResponseReceived(rpcId, response.assemble()));
-        } else {
-            maybeGrant(response, rpc.server, rpcId);
         }
+        scheduleGrants();
         return true;
     }
 
@@ -472,7 +509,9 @@ public final class HomaEngine {
 
     /** Copies a DATA packet's bytes into the message; returns false (and counts) for a duplicate. */
     private boolean receive(InboundMessage message, ByteBuffer packet, int offset, int dataOffset, int dataBytes) {
+        grantScheduler.beforeReceive(message);
         int added = message.received.add(dataOffset, dataOffset + dataBytes);
+        grantScheduler.received(message, added);
         if (added == 0) {
             counters.duplicatePackets++;
             return false;
@@ -481,25 +520,29 @@ public final class HomaEngine {
         return true;
     }
 
-    /**
-     * The simple grant policy of this version: keep {@code unscheduledBytes} granted but not yet
-     * received for each inbound message (the SRPT scheduler with overcommitment comes later).
-     */
-    private void maybeGrant(InboundMessage message, Peer peer, long wireRpcId) {
-        if (message.grantedOffset >= message.lengthBytes) {
+    /** Runs the grant scheduler (draft "Flow control"); GRANTs go out with control packets. */
+    private void scheduleGrants() {
+        grantScheduler.schedule(cutoffs.scheduledLevels(), grantSink);
+    }
+
+    private void sendGrant(InboundMessage message, int offset, int priority) {
+        PendingControl grant = control(PacketType.GRANT, message.peer.address, message.wireRpcId);
+        grant.offset = offset;
+        grant.priority = priority;
+    }
+
+    /** Draft "CUTOFFS": a sender using stale cutoffs for us gets the current ones, once per version. */
+    private void checkCutoffVersion(InetSocketAddress from, DataHeader data, long wireRpcId) {
+        int version = cutoffs.version();
+        if (version == 0 || data.cutoffVersion() == version) {
             return;
         }
-        long received = message.receivedBytes();
-        int target = (int) Math.min(message.lengthBytes, roundUpToPackets(received + unscheduledBytes));
-        if (target <= message.grantedOffset) {
-            return;
-        }
-        if (target - message.grantedOffset >= grantIncrementBytes || target == message.lengthBytes
-                || received >= message.grantedOffset) {
-            message.grantedOffset = target;
-            PendingControl grant = control(PacketType.GRANT, peer.address, wireRpcId);
-            grant.offset = target;
-            grant.priority = 0;
+        Peer peer = peers.get(from);
+        if (peer != null && peer.cutoffsSentVersion != version) {
+            peer.cutoffsSentVersion = version;
+            PendingControl control = control(PacketType.CUTOFFS, from, wireRpcId);
+            control.cutoffs = cutoffs.cutoffs();
+            control.offset = version;
         }
     }
 
@@ -587,7 +630,7 @@ public final class HomaEngine {
                 PendingControl resend = control(PacketType.RESEND, from, rpcId | HomaHeader.FROM_SERVER_BIT);
                 resend.offset = 0;
                 resend.length = unscheduledBytes;
-                resend.priority = MAX_PRIORITY;
+                resend.priority = controlPriority;
                 counters.resendsSent++;
             }
             return true;
@@ -858,7 +901,7 @@ public final class HomaEngine {
             PendingControl resend = control(PacketType.RESEND, rpc.server.address, rpc.rpcId);
             resend.offset = 0;
             resend.length = unscheduledBytes;
-            resend.priority = MAX_PRIORITY;
+            resend.priority = controlPriority;
             counters.resendsSent++;
         } else {
             requestMissing(rpc.response, rpc.server.address, rpc.rpcId);
@@ -877,7 +920,7 @@ public final class HomaEngine {
                 PendingControl resend = control(PacketType.RESEND, peer, wireRpcId);
                 resend.offset = gapStart;
                 resend.length = gapEnd - gapStart;
-                resend.priority = MAX_PRIORITY;
+                resend.priority = controlPriority;
                 counters.resendsSent++;
                 sent++;
             }
@@ -948,11 +991,20 @@ public final class HomaEngine {
             OutboundMessage head = retransmitHead();
             if (head == null) {
                 head = sendableHead();
+                if (head != null && ++dataSinceFifo >= fifoEveryPackets) {
+                    // Draft "Pacing": a small share for the oldest message, so that nothing starves.
+                    dataSinceFifo = 0;
+                    head = oldestSendable(head);
+                }
             }
             if (head == null) {
                 break;
             }
             transmitData(head, nowNs, sink);
+            if (fifoPending != null) {
+                enqueue(fifoPending);
+                fifoPending = null;
+            }
             sent++;
         }
         return sent;
@@ -979,6 +1031,23 @@ public final class HomaEngine {
             head.queued = false;
         }
         return head;
+    }
+
+    /** The oldest message with new bytes to send; if not the SRPT head, it leaves the heap to be re-added. */
+    private OutboundMessage oldestSendable(OutboundMessage head) {
+        OutboundMessage oldest = head;
+        for (OutboundMessage message : sendQueue) {
+            if (message.sequence < oldest.sequence && message.hasNewSendable()) {
+                oldest = message;
+            }
+        }
+        if (oldest != head) {
+            // Its key shrinks as it sends: take it out and put it back so the heap stays ordered.
+            sendQueue.remove(oldest);
+            oldest.queued = false;
+            fifoPending = oldest;
+        }
+        return oldest;
     }
 
     private void enqueue(OutboundMessage message) {
@@ -1029,7 +1098,7 @@ public final class HomaEngine {
         }
         buffer.put(DataHeader.HEADER_LENGTH, message.data, dataOffset, dataBytes);
         int priority = dataOffset < unscheduledBytes
-                ? peer.unscheduledPriority(message.lengthBytes)
+                ? peer.unscheduledPriority(message.lengthBytes, config.priorityLevels())
                 : message.grantPriority;
         emit(PacketType.DATA, peer.address, DataHeader.HEADER_LENGTH + dataBytes, priority, sink);
 
@@ -1061,6 +1130,14 @@ public final class HomaEngine {
                 resendTx.resendOffset(control.offset).length(control.length).priority(control.priority);
                 length = ResendHeader.HEADER_LENGTH;
             }
+            case CUTOFFS -> {
+                cutoffsTx.wrap(buffer, 0).writeCommon(PacketType.CUTOFFS, localPort, port, control.wireRpcId);
+                for (int i = 0; i < CutoffsHeader.NUM_PRIORITIES; i++) {
+                    cutoffsTx.cutoff(i, control.cutoffs[i]);
+                }
+                cutoffsTx.cutoffVersion(control.offset);
+                length = CutoffsHeader.HEADER_LENGTH;
+            }
             case ACK -> {
                 ackTx.wrap(buffer, 0).writeCommon(PacketType.ACK, localPort, port, control.wireRpcId);
                 ackTx.numAcks(control.ackCount);
@@ -1074,7 +1151,7 @@ public final class HomaEngine {
                 length = ControlHeader.HEADER_LENGTH;
             }
         }
-        emit(control.type, control.peer, length, MAX_PRIORITY, sink);
+        emit(control.type, control.peer, length, controlPriority, sink);
     }
 
     private void emit(PacketType type, InetSocketAddress peer, int length, int priority, PacketSink sink) {
@@ -1095,7 +1172,7 @@ public final class HomaEngine {
         control.wireRpcId = wireRpcId;
         control.offset = 0;
         control.length = 0;
-        control.priority = MAX_PRIORITY;
+        control.priority = controlPriority;
         control.ackCount = 0;
         controlQueue.add(control);
         return control;

@@ -14,7 +14,16 @@ final class InboundMessage {
     static final int CHUNK_BYTES = 16 * 1024;
 
     final int lengthBytes;
+    /** The sender, and the rpcid (S bit as in our GRANTs and RESENDs) for packets about this message. */
+    final Peer peer;
+    final long wireRpcId;
     final RangeSet received = new RangeSet();
+    /** Arrival order, for the FIFO share of grants. */
+    long sequence;
+    /** Priority of our last GRANT. */
+    int grantPriority;
+    /** Set when the message completed or was dropped; the scheduler forgets it. */
+    boolean ended;
     /** Bytes below this offset are authorised: unscheduled (from DATA's incoming) or granted. */
     int grantedOffset;
     /** Chunk {@code i} holds bytes {@code [i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES)}; null until written. */
@@ -22,8 +31,10 @@ final class InboundMessage {
     /** Bytes of memory taken by {@link #chunks}. */
     private long bufferedBytes;
 
-    InboundMessage(int lengthBytes, int incomingBytes) {
+    InboundMessage(int lengthBytes, int incomingBytes, Peer peer, long wireRpcId) {
         this.lengthBytes = lengthBytes;
+        this.peer = peer;
+        this.wireRpcId = wireRpcId;
         this.grantedOffset = Math.min(lengthBytes, Math.max(0, incomingBytes));
         this.chunks = new byte[(lengthBytes + CHUNK_BYTES - 1) / CHUNK_BYTES][];
     }
@@ -34,6 +45,11 @@ final class InboundMessage {
 
     long receivedBytes() {
         return received.coveredBytes();
+    }
+
+    /** Bytes still to arrive: the SRPT key. */
+    long remainingBytes() {
+        return lengthBytes - received.coveredBytes();
     }
 
     /** Bytes of memory this message holds now. */

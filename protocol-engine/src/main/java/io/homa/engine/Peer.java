@@ -38,6 +38,11 @@ final class Peer {
     long lastHeardNs;
     /** Whether any well-formed packet ever arrived from this peer. */
     boolean heardFrom;
+    /** Scratch for {@link GrantScheduler#schedule}: the pass that last counted this peer's grants. */
+    long grantPass;
+    int grantsThisPass;
+    /** Version of our cutoffs last sent to this peer in a CUTOFFS packet (0 = none). */
+    int cutoffsSentVersion;
     /** Last time this endpoint started an RPC with the peer. */
     long lastUsedNs;
 
@@ -88,11 +93,11 @@ final class Peer {
     }
 
     /** Priority for an unscheduled packet of a message this long: largest i with cutoffs[i] >= length. */
-    int unscheduledPriority(int messageLengthBytes) {
+    int unscheduledPriority(int messageLengthBytes, int priorityLevels) {
         if (cutoffs == null) {
-            return HomaEngine.MAX_PRIORITY;
+            return priorityLevels - 1;
         }
-        for (int i = cutoffs.length - 1; i >= 0; i--) {
+        for (int i = Math.min(cutoffs.length, priorityLevels) - 1; i >= 0; i--) {
             if (Integer.toUnsignedLong(cutoffs[i]) >= messageLengthBytes) {
                 return i;
             }

@@ -18,4 +18,6 @@ final class PendingControl {
     /** ACK: listed acks (the header's rpcid is acknowledged too). */
     long[] acks = new long[0];
     int ackCount;
+    /** CUTOFFS: the cutoffs (an immutable snapshot); {@link #offset} holds the version. */
+    int[] cutoffs;
 }

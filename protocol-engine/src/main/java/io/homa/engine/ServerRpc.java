@@ -26,6 +26,8 @@ final class ServerRpc {
     /** When the next RESEND (while receiving) or NEED_ACK (while awaiting ack) is due. */
     long nextTimerNs;
     int resendsWithoutAnswer;
+    /** The request carried the INCAST flag: send little of the response unscheduled (paper §3.6). */
+    boolean incast;
 
     ServerRpc(long rpcId, Peer client, InboundMessage request) {
         this.rpcId = rpcId;
