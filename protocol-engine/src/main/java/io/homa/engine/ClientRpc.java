@@ -10,6 +10,8 @@ final class ClientRpc {
     long lastHeardNs;
     /** When to RESEND next; {@link Long#MAX_VALUE} until the first request packet leaves. */
     long nextResendNs = Long.MAX_VALUE;
+    /** Whether the server ever sent a packet about this RPC (so it knows of it). */
+    boolean heardAbout;
     /** RESENDs sent since the server was last heard from. */
     int resendsWithoutAnswer;
 

@@ -758,7 +758,24 @@ public final class HomaEngine {
         }
     }
 
+    /**
+     * Whether a silent client RPC waits for this endpoint rather than for its server: every byte
+     * of the response we granted has arrived (the rest waits for our grant scheduler), or the
+     * server, which has answered about this RPC and spoke to us within the interval, is waiting
+     * for more of a request we are still sending (its own RESENDs cover lost request bytes).
+     */
+    private boolean waitingOnOurselves(ClientRpc rpc, long nowNs) {
+        InboundMessage response = rpc.response;
+        if (response != null) {
+            return response.receivedBytes() >= response.grantedOffset
+                    && nowNs - rpc.server.lastHeardNs < silenceTimeoutNs;
+        }
+        return rpc.heardAbout && rpc.request.nextOffset < rpc.request.lengthBytes
+                && nowNs - rpc.server.lastHeardNs < config.resendIntervalNs();
+    }
+
     private void heard(ClientRpc rpc, long nowNs) {
+        rpc.heardAbout = true;
         rpc.lastHeardNs = nowNs;
         rpc.resendsWithoutAnswer = 0;
         if (rpc.nextResendNs != Long.MAX_VALUE) {
@@ -790,6 +807,11 @@ public final class HomaEngine {
         List<ClientRpc> timedOut = null;
         for (ClientRpc rpc : clientRpcs.values()) {
             if (nowNs - rpc.nextResendNs < 0) {
+                continue;
+            }
+            if (waitingOnOurselves(rpc, nowNs)) {
+                rpc.resendsWithoutAnswer = 0;
+                rpc.nextResendNs = nowNs + config.resendIntervalNs();
                 continue;
             }
             if (rpc.resendsWithoutAnswer >= config.timeoutResends()
@@ -845,6 +867,13 @@ public final class HomaEngine {
             switch (rpc.state) {
                 case RECEIVING_REQUEST -> {
                     if (nowNs - rpc.nextTimerNs < 0) {
+                        break;
+                    }
+                    if (rpc.request.receivedBytes() >= rpc.request.grantedOffset
+                            && nowNs - peer.lastHeardNs < silenceTimeoutNs) {
+                        // Everything we granted has arrived: the rest waits for our own scheduler.
+                        rpc.resendsWithoutAnswer = 0;
+                        rpc.nextTimerNs = nowNs + config.resendIntervalNs();
                         break;
                     }
                     if (rpc.resendsWithoutAnswer >= config.timeoutResends()
@@ -1201,6 +1230,11 @@ public final class HomaEngine {
     /** Bytes of memory held for inbound messages that are still arriving (not the declared lengths). */
     public long inboundBufferedBytes() {
         return inboundBufferedBytes;
+    }
+
+    /** Bytes granted (or unscheduled) but not yet received, over all inbound messages (draft "Incoming"). */
+    public long incomingBytes() {
+        return grantScheduler.totalIncomingBytes();
     }
 
     /** Peers the engine remembers (RPCs in progress, or finished recently enough to matter). */

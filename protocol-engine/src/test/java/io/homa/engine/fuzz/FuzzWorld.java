@@ -240,7 +240,9 @@ final class FuzzWorld {
                 return outcomes.get(rpcId);
             }
             if (exchange(Integer.MAX_VALUE, Answer.RESPOND) > 0) {
-                advance(1_000);
+                // 20 µs a round: RESENDs to silent strangers keep packets moving every round, and
+                // their RPCs (holding incoming bytes the real one needs) end only after ~100 ms.
+                advance(20_000);
             } else {
                 advance(config.resendIntervalNs());
             }
@@ -264,7 +266,9 @@ final class FuzzWorld {
         long deadline = nowNs + virtualNs;
         for (int round = 0; round < 200_000 && nowNs - deadline < 0; round++) {
             if (exchange(Integer.MAX_VALUE, Answer.RESPOND) > 0) {
-                advance(1_000);
+                // 20 µs a round: RESENDs to silent strangers keep packets moving every round, and
+                // their RPCs (holding incoming bytes the real one needs) end only after ~100 ms.
+                advance(20_000);
             } else {
                 advance(config.resendIntervalNs());
             }

@@ -399,10 +399,11 @@ final class Simulation {
         }
         for (Node node : nodes.values()) {
             HomaEngine engine = node.engine;
-            if (engine.activeServerRpcs() != 0 || engine.activeClientRpcs() != 0 || engine.inboundBufferedBytes() != 0) {
+            if (engine.activeServerRpcs() != 0 || engine.activeClientRpcs() != 0 || engine.inboundBufferedBytes() != 0
+                    || engine.incomingBytes() != 0) {
                 throw violation("d", node.address + " holds " + engine.activeServerRpcs() + " server RPCs, "
                         + engine.activeClientRpcs() + " client RPCs, " + engine.inboundBufferedBytes()
-                        + " inbound bytes after quiescence");
+                        + " inbound bytes, " + engine.incomingBytes() + " incoming bytes after quiescence");
             }
         }
     }
