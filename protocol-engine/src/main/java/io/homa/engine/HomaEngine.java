@@ -45,6 +45,8 @@ public final class HomaEngine {
     private final int payloadBytes;
     /** {@code unscheduledBytes} rounded up to whole DATA packets, so that packets stay full. */
     private final int unscheduledBytes;
+    /** Unscheduled bytes of a response to an INCAST request: at least 1, so that it can start. */
+    private final int incastUnscheduledBytes;
     private final int maxAcksPerPacket;
     private final long tickNs;
     private final long reclaimAfterNs;
@@ -123,6 +125,7 @@ public final class HomaEngine {
         this.nextRpcId = firstRpcId;
         this.payloadBytes = config.maxDataPayloadBytes();
         this.unscheduledBytes = (int) roundUpToPackets(config.unscheduledBytes());
+        this.incastUnscheduledBytes = Math.max(1, Math.min(unscheduledBytes, config.incastUnscheduledBytes()));
         this.maxAcksPerPacket = Math.min(64, (config.maxDatagramBytes() - AckHeader.HEADER_LENGTH) / AckHeader.ACK_LENGTH);
         this.tickNs = Math.max(250_000L, config.resendIntervalNs() / 4);
         // A server reclaims an RPC after twice the silence that makes a client give up, so that
@@ -211,8 +214,7 @@ public final class HomaEngine {
         if (rpc == null || rpc.state != ServerRpc.State.IN_SERVICE) {
             return false;
         }
-        int responseUnscheduled = rpc.incast
-                ? Math.min(unscheduledBytes, config.incastUnscheduledBytes()) : unscheduledBytes;
+        int responseUnscheduled = rpc.incast ? incastUnscheduledBytes : unscheduledBytes;
         rpc.response = new OutboundMessage(response, responseUnscheduled, messageSequence++, peer,
                 rpcId | HomaHeader.FROM_SERVER_BIT, null, rpc);
         rpc.state = ServerRpc.State.SENDING_RESPONSE;
@@ -253,6 +255,7 @@ public final class HomaEngine {
         ClientRpc rpc = clientRpcs.get(rpcId);
         if (rpc != null) {
             removeClientRpc(rpc);
+            scheduleGrants();
         }
     }
 
@@ -333,6 +336,9 @@ public final class HomaEngine {
             default -> accepted = false;
         }
         if (accepted) {
+            if (type != PacketType.DATA) {
+                scheduleGrants(); // an ACK, RPC_UNKNOWN or failure may have ended an inbound message
+            }
             counters.received(type);
             Peer known = peers.get(peer);
             if (known != null) {
@@ -853,6 +859,8 @@ public final class HomaEngine {
                 counters.peersForgotten++;
             }
         }
+        // Messages that ended here (timeouts, reclaims) freed incoming bytes for the others.
+        scheduleGrants();
         if (clientRpcs.isEmpty() && serverRpcCount == 0 && pendingAckTotal == 0) {
             // Only idle peers left: look again when the first of them may be forgotten.
             nextTickNs = peers.isEmpty() ? Long.MAX_VALUE : nowNs + config.peerIdleTimeoutNs() / 4;
@@ -929,7 +937,9 @@ public final class HomaEngine {
         if (rpc.response == null) {
             PendingControl resend = control(PacketType.RESEND, rpc.server.address, rpc.rpcId);
             resend.offset = 0;
-            resend.length = unscheduledBytes;
+            // An INCAST request's response starts with only incastUnscheduledBytes: asking for more
+            // would grant it, and every RESEND at once would make a new incast.
+            resend.length = (rpc.request.flags & DataHeader.FLAG_INCAST) != 0 ? incastUnscheduledBytes : unscheduledBytes;
             resend.priority = controlPriority;
             counters.resendsSent++;
         } else {
@@ -1126,7 +1136,7 @@ public final class HomaEngine {
             pendingAckTotal--;
         }
         buffer.put(DataHeader.HEADER_LENGTH, message.data, dataOffset, dataBytes);
-        int priority = dataOffset < unscheduledBytes
+        int priority = dataOffset < message.unscheduledBytes
                 ? peer.unscheduledPriority(message.lengthBytes, config.priorityLevels())
                 : message.grantPriority;
         emit(PacketType.DATA, peer.address, DataHeader.HEADER_LENGTH + dataBytes, priority, sink);

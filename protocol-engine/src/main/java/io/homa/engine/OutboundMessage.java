@@ -19,6 +19,8 @@ final class OutboundMessage {
     final ServerRpc serverRpc;
     /** Bytes below this offset may be sent (unscheduled bytes plus GRANTs, RESENDs imply grants). */
     int grantedOffset;
+    /** Bytes sent before any GRANT: these go at the unscheduled priority, the rest at the granted one. */
+    final int unscheduledBytes;
     /** Next byte never sent so far. */
     int nextOffset;
     /** Priority from the last GRANT, used for scheduled bytes. */
@@ -50,6 +52,7 @@ final class OutboundMessage {
         this.serverRpc = serverRpc;
         this.lengthBytes = data.length;
         this.grantedOffset = Math.min(lengthBytes, unscheduledBytes);
+        this.unscheduledBytes = this.grantedOffset;
         this.sequence = sequence;
     }
 

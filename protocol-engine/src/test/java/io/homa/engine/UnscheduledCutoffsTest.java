@@ -1,0 +1,91 @@
+package io.homa.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Cutoffs from the W1-W5 workloads give each unscheduled level about the same bytes. */
+class UnscheduledCutoffsTest {
+    private static final int UNSCHEDULED = 60_888;
+
+    static int[] sample(String workload, int count, long seed) throws Exception {
+        List<long[]> points = new ArrayList<>();
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(
+                UnscheduledCutoffsTest.class.getResourceAsStream("/workloads/" + workload + ".csv"), StandardCharsets.UTF_8))) {
+            in.readLine();
+            String line;
+            while ((line = in.readLine()) != null) {
+                String[] parts = line.split(",");
+                points.add(new long[] {Long.parseLong(parts[0]), Double.doubleToLongBits(Double.parseDouble(parts[1]))});
+            }
+        }
+        Random random = new Random(seed);
+        int[] lengths = new int[count];
+        for (int i = 0; i < count; i++) {
+            double u = random.nextDouble();
+            long length = points.get(points.size() - 1)[0];
+            for (long[] point : points) {
+                if (Double.longBitsToDouble(point[1]) >= u) {
+                    length = point[0];
+                    break;
+                }
+            }
+            lengths[i] = (int) Math.min(1_000_000, length);
+        }
+        return lengths;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"w1", "w2", "w3", "w4", "w5"})
+    void shouldGiveEachUnscheduledLevelEqualBytes(String workload) throws Exception {
+        int[] lengths = sample(workload, 50_000, 7);
+        int[] cutoffs = UnscheduledCutoffs.compute(lengths, 8, UNSCHEDULED);
+
+        // Non-increasing, level 0 takes every length.
+        for (int i = 1; i < 8; i++) {
+            assertThat(cutoffs[i]).isLessThanOrEqualTo(cutoffs[i - 1]);
+        }
+        assertThat(cutoffs[0]).isEqualTo(Integer.MAX_VALUE);
+        int lowest = 0;
+        while (lowest + 1 < 8 && cutoffs[lowest + 1] == Integer.MAX_VALUE) {
+            lowest++;
+        }
+        int levels = 8 - lowest;
+        long[] bytesPerLevel = new long[8];
+        long total = 0;
+        for (int length : lengths) {
+            int level = 0;
+            for (int i = 7; i >= 0; i--) {
+                if (Integer.toUnsignedLong(cutoffs[i]) >= length) {
+                    level = i;
+                    break;
+                }
+            }
+            long unscheduled = Math.min(length, UNSCHEDULED);
+            bytesPerLevel[level] += unscheduled;
+            total += unscheduled;
+        }
+        long share = total / levels;
+        StringBuilder report = new StringBuilder(workload + ": " + levels + " unscheduled levels, cutoffs");
+        for (int i = 7; i >= lowest; i--) {
+            report.append(' ').append(cutoffs[i] == Integer.MAX_VALUE ? "max" : cutoffs[i]);
+        }
+        report.append(", unscheduled bytes per level");
+        for (int i = 7; i >= lowest; i--) {
+            report.append(' ').append(bytesPerLevel[i]);
+        }
+        System.out.println(report);
+        for (int i = lowest; i < 8; i++) {
+            // Discrete lengths (many messages of one length) make levels uneven; within 2.5x of
+            // the ideal share each way, and shorter messages on higher levels.
+            assertThat(bytesPerLevel[i]).as("%s level %d", workload, i).isBetween(share * 2 / 5, share * 5 / 2);
+        }
+    }
+}
