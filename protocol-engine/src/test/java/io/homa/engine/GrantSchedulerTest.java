@@ -30,7 +30,7 @@ class GrantSchedulerTest {
     }
 
     private Peer newPeer() {
-        return new Peer(new InetSocketAddress("10.0.3." + nextPeer++, 5000), 0);
+        return new Peer(InetSocketAddress.createUnresolved("peer-" + nextPeer++, 5000), 0);
     }
 
     /** Delivers every authorised byte of the message. */
