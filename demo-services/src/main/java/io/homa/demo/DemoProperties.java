@@ -17,11 +17,14 @@ import org.springframework.boot.convert.DurationUnit;
  * message naming the argument and its allowed values, and the process exits with status 1.
  *
  * @param mode {@code local} (server and client in this JVM on loopback, the default),
- *     {@code server} (echo server on {@code --port} until killed) or {@code client} (workload
- *     against {@code --peer})
+ *     {@code server} (echo server on {@code --port} until killed), {@code client} (workload
+ *     against {@code --peer}) or {@code hol} (head-of-line test on loopback: short RPCs alone,
+ *     then behind long ones; see {@link io.homa.demo.workload.HeadOfLineBenchmark})
  * @param duration how long the loaded run issues RPCs, 1 ms..24 h, default 10 s
- * @param concurrency RPCs kept outstanding, 1..{@value #MAX_CONCURRENCY}, default 16
- * @param workload message-length distribution, {@code w1}..{@code w5}, default {@code w3}
+ * @param concurrency RPCs kept outstanding, 1..{@value #MAX_CONCURRENCY}, default 16 (not used
+ *     by {@code hol})
+ * @param workload message-length distribution, {@code w1}..{@code w5}, default {@code w3} (not
+ *     used by {@code hol})
  * @param port server mode: UDP port of the echo server, 0..65535 (0 picks a free one), default 4000
  * @param peer client mode (required there, rejected otherwise): the echo server, {@code host:port}
  * @param seed seeds request lengths and contents, default 1
@@ -60,12 +63,17 @@ public record DemoProperties(
         /** Echo server only, until killed. */
         SERVER,
         /** Workload client only, against {@code --peer}. */
-        CLIENT
+        CLIENT,
+        /**
+         * Head-of-line test in this JVM, on loopback: 100-byte echo RPCs alone, then while 1 MiB
+         * echo RPCs stream between the same client and server.
+         */
+        HOL
     }
 
     public DemoProperties {
         if (mode == null) {
-            throw new IllegalArgumentException("--mode must be one of local, server, client");
+            throw new IllegalArgumentException("--mode must be one of local, server, client, hol");
         }
         checkDuration("--duration", duration, Duration.ofMillis(1), Duration.ofHours(24));
         if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {

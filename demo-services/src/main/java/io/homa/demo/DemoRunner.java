@@ -1,5 +1,7 @@
 package io.homa.demo;
 
+import io.homa.demo.workload.HeadOfLineBenchmark;
+import io.homa.demo.workload.HeadOfLineResult;
 import io.homa.demo.workload.LoadGenerator;
 import io.homa.demo.workload.UnloadedRtt;
 import io.homa.demo.workload.WorkloadDistribution;
@@ -28,7 +30,9 @@ import reactor.core.publisher.Mono;
  * Runs the demo's main job once the application has started: the echo server, the workload
  * client, or both (see {@link DemoProperties#mode()}). The workload's two endpoints are
  * {@link HomaTransport}s of their own at the message layer, separate from the starter's transport
- * that serves {@code @HomaService} beans.
+ * that serves {@code @HomaService} beans, with the same {@code homa.protocol.*} and
+ * {@code homa.transport.*} settings (the starter's {@link HomaTransportConfig}) but their own
+ * address and port.
  *
  * <p>Exit code ({@link ExitCodeGenerator}): 0 when every RPC succeeded, 1 otherwise.
  */
@@ -43,26 +47,39 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
     static final HomaRequestHandler ECHO = request -> Mono.just(request.payload().retainedDuplicate());
 
     private final DemoProperties properties;
+    private final HomaTransportConfig transportConfig;
     private final PrintStream out;
     private volatile int exitCode = 1;
     private volatile HomaTransport server;
     private volatile HomaTransport client;
     private volatile WorkloadResult result;
+    private volatile HeadOfLineResult headOfLineResult;
 
+    /**
+     * @param properties the demo's arguments
+     * @param transportConfig protocol and socket settings of the workload's transports (bind
+     *     address and port are replaced)
+     */
     @Autowired
-    public DemoRunner(DemoProperties properties) {
-        this(properties, System.out);
+    public DemoRunner(DemoProperties properties, HomaTransportConfig transportConfig) {
+        this(properties, transportConfig, System.out);
     }
 
+    /** With the default transport settings. */
     DemoRunner(DemoProperties properties, PrintStream out) {
+        this(properties, HomaTransportConfig.defaults(), out);
+    }
+
+    DemoRunner(DemoProperties properties, HomaTransportConfig transportConfig, PrintStream out) {
         this.properties = properties;
+        this.transportConfig = transportConfig;
         this.out = out;
     }
 
     /**
-     * Runs the demo: in {@code local} and {@code client} mode the whole workload, returning when
-     * it is done; in {@code server} mode binds the echo server and returns (see
-     * {@link #awaitServerClosed()}).
+     * Runs the demo: in {@code local} and {@code client} mode the whole workload, in {@code hol}
+     * mode the head-of-line test, returning when it is done; in {@code server} mode binds the echo
+     * server and returns (see {@link #awaitServerClosed()}).
      */
     @Override
     public void run(ApplicationArguments args) {
@@ -74,6 +91,7 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
                     server = bind("127.0.0.1", 0, ECHO);
                     exitCode = runWorkload(server.localAddress());
                 }
+                case HOL -> exitCode = runHeadOfLine();
             }
         } catch (RuntimeException e) {
             exitCode = 1;
@@ -94,6 +112,11 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
     /** The loaded run's measurements, once it has finished; {@code null} before or in server mode. */
     public WorkloadResult result() {
         return result;
+    }
+
+    /** The head-of-line test's measurements ({@code hol} mode), once it has finished; else {@code null}. */
+    public HeadOfLineResult headOfLineResult() {
+        return headOfLineResult;
     }
 
     /** The echo server's transport while it runs (local and server mode), else {@code null}. */
@@ -169,6 +192,25 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
         return 0;
     }
 
+    /** {@code hol} mode: an echo server and a client on loopback, then {@link HeadOfLineBenchmark}. */
+    private int runHeadOfLine() {
+        server = bind("127.0.0.1", 0, ECHO);
+        client = bind("127.0.0.1", 0, null);
+        InetSocketAddress serverAddress = server.localAddress();
+        HomaTransport transport = client;
+        out.printf(Locale.ROOT, "Homa head-of-line test: %d-byte echo RPCs alone, then while %d %,d-byte echo RPCs stay"
+                        + " outstanding between the same client %s and server %s; %s under load%n",
+                HeadOfLineBenchmark.SHORT_LENGTH_BYTES, HeadOfLineBenchmark.LONG_RPCS_OUTSTANDING,
+                HeadOfLineBenchmark.LONG_LENGTH_BYTES, client.localAddress(), serverAddress,
+                format(properties.duration()));
+        HeadOfLineBenchmark benchmark = new HeadOfLineBenchmark(
+                request -> transport.call(serverAddress, request), properties.seed(), properties.rpcTimeout(), out);
+        headOfLineResult = benchmark.run(properties.warmup(), properties.duration());
+        printCounters("client", client);
+        printCounters("server", server);
+        return benchmark.failedRpcs() == 0 ? 0 : 1;
+    }
+
     private void printCounters(String name, HomaTransport transport) {
         try {
             EngineCounters counters = transport.counters().block(DISPOSE_TIMEOUT);
@@ -183,8 +225,8 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
         }
     }
 
-    private static HomaTransport bind(String address, int port, HomaRequestHandler handler) {
-        HomaTransportConfig config = HomaTransportConfig.builder().bindAddress(address).port(port).build();
+    private HomaTransport bind(String address, int port, HomaRequestHandler handler) {
+        HomaTransportConfig config = transportConfig.toBuilder().bindAddress(address).port(port).build();
         return HomaTransport.bindNow(config, handler, BIND_TIMEOUT);
     }
 

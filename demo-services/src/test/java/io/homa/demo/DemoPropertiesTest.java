@@ -64,6 +64,15 @@ class DemoPropertiesTest {
     }
 
     @Test
+    void shouldBindTheHeadOfLineMode() {
+        DemoProperties properties = bind(Map.of("mode", "hol", "duration", "3s"));
+
+        assertThat(properties.mode()).isEqualTo(DemoProperties.Mode.HOL);
+        assertThat(properties.duration()).isEqualTo(Duration.ofSeconds(3));
+        assertBindFails(Map.of("mode", "hol", "peer", "h:1"), "--peer is only used with --mode=client, but --mode was hol");
+    }
+
+    @Test
     void shouldRejectAnUnknownMode() {
         assertThatThrownBy(() -> bind(Map.of("mode", "both"))).isInstanceOf(BindException.class)
                 .hasMessageContaining("mode");

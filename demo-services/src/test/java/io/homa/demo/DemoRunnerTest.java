@@ -2,6 +2,8 @@ package io.homa.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.homa.demo.workload.HeadOfLineBenchmark;
+import io.homa.demo.workload.HeadOfLineResult;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
 import java.io.ByteArrayOutputStream;
@@ -74,6 +76,30 @@ class DemoRunnerTest {
         waiting.join(TimeUnit.SECONDS.toMillis(10));
         assertThat(waiting.isAlive()).isFalse();
         assertThat(runner.getExitCode()).isZero();
+    }
+
+    @Test
+    void shouldPrintShortRpcLatencyAloneAndUnderLongRpcsInHolMode() {
+        DemoRunner runner = new DemoRunner(new DemoProperties(DemoProperties.Mode.HOL, Duration.ofSeconds(2), 16, "w3",
+                4000, null, 1, Duration.ofMillis(200), 20, Duration.ofSeconds(10)), out);
+
+        runner.run(null);
+
+        String printed = output.toString(StandardCharsets.UTF_8);
+        assertThat(runner.getExitCode()).as(printed).isZero();
+        HeadOfLineResult result = runner.headOfLineResult();
+        assertThat(result.unloadedRpcs()).isEqualTo(HeadOfLineBenchmark.UNLOADED_SAMPLES);
+        assertThat(result.loadedRpcs()).isPositive();
+        assertThat(result.longRpcs()).as("the long RPCs really ran").isPositive();
+        assertThat(result.failedRpcs()).isZero();
+        assertThat(result.unloadedP50Us()).isPositive().isLessThanOrEqualTo(result.unloadedP99Us());
+        assertThat(result.loadedP50Us()).isPositive().isLessThanOrEqualTo(result.loadedP99Us());
+        assertThat(printed)
+                .contains("Homa head-of-line test: 100-byte echo RPCs alone, then while 3 1,048,576-byte echo RPCs")
+                .containsPattern("Unloaded: 2,000 sequential 100-byte RPCs: p50 [0-9.]+ µs, p99 [0-9.]+ µs")
+                .containsPattern("Loaded: +[0-9,]+ sequential 100-byte RPCs in [0-9.]+ s: p50 [0-9.]+ µs, p99 [0-9.]+ µs")
+                .containsPattern("Loaded / unloaded: p50 [0-9.]+x, p99 [0-9.]+x");
+        assertThat(runner.server()).as("transports are closed afterwards").isNull();
     }
 
     private static DemoProperties properties(DemoProperties.Mode mode, int port, String peer) {

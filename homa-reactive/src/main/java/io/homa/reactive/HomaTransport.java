@@ -27,8 +27,9 @@ import reactor.core.scheduler.Schedulers;
  * {@link HomaTransportConfig#nativeTransport()} is set, NIO otherwise. Each new transport takes the
  * next loop in turn. Outgoing packets are paced at {@link HomaTransportConfig#linkMbps()}.
  *
- * <p>IP priorities: the engine's per-packet priority is not mapped to the IP TOS byte (Netty sets
- * TOS per socket, not per datagram); all packets leave with the socket's default TOS.
+ * <p>IP priorities: with {@link HomaTransportConfig#priorityTos()} (the default) each packet
+ * leaves with the engine's priority for it (0..7; control packets 7) in the IP TOS byte as
+ * {@code priority << 5}, on epoll and NIO alike.
  */
 public abstract class HomaTransport implements Disposable {
 

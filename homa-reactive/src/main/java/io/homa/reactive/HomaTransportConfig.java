@@ -25,6 +25,11 @@ import java.util.Objects;
  *     the sender fills it drops datagrams, so set it to what a receiving endpoint can absorb.
  *     0 disables pacing (send as fast as the socket accepts). 0..1,000,000, default
  *     {@value #DEFAULT_LINK_MBPS}
+ * @param priorityTos whether each packet carries its Homa priority (0..7, from the engine) in
+ *     the IP TOS byte as {@code priority << 5} (DSCP class selectors CS0..CS7; IPV6_TCLASS for
+ *     IPv6), so that switches with priority queues serve short messages and control packets
+ *     first. Works with epoll and NIO; the socket's TOS is switched between packets of different
+ *     priorities. Default true
  */
 public record HomaTransportConfig(
         String bindAddress,
@@ -33,7 +38,8 @@ public record HomaTransportConfig(
         int sendBufferBytes,
         boolean nativeTransport,
         EngineConfig engine,
-        int linkMbps) {
+        int linkMbps,
+        boolean priorityTos) {
 
     public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
@@ -56,7 +62,7 @@ public record HomaTransportConfig(
         }
     }
 
-    /** The settings above with the default {@code linkMbps} ({@value #DEFAULT_LINK_MBPS}). */
+    /** The settings above with the default {@code linkMbps} ({@value #DEFAULT_LINK_MBPS}) and priorities in the TOS byte. */
     public HomaTransportConfig(
             String bindAddress,
             int port,
@@ -65,6 +71,18 @@ public record HomaTransportConfig(
             boolean nativeTransport,
             EngineConfig engine) {
         this(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport, engine, DEFAULT_LINK_MBPS);
+    }
+
+    /** The settings above with priorities in the TOS byte ({@code priorityTos} true). */
+    public HomaTransportConfig(
+            String bindAddress,
+            int port,
+            int receiveBufferBytes,
+            int sendBufferBytes,
+            boolean nativeTransport,
+            EngineConfig engine,
+            int linkMbps) {
+        this(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport, engine, linkMbps, true);
     }
 
     /** A builder initialised from this config. */
@@ -76,7 +94,8 @@ public record HomaTransportConfig(
                 .sendBufferBytes(sendBufferBytes)
                 .nativeTransport(nativeTransport)
                 .engine(engine)
-                .linkMbps(linkMbps);
+                .linkMbps(linkMbps)
+                .priorityTos(priorityTos);
     }
 
     private static void checkBuffer(String name, int value) {
@@ -86,7 +105,10 @@ public record HomaTransportConfig(
         }
     }
 
-    /** The defaults: any address, free port, 4 MiB socket buffers, native transport, engine defaults, 2 Gbit/s pacer. */
+    /**
+     * The defaults: any address, free port, 4 MiB socket buffers, native transport, engine
+     * defaults, 2 Gbit/s pacer, priorities in the TOS byte.
+     */
     public static HomaTransportConfig defaults() {
         return builder().build();
     }
@@ -104,6 +126,7 @@ public record HomaTransportConfig(
         private boolean nativeTransport = true;
         private EngineConfig engine = EngineConfig.defaults();
         private int linkMbps = DEFAULT_LINK_MBPS;
+        private boolean priorityTos = true;
 
         private Builder() {}
 
@@ -143,9 +166,15 @@ public record HomaTransportConfig(
             return this;
         }
 
+        /** Whether packets carry their priority in the IP TOS byte ({@code priority << 5}). */
+        public Builder priorityTos(boolean value) {
+            this.priorityTos = value;
+            return this;
+        }
+
         public HomaTransportConfig build() {
-            return new HomaTransportConfig(
-                    bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport, engine, linkMbps);
+            return new HomaTransportConfig(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport,
+                    engine, linkMbps, priorityTos);
         }
     }
 }

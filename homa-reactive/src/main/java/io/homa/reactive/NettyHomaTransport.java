@@ -20,6 +20,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.DatagramChannelConfig;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.LongObjectHashMap;
@@ -69,6 +70,12 @@ import reactor.netty.resources.LoopResources;
  * <p>Pacer: a token bucket filled at {@link HomaTransportConfig#linkMbps()} holding at most
  * {@link HomaTransportConfig#PACER_BURST_PACKETS} full packets; every packet costs its UDP payload
  * plus 28 header bytes. Without it, loopback senders overrun receivers' socket buffers.
+ *
+ * <p>Priorities: with {@link HomaTransportConfig#priorityTos()}, packets leave with their
+ * priority in the IP TOS byte ({@code priority << 5}) through a {@link PriorityTosWriter}, which
+ * switches the socket's TOS between packets of different priorities. One socket serves every
+ * level, so no port is shared (SO_REUSEPORT would let any process of the same user join the Homa
+ * port and would split received datagrams between sockets), and it works with NIO too.
  */
 final class NettyHomaTransport extends HomaTransport {
     private static final Logger log = LoggerFactory.getLogger(NettyHomaTransport.class);
@@ -85,6 +92,8 @@ final class NettyHomaTransport extends HomaTransport {
     static final int DATAGRAMS_PER_RECVMMSG = 16;
     /** Full-size packets' worth of credit the pacer waits for before it wakes up to send. */
     static final int PACER_WAKEUP_PACKETS = 8;
+    /** While packets wait for Netty's outbound queue to drain (to switch TOS), how often to look again. */
+    static final long HELD_RETRY_NS = 100_000;
     /** Netty's {@code EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE}, or null without the epoll classes. */
     private static final @Nullable ChannelOption<Integer> EPOLL_MAX_DATAGRAM_PAYLOAD_SIZE = epollOption();
 
@@ -105,6 +114,9 @@ final class NettyHomaTransport extends HomaTransport {
     private final PacketSink packetSink = this::writePacket;
     private final Runnable transmitTask = this::runTransmitTask;
     private final Runnable timerTask = this::runTimerTask;
+    private final Runnable heldRetryTask = this::runHeldRetryTask;
+    private final PriorityTosWriter writer;
+    private boolean heldRetryScheduled;
     private boolean closed;
     private boolean driving;
     private boolean driveAgain;
@@ -140,6 +152,9 @@ final class NettyHomaTransport extends HomaTransport {
         this.pacerMaxCreditBytes = (double) HomaTransportConfig.PACER_BURST_PACKETS * maxPacketWireBytes;
         this.pacerCreditBytes = pacerMaxCreditBytes;
         this.pacerUpdatedNs = System.nanoTime();
+        DatagramChannelConfig channelConfig = ((DatagramChannel) channel).config();
+        this.writer = new PriorityTosWriter(channel, config.priorityTos(),
+                config.priorityTos() ? channelConfig.getTrafficClass() : 0, channelConfig::setTrafficClass);
         this.engine = new HomaEngine(
                 config.engine(), localAddress.getPort(), HomaEngine.clockDerivedFirstRpcId(epochMicros()));
         channel.closeFuture().addListener(future -> onDispose.tryEmitEmpty());
@@ -338,6 +353,16 @@ final class NettyHomaTransport extends HomaTransport {
         return eventLoop;
     }
 
+    /** The writer that marks packets with their priority; for tests. */
+    PriorityTosWriter writer() {
+        return writer;
+    }
+
+    /** The socket's IP TOS byte as the kernel reports it now (getsockopt); for tests. */
+    int socketTrafficClass() {
+        return ((DatagramChannel) channel).config().getTrafficClass();
+    }
+
     /** The channel's class, e.g. {@code EpollDatagramChannel}; for tests and diagnostics. */
     Class<? extends Channel> channelType() {
         return channel.getClass();
@@ -425,7 +450,14 @@ final class NettyHomaTransport extends HomaTransport {
     }
 
     private void transmit() {
-        if (closed || !engine.hasTransmit()) {
+        if (closed) {
+            return;
+        }
+        if (writer.hasHeld() && !writer.drainHeld()) {
+            scheduleHeldRetry();
+            return; // held packets go first, once Netty's queue has drained
+        }
+        if (!engine.hasTransmit()) {
             return;
         }
         if (!channel.isWritable()) {
@@ -443,12 +475,14 @@ final class NettyHomaTransport extends HomaTransport {
         transmittedWireBytes = 0;
         int sent = engine.pollTransmit(nowNs, packetSink, budget);
         if (sent > 0) {
-            channel.flush();
+            writer.flush();
         }
         if (pacerBytesPerNs > 0) {
             pacerCreditBytes -= transmittedWireBytes;
         }
-        if (engine.hasTransmit() && channel.isWritable()) {
+        if (writer.hasHeld()) {
+            scheduleHeldRetry();
+        } else if (engine.hasTransmit() && channel.isWritable()) {
             if (pacerBytesPerNs > 0 && pacerCreditBytes < maxPacketWireBytes) {
                 schedulePacer();
             } else if (!transmitTaskQueued) {
@@ -479,6 +513,23 @@ final class NettyHomaTransport extends HomaTransport {
         eventLoop.schedule(pacerTask, Math.max(delayNs, 1_000L), TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Drives again in {@value #HELD_RETRY_NS} ns: packets are held until Netty's outbound queue,
+     * which the kernel refused to take (send buffer full), has drained; Netty signals no event
+     * for that short of writability.
+     */
+    private void scheduleHeldRetry() {
+        if (!heldRetryScheduled) {
+            heldRetryScheduled = true;
+            eventLoop.schedule(heldRetryTask, HELD_RETRY_NS, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void runHeldRetryTask() {
+        heldRetryScheduled = false;
+        drive();
+    }
+
     private void runPacerTask() {
         pacerTaskScheduled = false;
         drive();
@@ -489,14 +540,17 @@ final class NettyHomaTransport extends HomaTransport {
         drive();
     }
 
-    /** The engine's {@link PacketSink}: copies the packet into a pooled direct buffer and writes it. */
+    /**
+     * The engine's {@link PacketSink}: copies the packet into a pooled direct buffer and writes it
+     * at its priority.
+     */
     private void writePacket(InetSocketAddress peer, ByteBuffer packet, int priority) {
         int lengthBytes = packet.remaining();
         ByteBuf buffer = channel.alloc().directBuffer(lengthBytes, lengthBytes);
         int position = packet.position();
         buffer.writeBytes(packet);
         packet.position(position);
-        channel.write(new DatagramPacket(buffer, peer), channel.voidPromise());
+        writer.write(new DatagramPacket(buffer, peer), priority);
         transmittedWireBytes += lengthBytes + EngineConfig.IP_UDP_HEADER_BYTES;
     }
 
@@ -606,6 +660,7 @@ final class NettyHomaTransport extends HomaTransport {
             return;
         }
         closed = true;
+        writer.releaseHeld();
         ScheduledFuture<?> pending = timer;
         if (pending != null) {
             pending.cancel(false);

@@ -19,6 +19,17 @@ class HomaTransportConfigTest {
         assertThat(config.nativeTransport()).isTrue();
         assertThat(config.engine()).isEqualTo(EngineConfig.defaults());
         assertThat(config.linkMbps()).isEqualTo(HomaTransportConfig.DEFAULT_LINK_MBPS);
+        assertThat(config.priorityTos()).isTrue();
+    }
+
+    @Test
+    void shouldKeepSevenArgumentConstructorWithPrioritiesInTheTosByte() {
+        HomaTransportConfig config =
+                new HomaTransportConfig("127.0.0.1", 4000, 1 << 20, 1 << 20, false, EngineConfig.defaults(), 500);
+
+        assertThat(config.priorityTos()).isTrue();
+        assertThat(config.toBuilder().build()).isEqualTo(config);
+        assertThat(config.toBuilder().priorityTos(false).build().priorityTos()).isFalse();
     }
 
     @Test

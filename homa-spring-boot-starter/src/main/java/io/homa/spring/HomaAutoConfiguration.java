@@ -105,6 +105,13 @@ public final class HomaAutoConfiguration {
         map.from(protocol::getTimeoutResends).to(engine::timeoutResends);
         map.from(protocol::getPeerIdleTimeout).as(Duration::toNanos).to(engine::peerIdleTimeoutNs);
         map.from(protocol::getMaxInboundBuffer).as(DataSize::toBytes).to(engine::maxInboundBufferBytes);
+        map.from(protocol::getMaxOvercommit).to(engine::maxOvercommit);
+        map.from(protocol::getMaxGrantsPerPeer).to(engine::maxGrantsPerPeer);
+        map.from(protocol::getMaxIncoming).asInt(DataSize::toBytes).to(engine::maxIncomingBytes);
+        map.from(protocol::getFifoGrantFraction).to(engine::fifoGrantFraction);
+        map.from(protocol::getPriorityLevels).to(engine::priorityLevels);
+        map.from(protocol::getIncastThreshold).to(engine::incastThreshold);
+        map.from(protocol::getIncastUnscheduledBytes).asInt(DataSize::toBytes).to(engine::incastUnscheduledBytes);
 
         HomaProperties.Server server = properties.getServer();
         HomaProperties.Transport transport = properties.getTransport();
@@ -115,6 +122,7 @@ public final class HomaAutoConfiguration {
         map.from(transport::getSendBufferSize).asInt(DataSize::toBytes).to(config::sendBufferBytes);
         map.from(transport::isNative).to(config::nativeTransport);
         map.from(transport::getLinkMbps).to(config::linkMbps);
+        map.from(transport::isPriorityTos).to(config::priorityTos);
         return config.engine(engine.build()).build();
     }
 

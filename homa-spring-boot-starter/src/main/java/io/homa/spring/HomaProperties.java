@@ -1,5 +1,7 @@
 package io.homa.spring;
 
+import io.homa.engine.EngineConfig;
+import io.homa.engine.wire.DataHeader;
 import io.homa.reactive.HomaTransportConfig;
 
 import java.net.InetSocketAddress;
@@ -95,6 +97,20 @@ public class HomaProperties implements InitializingBean {
         }
         checkSize("homa.protocol.max-inbound-buffer", this.protocol.maxInboundBuffer,
                 DataSize.ofKilobytes(64), DataSize.ofTerabytes(1), "64KB and 1TB");
+        checkRange("homa.protocol.max-overcommit", this.protocol.maxOvercommit, 1, 64);
+        checkRange("homa.protocol.max-grants-per-peer", this.protocol.maxGrantsPerPeer, 1, 64);
+        int packetPayloadBytes = this.protocol.mtu - EngineConfig.IP_UDP_HEADER_BYTES - DataHeader.HEADER_LENGTH;
+        checkSize("homa.protocol.max-incoming", this.protocol.maxIncoming, DataSize.ofBytes(packetPayloadBytes),
+                DataSize.ofGigabytes(1), "one DATA packet's payload (mtu - 84 bytes) and 1GB");
+        double fifoGrantFraction = this.protocol.fifoGrantFraction;
+        if (!(fifoGrantFraction >= 0 && fifoGrantFraction <= 0.5)) {
+            throw new InvalidConfigurationPropertyValueException("homa.protocol.fifo-grant-fraction",
+                    fifoGrantFraction, "must be between 0 and 0.5");
+        }
+        checkRange("homa.protocol.priority-levels", this.protocol.priorityLevels, 1, 8);
+        checkRange("homa.protocol.incast-threshold", this.protocol.incastThreshold, 1, 1_000_000);
+        checkSize("homa.protocol.incast-unscheduled-bytes", this.protocol.incastUnscheduledBytes,
+                DataSize.ofBytes(0), MAX_MESSAGE_SIZE_CAP, "0B and 64MB");
         checkSize("homa.transport.receive-buffer-size", this.transport.receiveBufferSize,
                 Transport.MIN_BUFFER_SIZE, Transport.MAX_BUFFER_SIZE, "64KB and 1GB");
         checkSize("homa.transport.send-buffer-size", this.transport.sendBufferSize,
@@ -278,6 +294,104 @@ public class HomaProperties implements InitializingBean {
         @DataSizeUnit(DataUnit.BYTES)
         private DataSize maxInboundBuffer = DataSize.ofMegabytes(256);
 
+        /**
+         * Inbound messages granted to at once, the shortest remaining first (SRPT), 1..64: more
+         * keeps the link busy when senders stall, at the cost of buffer space.
+         */
+        private int maxOvercommit = 8;
+
+        /** Of the messages granted to at once, at most this many from one sending peer, 1..64. */
+        private int maxGrantsPerPeer = 1;
+
+        /**
+         * Cap on bytes granted (or sent unscheduled) but not yet received, over all inbound
+         * messages, from one DATA packet's payload (mtu - 84 bytes) to 1GB (a plain number means
+         * bytes).
+         */
+        @DataSizeUnit(DataUnit.BYTES)
+        private DataSize maxIncoming = DataSize.ofBytes(400_000);
+
+        /**
+         * Share of granted bytes that go to the oldest inbound message instead of the shortest, so
+         * that long messages do not starve, 0..0.5.
+         */
+        private double fifoGrantFraction = 0.05;
+
+        /**
+         * Network priority levels used, 1..8: the highest carry control packets and unscheduled
+         * bytes of short messages, the lowest scheduled bytes.
+         */
+        private int priorityLevels = 8;
+
+        /**
+         * Outstanding client RPCs above which new requests are marked INCAST, so that their
+         * responses are mostly sent only when granted, 1..1000000.
+         */
+        private int incastThreshold = 64;
+
+        /**
+         * Bytes of the response to an INCAST-marked request sent before any GRANT, 0B..64MB (a
+         * plain number means bytes); never more than unscheduled-bytes.
+         */
+        @DataSizeUnit(DataUnit.BYTES)
+        private DataSize incastUnscheduledBytes = DataSize.ofBytes(400);
+
+        public int getMaxOvercommit() {
+            return this.maxOvercommit;
+        }
+
+        public void setMaxOvercommit(int maxOvercommit) {
+            this.maxOvercommit = maxOvercommit;
+        }
+
+        public int getMaxGrantsPerPeer() {
+            return this.maxGrantsPerPeer;
+        }
+
+        public void setMaxGrantsPerPeer(int maxGrantsPerPeer) {
+            this.maxGrantsPerPeer = maxGrantsPerPeer;
+        }
+
+        public DataSize getMaxIncoming() {
+            return this.maxIncoming;
+        }
+
+        public void setMaxIncoming(DataSize maxIncoming) {
+            this.maxIncoming = maxIncoming;
+        }
+
+        public double getFifoGrantFraction() {
+            return this.fifoGrantFraction;
+        }
+
+        public void setFifoGrantFraction(double fifoGrantFraction) {
+            this.fifoGrantFraction = fifoGrantFraction;
+        }
+
+        public int getPriorityLevels() {
+            return this.priorityLevels;
+        }
+
+        public void setPriorityLevels(int priorityLevels) {
+            this.priorityLevels = priorityLevels;
+        }
+
+        public int getIncastThreshold() {
+            return this.incastThreshold;
+        }
+
+        public void setIncastThreshold(int incastThreshold) {
+            this.incastThreshold = incastThreshold;
+        }
+
+        public DataSize getIncastUnscheduledBytes() {
+            return this.incastUnscheduledBytes;
+        }
+
+        public void setIncastUnscheduledBytes(DataSize incastUnscheduledBytes) {
+            this.incastUnscheduledBytes = incastUnscheduledBytes;
+        }
+
         public Duration getPeerIdleTimeout() {
             return this.peerIdleTimeout;
         }
@@ -365,6 +479,20 @@ public class HomaProperties implements InitializingBean {
          * holds the backlog, in SRPT order, and loopback receivers are not overrun.
          */
         private int linkMbps = HomaTransportConfig.DEFAULT_LINK_MBPS;
+
+        /**
+         * Whether each packet carries its Homa priority (0-7, control packets 7) in the IP TOS
+         * byte as priority << 5 (DSCP class selectors CS0-CS7), for switches with priority queues.
+         */
+        private boolean priorityTos = true;
+
+        public boolean isPriorityTos() {
+            return this.priorityTos;
+        }
+
+        public void setPriorityTos(boolean priorityTos) {
+            this.priorityTos = priorityTos;
+        }
 
         public int getLinkMbps() {
             return this.linkMbps;

@@ -57,6 +57,7 @@ class HomaAutoConfigurationTests {
             assertThat(config.receiveBufferBytes()).isEqualTo(4 * 1024 * 1024);
             assertThat(config.sendBufferBytes()).isEqualTo(4 * 1024 * 1024);
             assertThat(config.nativeTransport()).isTrue();
+            assertThat(config.priorityTos()).isTrue();
             assertThat(config.engine()).isEqualTo(EngineConfig.defaults());
         });
     }
@@ -79,7 +80,11 @@ class HomaAutoConfigurationTests {
                         "homa.protocol.timeout-resends=7", "homa.transport.receive-buffer-size=8MB",
                         "homa.transport.send-buffer-size=65536", "homa.transport.native=false",
                         "homa.transport.link-mbps=10000", "homa.protocol.peer-idle-timeout=5m",
-                        "homa.protocol.max-inbound-buffer=1GB")
+                        "homa.protocol.max-inbound-buffer=1GB", "homa.protocol.max-overcommit=3",
+                        "homa.protocol.max-grants-per-peer=2", "homa.protocol.max-incoming=1MB",
+                        "homa.protocol.fifo-grant-fraction=0.2", "homa.protocol.priority-levels=4",
+                        "homa.protocol.incast-threshold=500", "homa.protocol.incast-unscheduled-bytes=2KB",
+                        "homa.transport.priority-tos=false")
                 .run((context) -> {
                     HomaTransportConfig config = context.getBean(HomaTransportConfig.class);
                     assertThat(config.engine().mtuBytes()).isEqualTo(9000);
@@ -93,6 +98,14 @@ class HomaAutoConfigurationTests {
                     assertThat(config.linkMbps()).isEqualTo(10_000);
                     assertThat(config.engine().peerIdleTimeoutNs()).isEqualTo(300_000_000_000L);
                     assertThat(config.engine().maxInboundBufferBytes()).isEqualTo(1L << 30);
+                    assertThat(config.engine().maxOvercommit()).isEqualTo(3);
+                    assertThat(config.engine().maxGrantsPerPeer()).isEqualTo(2);
+                    assertThat(config.engine().maxIncomingBytes()).isEqualTo(1024 * 1024);
+                    assertThat(config.engine().fifoGrantFraction()).isEqualTo(0.2);
+                    assertThat(config.engine().priorityLevels()).isEqualTo(4);
+                    assertThat(config.engine().incastThreshold()).isEqualTo(500);
+                    assertThat(config.engine().incastUnscheduledBytes()).isEqualTo(2048);
+                    assertThat(config.priorityTos()).isFalse();
                 });
     }
 
@@ -140,6 +153,21 @@ class HomaAutoConfigurationTests {
             homa.transport.link-mbps           | -1      | between 0 and 1000000
             homa.protocol.peer-idle-timeout    | 0s      | between 1s and 1d
             homa.protocol.max-inbound-buffer   | 1KB     | between 64KB and 1TB
+            homa.protocol.max-overcommit       | 0       | between 1 and 64
+            homa.protocol.max-overcommit       | 65      | between 1 and 64
+            homa.protocol.max-grants-per-peer  | 0       | between 1 and 64
+            homa.protocol.max-grants-per-peer  | 65      | between 1 and 64
+            homa.protocol.max-incoming         | 1415B   | (1416..1073741824 bytes)
+            homa.protocol.max-incoming         | 2GB     | (1416..1073741824 bytes)
+            homa.protocol.fifo-grant-fraction  | -0.1    | between 0 and 0.5
+            homa.protocol.fifo-grant-fraction  | 0.6     | between 0 and 0.5
+            homa.protocol.fifo-grant-fraction  | NaN     | between 0 and 0.5
+            homa.protocol.priority-levels      | 0       | between 1 and 8
+            homa.protocol.priority-levels      | 9       | between 1 and 8
+            homa.protocol.incast-threshold     | 0       | between 1 and 1000000
+            homa.protocol.incast-threshold     | 1000001 | between 1 and 1000000
+            homa.protocol.incast-unscheduled-bytes | -1B | between 0B and 64MB
+            homa.protocol.incast-unscheduled-bytes | 65MB | between 0B and 64MB
             """)
     void shouldFailStartUpNamingPropertyAndRange(String property, String value, String range) {
         this.contextRunner.withPropertyValues(property + "=" + value).run((context) -> {
@@ -269,6 +297,20 @@ class HomaAutoConfigurationTests {
         ServiceResolver userResolver() {
             return (service) -> ENDPOINT;
         }
+    }
+
+    @Test
+    void shouldBoundMaxIncomingByThePayloadOfOnePacketAtTheConfiguredMtu() {
+        this.contextRunner.withPropertyValues("homa.protocol.mtu=9000", "homa.protocol.max-incoming=8915B")
+                .run((context) -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                            .hasMessageContaining("homa.protocol.max-incoming")
+                            .hasMessageContaining("(8916..1073741824 bytes)");
+                });
+        this.contextRunner.withPropertyValues("homa.protocol.mtu=9000", "homa.protocol.max-incoming=8916B")
+                .run((context) -> assertThat(context.getBean(HomaTransportConfig.class).engine().maxIncomingBytes())
+                        .isEqualTo(8916));
     }
 
     @Test

@@ -27,12 +27,17 @@ class HomaPropertiesMetadataTests {
                 "homa.server.enabled", "homa.client.peers", "homa.protocol.mtu", "homa.protocol.unscheduled-bytes",
                 "homa.protocol.max-message-size", "homa.protocol.resend-interval", "homa.protocol.timeout-resends",
                 "homa.transport.receive-buffer-size", "homa.transport.send-buffer-size", "homa.transport.native",
-                "homa.transport.link-mbps", "homa.protocol.peer-idle-timeout", "homa.protocol.max-inbound-buffer");
+                "homa.transport.link-mbps", "homa.protocol.peer-idle-timeout", "homa.protocol.max-inbound-buffer",
+                "homa.protocol.max-overcommit", "homa.protocol.max-grants-per-peer", "homa.protocol.max-incoming",
+                "homa.protocol.fifo-grant-fraction", "homa.protocol.priority-levels", "homa.protocol.incast-threshold",
+                "homa.protocol.incast-unscheduled-bytes", "homa.transport.priority-tos");
         properties.forEach((name, property) -> assertThat(property.path("description").asString("")).as(name)
                 .isNotBlank());
         assertThat(properties.get("homa.server.port").get("defaultValue").asInt()).isEqualTo(4000);
         assertThat(properties.get("homa.protocol.mtu").get("defaultValue").asInt()).isEqualTo(1500);
         assertThat(properties.get("homa.protocol.resend-interval").get("defaultValue").asString()).isEqualTo("10ms");
         assertThat(properties.get("homa.transport.native").get("defaultValue").asBoolean()).isTrue();
+        assertThat(properties.get("homa.transport.priority-tos").get("defaultValue").asBoolean()).isTrue();
+        assertThat(properties.get("homa.protocol.fifo-grant-fraction").get("defaultValue").asDouble()).isEqualTo(0.05);
     }
 }
