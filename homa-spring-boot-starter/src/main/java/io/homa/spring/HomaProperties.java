@@ -478,7 +478,7 @@ public class HomaProperties implements InitializingBean {
          * packets to the kernel no faster than this, so that its own queue, not the socket's,
          * holds the backlog, in SRPT order, and loopback receivers are not overrun.
          */
-        private int linkMbps = HomaTransportConfig.DEFAULT_LINK_MBPS;
+        private int linkMbps = 2000; // HomaTransportConfig.DEFAULT_LINK_MBPS, as a literal for the metadata
 
         /**
          * Whether each packet carries its Homa priority (0-7, control packets 7) in the IP TOS
