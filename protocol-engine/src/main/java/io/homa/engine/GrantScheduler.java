@@ -96,10 +96,6 @@ final class GrantScheduler {
         return totalIncomingBytes;
     }
 
-    int waitingMessages() {
-        return waiting.size();
-    }
-
     /**
      * Issues the grants the policy calls for now.
      *
@@ -187,7 +183,6 @@ final class GrantScheduler {
         waiting.remove(message);
         totalIncomingBytes += offset - message.grantedOffset;
         message.grantedOffset = offset;
-        message.grantPriority = priority;
         track(message);
         sink.grant(message, offset, priority);
     }

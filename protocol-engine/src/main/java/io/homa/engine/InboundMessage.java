@@ -20,8 +20,6 @@ final class InboundMessage {
     final RangeSet received = new RangeSet();
     /** Arrival order, for the FIFO share of grants. */
     long sequence;
-    /** Priority of our last GRANT. */
-    int grantPriority;
     /** Set when the message completed or was dropped; the scheduler forgets it. */
     boolean ended;
     /** Bytes below this offset are authorised: unscheduled (from DATA's incoming) or granted. */

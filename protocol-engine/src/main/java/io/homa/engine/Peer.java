@@ -70,11 +70,6 @@ final class Peer {
         return rpcId <= finishedFloorRpcId || finishedRpcIds.contains(rpcId);
     }
 
-    /** Finished rpcids held individually (for tests of the memory bound). */
-    int finishedRpcIdsHeld() {
-        return finishedRpcIds.size();
-    }
-
     /** Whether nothing is in progress with this peer, in either role. */
     boolean idle() {
         return serverRpcs.isEmpty() && pendingAckCount == 0 && clientRpcCount == 0;

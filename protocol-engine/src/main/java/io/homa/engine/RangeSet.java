@@ -94,9 +94,4 @@ final class RangeSet {
     int end(int index) {
         return ends[index];
     }
-
-    /** Bytes covered from offset 0 without a gap. */
-    int contiguousPrefixBytes() {
-        return size > 0 && starts[0] == 0 ? ends[0] : 0;
-    }
 }
