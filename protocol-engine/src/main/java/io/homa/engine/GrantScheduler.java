@@ -174,7 +174,12 @@ final class GrantScheduler {
         if (oldest == null) {
             return;
         }
-        int offset = (int) Math.min(oldest.lengthBytes, (long) oldest.grantedOffset + grantIncrementBytes);
+        long room = maxIncomingBytes - totalIncomingBytes;
+        if (room < payloadBytes) {
+            return; // keep the credit: the cap holds for FIFO grants too
+        }
+        int offset = (int) Math.min(oldest.lengthBytes,
+                (long) oldest.grantedOffset + Math.min(grantIncrementBytes, room));
         fifoCreditBytes -= offset - oldest.grantedOffset;
         grant(oldest, offset, 0, sink);
     }
