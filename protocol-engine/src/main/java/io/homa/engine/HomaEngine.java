@@ -209,13 +209,12 @@ public final class HomaEngine {
      */
     public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, byte[] response) {
         checkMessageLength("response", response);
-        Peer peer = peers.get(client);
-        ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        ServerRpc rpc = serverRpc(client, rpcId);
         if (rpc == null || rpc.state != ServerRpc.State.IN_SERVICE) {
             return false;
         }
         int responseUnscheduled = rpc.incast ? incastUnscheduledBytes : unscheduledBytes;
-        rpc.response = new OutboundMessage(response, responseUnscheduled, messageSequence++, peer,
+        rpc.response = new OutboundMessage(response, responseUnscheduled, messageSequence++, rpc.client,
                 rpcId | HomaHeader.FROM_SERVER_BIT, null, rpc);
         rpc.state = ServerRpc.State.SENDING_RESPONSE;
         enqueue(rpc.response);
@@ -235,13 +234,12 @@ public final class HomaEngine {
      * @return {@code false} if the engine did not hold the RPC
      */
     public boolean abortRequest(long nowNs, InetSocketAddress client, long rpcId) {
-        Peer peer = peers.get(client);
-        ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        ServerRpc rpc = serverRpc(client, rpcId);
         if (rpc == null) {
             return false;
         }
         releaseServerRpc(rpc);
-        peer.rememberFinished(rpcId);
+        rpc.client.rememberFinished(rpcId);
         return true;
     }
 
@@ -508,6 +506,12 @@ public final class HomaEngine {
      * The client RPC a packet from a server is about, or null: rpcids are ours, but only the
      * server we sent the request to may speak for it (it answers from the address we sent to).
      */
+    /** The server RPC of {@code client}'s {@code rpcId}, or null: an RPC is (client, rpcid). */
+    private ServerRpc serverRpc(InetSocketAddress client, long rpcId) {
+        Peer peer = peers.get(client);
+        return peer == null ? null : peer.serverRpcs.get(rpcId);
+    }
+
     private ClientRpc clientRpc(long rpcId, InetSocketAddress from) {
         ClientRpc rpc = clientRpcs.get(rpcId);
         return rpc != null && rpc.server.address.equals(from) ? rpc : null;
@@ -587,8 +591,7 @@ public final class HomaEngine {
             heard(rpc, nowNs);
             return rpc.request;
         }
-        Peer peer = peers.get(from);
-        ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        ServerRpc rpc = serverRpc(from, rpcId);
         if (rpc == null) {
             return null;
         }
@@ -667,8 +670,7 @@ public final class HomaEngine {
             return true;
         }
         // The client no longer knows an RPC we hold: it cannot want the response.
-        Peer peer = peers.get(from);
-        ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        ServerRpc rpc = serverRpc(from, rpcId);
         if (rpc != null) {
             releaseServerRpc(rpc);
         }
@@ -682,8 +684,7 @@ public final class HomaEngine {
                 heard(rpc, nowNs);
             }
         } else {
-            Peer peer = peers.get(from);
-            ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+            ServerRpc rpc = serverRpc(from, rpcId);
             if (rpc != null) {
                 heard(rpc, nowNs);
             }
