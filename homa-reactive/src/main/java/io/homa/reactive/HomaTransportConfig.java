@@ -62,29 +62,6 @@ public record HomaTransportConfig(
         }
     }
 
-    /** The settings above with the default {@code linkMbps} ({@value #DEFAULT_LINK_MBPS}) and priorities in the TOS byte. */
-    public HomaTransportConfig(
-            String bindAddress,
-            int port,
-            int receiveBufferBytes,
-            int sendBufferBytes,
-            boolean nativeTransport,
-            EngineConfig engine) {
-        this(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport, engine, DEFAULT_LINK_MBPS);
-    }
-
-    /** The settings above with priorities in the TOS byte ({@code priorityTos} true). */
-    public HomaTransportConfig(
-            String bindAddress,
-            int port,
-            int receiveBufferBytes,
-            int sendBufferBytes,
-            boolean nativeTransport,
-            EngineConfig engine,
-            int linkMbps) {
-        this(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport, engine, linkMbps, true);
-    }
-
     /** A builder initialised from this config. */
     public Builder toBuilder() {
         return new Builder()

@@ -23,22 +23,13 @@ class HomaTransportConfigTest {
     }
 
     @Test
-    void shouldKeepSevenArgumentConstructorWithPrioritiesInTheTosByte() {
-        HomaTransportConfig config =
-                new HomaTransportConfig("127.0.0.1", 4000, 1 << 20, 1 << 20, false, EngineConfig.defaults(), 500);
+    void shouldRoundTripThroughToBuilder() {
+        HomaTransportConfig config = HomaTransportConfig.builder().bindAddress("127.0.0.1").port(4000)
+                .receiveBufferBytes(1 << 20).sendBufferBytes(1 << 20).nativeTransport(false).linkMbps(500).build();
 
         assertThat(config.priorityTos()).isTrue();
         assertThat(config.toBuilder().build()).isEqualTo(config);
         assertThat(config.toBuilder().priorityTos(false).build().priorityTos()).isFalse();
-    }
-
-    @Test
-    void shouldKeepSixArgumentConstructorWithDefaultLinkRate() {
-        HomaTransportConfig config =
-                new HomaTransportConfig("127.0.0.1", 4000, 1 << 20, 1 << 20, false, EngineConfig.defaults());
-
-        assertThat(config.linkMbps()).isEqualTo(HomaTransportConfig.DEFAULT_LINK_MBPS);
-        assertThat(config.toBuilder().build()).isEqualTo(config);
         assertThat(config.toBuilder().linkMbps(0).build().linkMbps()).isZero();
     }
 
