@@ -7,8 +7,11 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The Homa demo: with no arguments, runs the W3 workload for 10 s over Homa on loopback (an echo
- * server and a client in this JVM) and prints RTT, slowdown and throughput per length decile.
+ * The Homa demo: with no arguments, runs the key-value demo (an aggregator in front of three
+ * key-value shards, see {@link io.homa.demo.aggregator.KvDemo}), then the W3 workload for 10 s over
+ * Homa on loopback (an echo server and a client in this JVM), and prints RTT, slowdown and
+ * throughput per length decile. With {@code --spring.profiles.active=web} it also serves
+ * Actuator's health and metrics over HTTP.
  * See {@link DemoProperties} for the arguments. Exit status: 0 when every RPC succeeded, 1 after a
  * failed RPC or a bad argument.
  */

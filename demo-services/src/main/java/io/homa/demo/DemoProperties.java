@@ -34,6 +34,9 @@ import org.springframework.boot.convert.DurationUnit;
  *     median is kept), 1..10,000, default 20
  * @param rpcTimeout an RPC not answered within this is abandoned and counted as failed,
  *     1 ms..1 h, default 10 s
+ * @param kvShards key-value shards the aggregator fans out to, 1..{@value #MAX_KV_SHARDS},
+ *     default 3; in {@code local} and {@code server} mode each shard without a
+ *     {@code homa.client.peers.kv-<i>} entry runs in this JVM (see {@link io.homa.demo.kv.KvShards})
  */
 @ConfigurationProperties
 public record DemoProperties(
@@ -46,15 +49,19 @@ public record DemoProperties(
         @DefaultValue("1") long seed,
         @DefaultValue("1s") @DurationUnit(ChronoUnit.SECONDS) Duration warmup,
         @DefaultValue("20") int probeSamples,
-        @DefaultValue("10s") @DurationUnit(ChronoUnit.SECONDS) Duration rpcTimeout) {
+        @DefaultValue("10s") @DurationUnit(ChronoUnit.SECONDS) Duration rpcTimeout,
+        @DefaultValue("3") int kvShards) {
 
     /** Upper bound of {@code --concurrency}: each outstanding RPC may hold a 1 MB request and response. */
     public static final int MAX_CONCURRENCY = 1024;
 
+    /** Upper bound of {@code --kv-shards}: each in-process shard is a small Spring application with its own endpoint. */
+    public static final int MAX_KV_SHARDS = 16;
+
     /** Argument names this class binds (in their canonical, dashed form). */
     public static final Set<String> ARGUMENT_NAMES = Set.of(
             "mode", "duration", "concurrency", "workload", "port", "peer", "seed", "warmup", "probe-samples",
-            "rpc-timeout");
+            "rpc-timeout", "kv-shards");
 
     /** Where the demo runs. */
     public enum Mode {
@@ -101,12 +108,16 @@ public record DemoProperties(
             throw new IllegalArgumentException("--probe-samples must be between 1 and 10000, was " + probeSamples);
         }
         checkDuration("--rpc-timeout", rpcTimeout, Duration.ofMillis(1), Duration.ofHours(1));
+        if (kvShards < 1 || kvShards > MAX_KV_SHARDS) {
+            throw new IllegalArgumentException(
+                    "--kv-shards must be between 1 and " + MAX_KV_SHARDS + ", was " + kvShards);
+        }
     }
 
-    /** The defaults (local mode, w3, 16 outstanding RPCs for 10 s). */
+    /** The defaults (local mode, w3, 16 outstanding RPCs for 10 s, 3 key-value shards). */
     public static DemoProperties defaults() {
         return new DemoProperties(Mode.LOCAL, Duration.ofSeconds(10), 16, "w3", 4000, null, 1,
-                Duration.ofSeconds(1), 20, Duration.ofSeconds(10));
+                Duration.ofSeconds(1), 20, Duration.ofSeconds(10), 3);
     }
 
     /** {@code --peer} as an unresolved address (resolve it with {@code new InetSocketAddress(host, port)}). */

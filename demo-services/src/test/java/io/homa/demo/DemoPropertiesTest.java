@@ -28,13 +28,15 @@ class DemoPropertiesTest {
         assertThat(properties.workload()).isEqualTo("w3");
         assertThat(properties.port()).isEqualTo(4000);
         assertThat(properties.peer()).isNull();
+        assertThat(properties.kvShards()).isEqualTo(3);
     }
 
     @Test
     void shouldBindTopLevelArguments() {
         DemoProperties properties = bind(Map.of(
                 "mode", "client", "peer", "10.0.0.2:4000", "duration", "2", "concurrency", "4",
-                "workload", "W1", "seed", "99", "warmup", "500ms", "probe-samples", "5", "rpc-timeout", "3s"));
+                "workload", "W1", "seed", "99", "warmup", "500ms", "probe-samples", "5", "rpc-timeout", "3s",
+                "kv-shards", "5"));
 
         assertThat(properties.mode()).isEqualTo(DemoProperties.Mode.CLIENT);
         assertThat(properties.duration()).as("bare numbers are seconds").isEqualTo(Duration.ofSeconds(2));
@@ -44,6 +46,7 @@ class DemoPropertiesTest {
         assertThat(properties.warmup()).isEqualTo(Duration.ofMillis(500));
         assertThat(properties.probeSamples()).isEqualTo(5);
         assertThat(properties.rpcTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(properties.kvShards()).isEqualTo(5);
         assertThat(properties.peerAddress().getHostString()).isEqualTo("10.0.0.2");
         assertThat(properties.peerAddress().getPort()).isEqualTo(4000);
     }
@@ -55,6 +58,8 @@ class DemoPropertiesTest {
         assertBindFails(Map.of("concurrency", "5000"), "--concurrency must be between 1 and 1024, was 5000");
         assertBindFails(Map.of("duration", "0s"), "--duration must be between");
         assertBindFails(Map.of("port", "70000"), "--port must be between 0 and 65535, was 70000");
+        assertBindFails(Map.of("kv-shards", "0"), "--kv-shards must be between 1 and 16, was 0");
+        assertBindFails(Map.of("kv-shards", "17"), "--kv-shards must be between 1 and 16, was 17");
         assertBindFails(Map.of("mode", "client"), "--peer=host:port is required with --mode=client");
         assertBindFails(Map.of("mode", "client", "peer", "nohost"), "--peer must be host:port");
         assertBindFails(Map.of("mode", "client", "peer", "h:0"), "--peer must be host:port");

@@ -81,7 +81,7 @@ class DemoRunnerTest {
     @Test
     void shouldPrintShortRpcLatencyAloneAndUnderLongRpcsInHolMode() {
         DemoRunner runner = new DemoRunner(new DemoProperties(DemoProperties.Mode.HOL, Duration.ofSeconds(2), 16, "w3",
-                4000, null, 1, Duration.ofMillis(200), 20, Duration.ofSeconds(10)), out);
+                4000, null, 1, Duration.ofMillis(200), 20, Duration.ofSeconds(10), 3), out);
 
         runner.run(null);
 
@@ -104,6 +104,6 @@ class DemoRunnerTest {
 
     private static DemoProperties properties(DemoProperties.Mode mode, int port, String peer) {
         return new DemoProperties(mode, Duration.ofSeconds(1), 2, "w2", port, peer, 3, Duration.ZERO, 2,
-                Duration.ofSeconds(2));
+                Duration.ofSeconds(2), 3);
     }
 }

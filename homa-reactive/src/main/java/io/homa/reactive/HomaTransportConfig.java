@@ -20,7 +20,7 @@ import java.util.Objects;
  * @param engine protocol settings
  * @param linkMbps the pacer's rate in megabits per second (Homa's {@code link_mbps}): this
  *     endpoint puts at most this many bits of UDP payload plus IP/UDP headers per second on the
- *     wire, in bursts of at most {@value #PACER_BURST_PACKETS} packets. A real NIC paces a
+ *     wire, with at most {@code maxNicQueueNs} of it handed to the kernel ahead of time. A real NIC paces a
  *     sender; over loopback nothing does, and a receiver that cannot drain its socket as fast as
  *     the sender fills it drops datagrams, so set it to what a receiving endpoint can absorb.
  *     0 disables pacing (send as fast as the socket accepts). 0..1,000,000, default
@@ -30,6 +30,15 @@ import java.util.Objects;
  *     IPv6), so that switches with priority queues serve short messages and control packets
  *     first. Works with epoll and NIO; the socket's TOS is switched between packets of different
  *     priorities. Default true
+ * @param maxNicQueueNs how far the pacer may run ahead of the link (Homa's {@code max_nic_queue_ns}),
+ *     in nanoseconds of transmission at {@code linkMbps}: packets handed to the kernel but not yet
+ *     on the wire, where a short message would queue behind them. Control packets and messages of
+ *     one packet bypass the pacer. 1,000..10,000,000 ns, default {@value #DEFAULT_MAX_NIC_QUEUE_NS}
+ * @param deviceMtu whether a transport bound to one address (not the wildcard) sizes its packets by
+ *     that interface's MTU (capped at 65,535 bytes) instead of {@code engine.mtuBytes()}, as Linux
+ *     Homa sizes them by the route's device: on loopback (MTU 65,536) one datagram carries up to
+ *     65,451 message bytes instead of 1,416. A receiver reads datagrams up to its own MTU, so
+ *     every endpoint of a conversation needs the same setting. Default false (experimental)
  */
 public record HomaTransportConfig(
         String bindAddress,
@@ -39,14 +48,17 @@ public record HomaTransportConfig(
         boolean nativeTransport,
         EngineConfig engine,
         int linkMbps,
-        boolean priorityTos) {
+        boolean priorityTos,
+        long maxNicQueueNs,
+        boolean deviceMtu) {
 
     public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
     public static final int DEFAULT_LINK_MBPS = 2_000;
     public static final int MAX_LINK_MBPS = 1_000_000;
-    /** Largest burst the pacer lets out at once, in full-size packets. */
-    public static final int PACER_BURST_PACKETS = 32;
+    public static final long DEFAULT_MAX_NIC_QUEUE_NS = 200_000;
+    public static final long MIN_MAX_NIC_QUEUE_NS = 1_000;
+    public static final long MAX_MAX_NIC_QUEUE_NS = 10_000_000;
 
     public HomaTransportConfig {
         Objects.requireNonNull(bindAddress, "bind-address must not be null");
@@ -60,6 +72,10 @@ public record HomaTransportConfig(
             throw new IllegalArgumentException(
                     "link-mbps must be between 0 and " + MAX_LINK_MBPS + " (0 = no pacing), was " + linkMbps);
         }
+        if (maxNicQueueNs < MIN_MAX_NIC_QUEUE_NS || maxNicQueueNs > MAX_MAX_NIC_QUEUE_NS) {
+            throw new IllegalArgumentException("max-nic-queue must be between " + MIN_MAX_NIC_QUEUE_NS + " and "
+                    + MAX_MAX_NIC_QUEUE_NS + " ns, was " + maxNicQueueNs + " ns");
+        }
     }
 
     /** A builder initialised from this config. */
@@ -72,7 +88,9 @@ public record HomaTransportConfig(
                 .nativeTransport(nativeTransport)
                 .engine(engine)
                 .linkMbps(linkMbps)
-                .priorityTos(priorityTos);
+                .priorityTos(priorityTos)
+                .maxNicQueueNs(maxNicQueueNs)
+                .deviceMtu(deviceMtu);
     }
 
     private static void checkBuffer(String name, int value) {
@@ -104,6 +122,8 @@ public record HomaTransportConfig(
         private EngineConfig engine = EngineConfig.defaults();
         private int linkMbps = DEFAULT_LINK_MBPS;
         private boolean priorityTos = true;
+        private long maxNicQueueNs = DEFAULT_MAX_NIC_QUEUE_NS;
+        private boolean deviceMtu;
 
         private Builder() {}
 
@@ -149,9 +169,21 @@ public record HomaTransportConfig(
             return this;
         }
 
+        /** How far (ns at link speed) the pacer may run ahead of the link; 1,000..10,000,000. */
+        public Builder maxNicQueueNs(long value) {
+            this.maxNicQueueNs = value;
+            return this;
+        }
+
+        /** Whether a transport bound to one address uses that interface's MTU. */
+        public Builder deviceMtu(boolean value) {
+            this.deviceMtu = value;
+            return this;
+        }
+
         public HomaTransportConfig build() {
             return new HomaTransportConfig(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport,
-                    engine, linkMbps, priorityTos);
+                    engine, linkMbps, priorityTos, maxNicQueueNs, deviceMtu);
         }
     }
 }

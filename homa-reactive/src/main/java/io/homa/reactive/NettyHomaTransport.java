@@ -5,6 +5,7 @@ import io.homa.engine.EngineCounters;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.HomaEvent;
 import io.homa.engine.PacketSink;
+import io.homa.engine.wire.DataHeader;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -27,6 +28,8 @@ import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,8 +71,15 @@ import reactor.netty.resources.LoopResources;
  * {@value #DATAGRAMS_PER_DRIVE} datagrams and when the read completes.
  *
  * <p>Pacer: a token bucket filled at {@link HomaTransportConfig#linkMbps()} holding at most
- * {@link HomaTransportConfig#PACER_BURST_PACKETS} full packets; every packet costs its UDP payload
- * plus 28 header bytes. Without it, loopback senders overrun receivers' socket buffers.
+ * {@link HomaTransportConfig#maxNicQueueNs()} of transmission; every packet costs its UDP payload
+ * plus 28 header bytes, and a packet may leave whenever the credit is positive (so packets larger
+ * than the bucket still go, and the credit turns negative). Control packets and messages of one
+ * packet bypass it ({@link HomaEngine#pollUrgentTransmit}). Without it, loopback senders overrun
+ * receivers' socket buffers.
+ *
+ * <p>Packet size: bound to one address, the transport uses that interface's MTU
+ * ({@link HomaTransportConfig#deviceMtu()}; 65,535 on loopback). It receives datagrams up to its
+ * own MTU, so both ends of a conversation need the same setting.
  *
  * <p>Priorities: with {@link HomaTransportConfig#priorityTos()}, packets leave with their
  * priority in the IP TOS byte ({@code priority << 5}) through a {@link PriorityTosWriter}, which
@@ -84,14 +94,14 @@ final class NettyHomaTransport extends HomaTransport {
     static final int TRANSMIT_BUDGET_PACKETS = 64;
     /** Smallest receive buffer per datagram; larger when the MTU allows larger datagrams. */
     static final int MIN_RECEIVE_DATAGRAM_BYTES = 2048;
+    /** Messages up to this many bytes (one standard Ethernet packet) bypass the pacer. */
+    static final int URGENT_MESSAGE_BYTES = 1_500 - EngineConfig.IP_UDP_HEADER_BYTES - DataHeader.HEADER_LENGTH;
     /** Reads (recvmsg or recvmmsg calls) per readiness notification: in effect, until the socket is empty. */
     static final int MAX_READS_PER_READINESS = 1 << 16;
     /** Datagrams handed to the engine between two {@link #drive()}s while a read drains the socket. */
     static final int DATAGRAMS_PER_DRIVE = 64;
     /** Datagrams one recvmmsg(2) call may return (native epoll only). */
     static final int DATAGRAMS_PER_RECVMMSG = 16;
-    /** Full-size packets' worth of credit the pacer waits for before it wakes up to send. */
-    static final int PACER_WAKEUP_PACKETS = 8;
     /** While packets wait for Netty's outbound queue to drain (to switch TOS), how often to look again. */
     static final long HELD_RETRY_NS = 100_000;
     /** Netty's {@code EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE}, or null without the epoll classes. */
@@ -125,7 +135,6 @@ final class NettyHomaTransport extends HomaTransport {
     /** Pacer (token bucket): bytes per ns, 0 when pacing is off. */
     private final double pacerBytesPerNs;
     private final double pacerMaxCreditBytes;
-    private final int maxPacketWireBytes;
     private final Runnable pacerTask = this::runPacerTask;
     private double pacerCreditBytes;
     private long pacerUpdatedNs;
@@ -140,23 +149,23 @@ final class NettyHomaTransport extends HomaTransport {
             HomaTransportConfig config,
             @Nullable HomaRequestHandler handler,
             Scheduler handlerScheduler,
-            Channel channel) {
+            Channel channel,
+            EngineConfig engineConfig) {
         this.handler = handler;
         this.handlerScheduler = handlerScheduler;
         this.maxMessageBytes = config.engine().maxMessageBytes();
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
         this.localAddress = (InetSocketAddress) channel.localAddress();
-        this.maxPacketWireBytes = config.engine().mtuBytes();
         this.pacerBytesPerNs = config.linkMbps() / 8_000.0;
-        this.pacerMaxCreditBytes = (double) HomaTransportConfig.PACER_BURST_PACKETS * maxPacketWireBytes;
+        this.pacerMaxCreditBytes = config.maxNicQueueNs() * pacerBytesPerNs;
         this.pacerCreditBytes = pacerMaxCreditBytes;
         this.pacerUpdatedNs = System.nanoTime();
         DatagramChannelConfig channelConfig = ((DatagramChannel) channel).config();
         this.writer = new PriorityTosWriter(channel, config.priorityTos(),
                 config.priorityTos() ? channelConfig.getTrafficClass() : 0, channelConfig::setTrafficClass);
         this.engine = new HomaEngine(
-                config.engine(), localAddress.getPort(), HomaEngine.clockDerivedFirstRpcId(epochMicros()));
+                engineConfig, localAddress.getPort(), HomaEngine.clockDerivedFirstRpcId(epochMicros()));
         channel.closeFuture().addListener(future -> onDispose.tryEmitEmpty());
     }
 
@@ -173,7 +182,8 @@ final class NettyHomaTransport extends HomaTransport {
             EventLoopGroup group = Loops.RESOURCES.onServer(useNative);
             Class<? extends DatagramChannel> channelType = Loops.channelType(group);
             EventLoop loop = Loops.next(group);
-            int receiveDatagramBytes = Math.max(MIN_RECEIVE_DATAGRAM_BYTES, config.engine().maxDatagramBytes());
+            EngineConfig engineConfig = engineConfig(config, bindAddress);
+            int receiveDatagramBytes = Math.max(MIN_RECEIVE_DATAGRAM_BYTES, engineConfig.maxDatagramBytes());
             DatagramHandler datagramHandler = new DatagramHandler();
             Bootstrap bootstrap = new Bootstrap()
                     .group(loop)
@@ -210,7 +220,7 @@ final class NettyHomaTransport extends HomaTransport {
                 }
                 NettyHomaTransport transport;
                 try {
-                    transport = new NettyHomaTransport(config, handler, handlerScheduler, future.channel());
+                    transport = new NettyHomaTransport(config, handler, handlerScheduler, future.channel(), engineConfig);
                 } catch (RuntimeException e) {
                     future.channel().close();
                     sink.error(new HomaException(HomaStatus.UNAVAILABLE, "cannot start Homa engine: " + e, e));
@@ -218,10 +228,33 @@ final class NettyHomaTransport extends HomaTransport {
                 }
                 datagramHandler.transport = transport;
                 log.debug("Homa transport bound to {} ({}, engine {})",
-                        transport.localAddress, channelType.getSimpleName(), config.engine());
+                        transport.localAddress, channelType.getSimpleName(), engineConfig);
                 sink.success(transport);
             });
         });
+    }
+
+    /**
+     * The engine's settings: {@code config.engine()}, with the MTU of the bound interface when
+     * {@link HomaTransportConfig#deviceMtu()} is on and the address is not the wildcard (capped at
+     * 65,535, and so that a full packet fits in {@code max-incoming}).
+     */
+    static EngineConfig engineConfig(HomaTransportConfig config, InetSocketAddress bindAddress) {
+        EngineConfig engine = config.engine();
+        if (!config.deviceMtu() || bindAddress.getAddress().isAnyLocalAddress()) {
+            return engine;
+        }
+        int deviceMtu;
+        try {
+            NetworkInterface device = NetworkInterface.getByInetAddress(bindAddress.getAddress());
+            deviceMtu = device == null ? -1 : device.getMTU();
+        } catch (SocketException e) {
+            log.debug("Homa transport: no MTU for {}; using {}", bindAddress, engine.mtuBytes(), e);
+            return engine;
+        }
+        int fitsIncoming = engine.maxIncomingBytes() + EngineConfig.IP_UDP_HEADER_BYTES + DataHeader.HEADER_LENGTH;
+        int mtu = Math.min(Math.min(deviceMtu, 65_535), fitsIncoming);
+        return mtu > engine.mtuBytes() ? engine.toBuilder().mtuBytes(mtu).build() : engine;
     }
 
     // ------------------------------------------------------------------ public API
@@ -464,26 +497,33 @@ final class NettyHomaTransport extends HomaTransport {
             return; // channelWritabilityChanged drives again
         }
         long nowNs = System.nanoTime();
-        int budget = TRANSMIT_BUDGET_PACKETS;
-        if (pacerBytesPerNs > 0) {
-            budget = (int) Math.min(budget, refillPacer(nowNs) / maxPacketWireBytes);
-            if (budget < 1) {
-                schedulePacer();
-                return;
-            }
-        }
         transmittedWireBytes = 0;
-        int sent = engine.pollTransmit(nowNs, packetSink, budget);
+        int sent;
+        if (pacerBytesPerNs <= 0) {
+            sent = engine.pollTransmit(nowNs, packetSink, TRANSMIT_BUDGET_PACKETS);
+        } else {
+            // Urgent packets (control, one-packet messages) first and regardless of credit; then
+            // one packet at a time while the credit lasts: packets differ in size (DATA of 1 byte
+            // up to a loopback MTU of 64 KiB), so the budget is in bytes, not packets.
+            sent = engine.pollUrgentTransmit(nowNs, packetSink, URGENT_MESSAGE_BYTES, TRANSMIT_BUDGET_PACKETS);
+            double credit = refillPacer(nowNs) - transmittedWireBytes;
+            while (sent < TRANSMIT_BUDGET_PACKETS && credit > 0) {
+                long before = transmittedWireBytes;
+                if (engine.pollTransmit(nowNs, packetSink, 1) == 0) {
+                    break;
+                }
+                sent++;
+                credit -= transmittedWireBytes - before;
+            }
+            pacerCreditBytes -= transmittedWireBytes;
+        }
         if (sent > 0) {
             writer.flush();
-        }
-        if (pacerBytesPerNs > 0) {
-            pacerCreditBytes -= transmittedWireBytes;
         }
         if (writer.hasHeld()) {
             scheduleHeldRetry();
         } else if (engine.hasTransmit() && channel.isWritable()) {
-            if (pacerBytesPerNs > 0 && pacerCreditBytes < maxPacketWireBytes) {
+            if (pacerBytesPerNs > 0 && pacerCreditBytes <= 0) {
                 schedulePacer();
             } else if (!transmitTaskQueued) {
                 transmitTaskQueued = true;
@@ -492,7 +532,7 @@ final class NettyHomaTransport extends HomaTransport {
         }
     }
 
-    /** Adds the credit earned since the last refill (capped at one burst); returns the credit. */
+    /** Adds the credit earned since the last refill (capped at max-nic-queue); returns the credit. */
     private double refillPacer(long nowNs) {
         pacerCreditBytes = Math.min(pacerMaxCreditBytes, pacerCreditBytes + (nowNs - pacerUpdatedNs) * pacerBytesPerNs);
         pacerUpdatedNs = nowNs;
@@ -500,15 +540,15 @@ final class NettyHomaTransport extends HomaTransport {
     }
 
     /**
-     * Drives again once the pacer has earned credit for {@value #PACER_WAKEUP_PACKETS} full-size
-     * packets (not one: a wake-up per packet would cost more than the packet).
+     * Drives again once the pacer has earned a quarter of max-nic-queue (at least 10 µs of it: a
+     * wake-up per small packet would cost more than the packet).
      */
     private void schedulePacer() {
         if (pacerTaskScheduled) {
             return;
         }
         pacerTaskScheduled = true;
-        double wantedBytes = Math.min(pacerMaxCreditBytes, (double) PACER_WAKEUP_PACKETS * maxPacketWireBytes);
+        double wantedBytes = Math.max(pacerMaxCreditBytes / 4, 10_000 * pacerBytesPerNs);
         long delayNs = (long) Math.ceil((wantedBytes - pacerCreditBytes) / pacerBytesPerNs);
         eventLoop.schedule(pacerTask, Math.max(delayNs, 1_000L), TimeUnit.NANOSECONDS);
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.engine.EngineConfig;
+import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
 
 class HomaTransportConfigTest {
@@ -20,6 +21,8 @@ class HomaTransportConfigTest {
         assertThat(config.engine()).isEqualTo(EngineConfig.defaults());
         assertThat(config.linkMbps()).isEqualTo(HomaTransportConfig.DEFAULT_LINK_MBPS);
         assertThat(config.priorityTos()).isTrue();
+        assertThat(config.maxNicQueueNs()).isEqualTo(200_000);
+        assertThat(config.deviceMtu()).isFalse();
     }
 
     @Test
@@ -31,6 +34,9 @@ class HomaTransportConfigTest {
         assertThat(config.toBuilder().build()).isEqualTo(config);
         assertThat(config.toBuilder().priorityTos(false).build().priorityTos()).isFalse();
         assertThat(config.toBuilder().linkMbps(0).build().linkMbps()).isZero();
+        assertThat(config.toBuilder().maxNicQueueNs(2_000).deviceMtu(false).build())
+                .extracting(HomaTransportConfig::maxNicQueueNs, HomaTransportConfig::deviceMtu)
+                .containsExactly(2_000L, false);
     }
 
     @Test
@@ -44,8 +50,29 @@ class HomaTransportConfigTest {
         assertThatThrownBy(() -> HomaTransportConfig.builder().linkMbps(-1).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("link-mbps must be between 0 and 1000000 (0 = no pacing), was -1");
+        assertThatThrownBy(() -> HomaTransportConfig.builder().maxNicQueueNs(999).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("max-nic-queue must be between 1000 and 10000000 ns, was 999 ns");
         assertThatThrownBy(() -> HomaTransportConfig.builder().bindAddress(null).build())
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("bind-address");
+    }
+
+    @Test
+    void shouldUseTheLoopbackDeviceMtuWhenBoundToLoopback() throws Exception {
+        InetSocketAddress loopback = new InetSocketAddress("127.0.0.1", 0);
+        int loMtu = java.net.NetworkInterface.getByInetAddress(loopback.getAddress()).getMTU();
+        org.junit.jupiter.api.Assumptions.assumeTrue(loMtu > 20_084, "loopback MTU " + loMtu);
+        HomaTransportConfig config = HomaTransportConfig.builder().bindAddress("127.0.0.1").deviceMtu(true).build();
+
+        assertThat(NettyHomaTransport.engineConfig(config, loopback).mtuBytes())
+                .as("lo has MTU 65,536 on Linux; capped at 65,535").isEqualTo(Math.min(loMtu, 65_535));
+        assertThat(NettyHomaTransport.engineConfig(config.toBuilder().deviceMtu(false).build(), loopback).mtuBytes())
+                .isEqualTo(1_500);
+        assertThat(NettyHomaTransport.engineConfig(config, new InetSocketAddress("0.0.0.0", 0)).mtuBytes())
+                .as("wildcard: the route is not known").isEqualTo(1_500);
+        EngineConfig smallWindow = EngineConfig.builder().maxIncomingBytes(20_000).build();
+        assertThat(NettyHomaTransport.engineConfig(config.toBuilder().engine(smallWindow).build(), loopback).mtuBytes())
+                .as("a full packet fits in max-incoming").isEqualTo(20_084);
     }
 }

@@ -4,12 +4,20 @@ import io.homa.engine.EngineConfig;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
 import io.homa.reactive.rpc.HomaClient;
-import io.homa.reactive.rpc.JsonPayloadCodec;
+import io.homa.reactive.rpc.HomaClientInterceptor;
+import io.homa.reactive.rpc.HomaServerInterceptor;
 import io.homa.reactive.rpc.PayloadCodec;
+import io.homa.reactive.rpc.PayloadCodecs;
 import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.reactive.rpc.ServiceResolver;
 import io.homa.reactive.rpc.StaticServiceResolver;
+import io.homa.spring.client.AutoConfiguredHomaClientsRegistrar;
+import io.homa.spring.client.HomaServiceProxyFactory;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -18,8 +26,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.util.unit.DataSize;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.json.JsonMapper;
@@ -27,13 +38,20 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Auto-configuration of a Homa endpoint: one {@link HomaTransport} bound at start-up to
  * {@code homa.server.bind-address}:{@code homa.server.port}, serving the methods of
- * {@link HomaService @HomaService} beans through an {@link RpcDispatcher}, and a
- * {@link HomaClient} that calls the services listed in {@code homa.client.peers}. Every bean backs
- * off when the application defines its own of the same type.
+ * {@link HomaService @HomaService} beans through an {@link RpcDispatcher}, a {@link HomaClient}
+ * that calls the services listed in {@code homa.client.peers}, and the declarative clients
+ * ({@link io.homa.spring.client.HomaExchange @HomaExchange} interfaces) made by a
+ * {@link HomaServiceProxyFactory}. Every bean backs off when the application defines its own of
+ * the same type.
+ *
+ * <p>Extension points: {@link PayloadCodec} beans join the codec registry (replacing a built-in
+ * codec of the same name); {@link HomaClientInterceptor} and {@link HomaServerInterceptor} beans
+ * wrap every call, in {@link org.springframework.core.annotation.Order @Order}.
  *
  * <p>The endpoint always binds (clients need a socket); {@code homa.server.enabled=false} only
  * stops exporting {@code @HomaService} beans. Requests that arrive before the context has
- * started wait and are dispatched once it has.
+ * started wait and are dispatched once it has. When the context stops, RPCs in flight get
+ * {@code homa.server.shutdown-grace-period} to finish ({@link HomaGracefulShutdown}).
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
 @ConditionalOnClass(HomaTransport.class)
@@ -44,27 +62,52 @@ public final class HomaAutoConfiguration {
     static final Duration BIND_TIMEOUT = Duration.ofSeconds(10);
 
     /**
-     * JSON codec over the application's {@link JsonMapper} when there is exactly one, else over a
-     * default one.
+     * The codecs by name: json (over the application's {@link JsonMapper} when there is exactly
+     * one, else a default one), smile and cbor, plus every {@link PayloadCodec} bean (a bean
+     * replaces the built-in codec of its name).
      */
     @Bean
     @ConditionalOnMissingBean
-    PayloadCodec homaPayloadCodec(ObjectProvider<JsonMapper> jsonMapper) {
-        return new JsonPayloadCodec(jsonMapper.getIfUnique(() -> JsonMapper.builder().build()));
+    PayloadCodecs homaPayloadCodecs(ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PayloadCodec> codecs) {
+        Map<String, PayloadCodec> byName = new LinkedHashMap<>();
+        PayloadCodecs defaults = PayloadCodecs.defaults(jsonMapper.getIfUnique(() -> JsonMapper.builder().build()));
+        defaults.names().forEach((name) -> byName.put(name, defaults.get(name)));
+        codecs.orderedStream().forEach((codec) -> byName.put(codec.name(), codec));
+        return PayloadCodecs.of(byName.values().toArray(new PayloadCodec[0]));
     }
 
-    /** The endpoints of {@code homa.client.peers}. */
+    /** The endpoints of {@code homa.client.peers}, several per service used in turn. */
     @Bean
     @ConditionalOnMissingBean
     ServiceResolver homaServiceResolver(HomaProperties properties) {
-        return new StaticServiceResolver(properties.getClient().peerAddresses());
+        return StaticServiceResolver.ofPeers(properties.getClient().peerAddresses());
     }
 
-    /** Server side of the RPC layer; methods run on {@link Schedulers#boundedElastic()}. */
+    /**
+     * Server side of the RPC layer: accepts the codecs of {@code homa.server.codecs}; methods run
+     * on {@link Schedulers#boundedElastic()}, never on the event loop; every
+     * {@link HomaServerInterceptor} bean wraps each call, in order.
+     */
     @Bean
     @ConditionalOnMissingBean
-    RpcDispatcher homaRpcDispatcher(PayloadCodec codec) {
-        return new RpcDispatcher(codec, Schedulers.boundedElastic());
+    RpcDispatcher homaRpcDispatcher(PayloadCodecs codecs, HomaProperties properties,
+            ObjectProvider<HomaServerInterceptor> interceptors) {
+        List<PayloadCodec> accepted = new ArrayList<>();
+        for (String name : properties.getServer().getCodecs()) {
+            String trimmed = name.trim();
+            if (!codecs.contains(trimmed)) {
+                throw new InvalidConfigurationPropertyValueException("homa.server.codecs",
+                        String.join(",", properties.getServer().getCodecs()),
+                        "must list codecs among the available ones: " + String.join(", ", codecs.names()));
+            }
+            if (accepted.stream().noneMatch((codec) -> codec.name().equals(trimmed))) {
+                accepted.add(codecs.get(trimmed));
+            }
+        }
+        RpcDispatcher dispatcher = new RpcDispatcher(PayloadCodecs.of(accepted.toArray(new PayloadCodec[0])),
+                Schedulers.boundedElastic());
+        interceptors.orderedStream().forEach(dispatcher::addInterceptor);
+        return dispatcher;
     }
 
     /** {@code homa.*} mapped onto the transport's settings. */
@@ -88,10 +131,45 @@ public final class HomaAutoConfiguration {
         return HomaTransport.bindNow(config, gate::handle, BIND_TIMEOUT);
     }
 
+    /** Lets RPCs in flight finish when the context stops. */
     @Bean
     @ConditionalOnMissingBean
-    HomaClient homaClient(HomaTransport transport, ServiceResolver resolver, PayloadCodec codec) {
-        return new HomaClient(transport, resolver, codec);
+    HomaGracefulShutdown homaGracefulShutdown(RpcDispatcher dispatcher, HomaProperties properties) {
+        return new HomaGracefulShutdown(dispatcher, properties.getServer().getShutdownGracePeriod());
+    }
+
+    /**
+     * The programmatic client: codec {@code homa.client.codec}, deadline
+     * {@code homa.client.default-timeout}, every {@link HomaClientInterceptor} bean in order
+     * (outermost first).
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    HomaClient homaClient(HomaTransport transport, ServiceResolver resolver, PayloadCodecs codecs,
+            HomaProperties properties, ObjectProvider<HomaClientInterceptor> interceptors) {
+        HomaProperties.Client client = properties.getClient();
+        String codec = client.getCodec().trim();
+        if (!codecs.contains(codec)) {
+            throw new InvalidConfigurationPropertyValueException("homa.client.codec", client.getCodec(),
+                    "must be one of the codecs available: " + String.join(", ", codecs.names()));
+        }
+        return HomaClient.builder(transport)
+                .resolver(resolver)
+                .codecs(codecs)
+                .defaultCodec(codec)
+                .defaultTimeout(client.getDefaultTimeout())
+                .streamBatchSize(client.getStreamBatchSize())
+                .interceptors(interceptors.orderedStream().toList())
+                .build();
+    }
+
+    /** Implements {@code @HomaExchange} interfaces over the {@link HomaClient}. */
+    @Bean
+    @ConditionalOnMissingBean
+    HomaServiceProxyFactory homaServiceProxyFactory(HomaClient client, HomaProperties properties,
+            Environment environment) {
+        return new HomaServiceProxyFactory(client, properties.getClient(), client.codecs().names(),
+                environment::resolvePlaceholders);
     }
 
     static HomaTransportConfig transportConfig(HomaProperties properties) {
@@ -121,9 +199,20 @@ public final class HomaAutoConfiguration {
         map.from(transport::getReceiveBufferSize).asInt(DataSize::toBytes).to(config::receiveBufferBytes);
         map.from(transport::getSendBufferSize).asInt(DataSize::toBytes).to(config::sendBufferBytes);
         map.from(transport::isNative).to(config::nativeTransport);
-        map.from(transport::getLinkMbps).to(config::linkMbps);
+        map.from(protocol::getLinkMbps).to(config::linkMbps);
+        map.from(protocol::getMaxNicQueue).as(Duration::toNanos).to(config::maxNicQueueNs);
+        map.from(transport::isDeviceMtu).to(config::deviceMtu);
         map.from(transport::isPriorityTos).to(config::priorityTos);
         return config.engine(engine.build()).build();
+    }
+
+    /**
+     * Registers the {@code @HomaExchange} interfaces of the application's packages, unless
+     * {@code @EnableHomaClients} or {@code @ImportHomaClients} selects them.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @Import(AutoConfiguredHomaClientsRegistrar.class)
+    static class HomaClientScanConfiguration {
     }
 
     /** Exports {@link HomaService @HomaService} beans unless {@code homa.server.enabled=false}. */

@@ -7,11 +7,15 @@ import io.homa.reactive.HomaTransportConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.convert.DataSizeUnit;
 import org.springframework.boot.convert.DurationUnit;
@@ -32,6 +36,9 @@ public class HomaProperties implements InitializingBean {
 
     /** Largest message size any Homa setting accepts: 64 MB (64 MiB). */
     static final DataSize MAX_MESSAGE_SIZE_CAP = DataSize.ofMegabytes(64);
+
+    /** Longest timeout any homa.client setting accepts: one day. */
+    static final Duration MAX_TIMEOUT = Duration.ofDays(1);
 
     private final Server server = new Server();
 
@@ -75,7 +82,34 @@ public class HomaProperties implements InitializingBean {
             throw new InvalidConfigurationPropertyValueException(
                     "homa.server.bind-address", this.server.bindAddress, "must be a host name or IP address");
         }
+        checkCodecNames("homa.server.codecs", this.server.codecs);
+        checkDuration("homa.server.shutdown-grace-period", this.server.shutdownGracePeriod, Duration.ZERO,
+                Duration.ofHours(1), "between 0s and 1h");
         this.client.peerAddresses();
+        checkDuration("homa.client.default-timeout", this.client.defaultTimeout, Duration.ZERO, MAX_TIMEOUT,
+                "between 0 (no deadline) and 1d");
+        checkRange("homa.client.stream-batch-size", this.client.streamBatchSize, 1, 65_536);
+        if (!StringUtils.hasText(this.client.codec)) {
+            throw new InvalidConfigurationPropertyValueException("homa.client.codec", this.client.codec,
+                    "must name a codec, e.g. json, smile or cbor");
+        }
+        this.client.services.forEach((service, settings) -> {
+            String prefix = "homa.client.services." + service;
+            if (settings.timeout != null) {
+                checkDuration(prefix + ".timeout", settings.timeout, Duration.ZERO, MAX_TIMEOUT,
+                        "between 0 (no deadline) and 1d");
+            }
+            if (settings.codec != null && !StringUtils.hasText(settings.codec)) {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".codec", settings.codec,
+                        "must name a codec, e.g. json, smile or cbor");
+            }
+            settings.methods.forEach((method, methodSettings) -> {
+                if (methodSettings.timeout != null) {
+                    checkDuration(prefix + ".methods." + method + ".timeout", methodSettings.timeout, Duration.ZERO,
+                            MAX_TIMEOUT, "between 0 (no deadline) and 1d");
+                }
+            });
+        });
         checkRange("homa.protocol.mtu", this.protocol.mtu, 256, 65535);
         checkSize("homa.protocol.unscheduled-bytes", this.protocol.unscheduledBytes,
                 DataSize.ofBytes(1), MAX_MESSAGE_SIZE_CAP, "1B and 64MB");
@@ -115,13 +149,34 @@ public class HomaProperties implements InitializingBean {
                 Transport.MIN_BUFFER_SIZE, Transport.MAX_BUFFER_SIZE, "64KB and 1GB");
         checkSize("homa.transport.send-buffer-size", this.transport.sendBufferSize,
                 Transport.MIN_BUFFER_SIZE, Transport.MAX_BUFFER_SIZE, "64KB and 1GB");
-        checkRange("homa.transport.link-mbps", this.transport.linkMbps, 0, HomaTransportConfig.MAX_LINK_MBPS);
+        if (this.transport.linkMbps != null) {
+            throw new InvalidConfigurationPropertyValueException("homa.transport.link-mbps", this.transport.linkMbps,
+                    "has moved: set homa.protocol.link-mbps instead");
+        }
+        checkRange("homa.protocol.link-mbps", this.protocol.linkMbps, 0, HomaTransportConfig.MAX_LINK_MBPS);
+        checkDuration("homa.protocol.max-nic-queue", this.protocol.maxNicQueue,
+                Duration.ofNanos(HomaTransportConfig.MIN_MAX_NIC_QUEUE_NS),
+                Duration.ofNanos(HomaTransportConfig.MAX_MAX_NIC_QUEUE_NS), "between 1us and 10ms");
     }
 
     private static void checkRange(String name, int value, int min, int max) {
         if (value < min || value > max) {
             throw new InvalidConfigurationPropertyValueException(name, value,
                     "must be between " + min + " and " + max);
+        }
+    }
+
+    private static void checkDuration(String name, @Nullable Duration value, Duration min, Duration max,
+            String range) {
+        if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+            throw new InvalidConfigurationPropertyValueException(name, value, "must be " + range);
+        }
+    }
+
+    private static void checkCodecNames(String name, @Nullable List<String> codecs) {
+        if (codecs == null || codecs.isEmpty() || codecs.stream().anyMatch((codec) -> !StringUtils.hasText(codec))) {
+            throw new InvalidConfigurationPropertyValueException(name, codecs,
+                    "must list at least one codec name, e.g. json, smile, cbor");
         }
     }
 
@@ -175,17 +230,90 @@ public class HomaProperties implements InitializingBean {
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
+
+        /**
+         * Codecs the server accepts, by name, from the registry of codecs (built in: json, smile,
+         * cbor; PayloadCodec beans add more). It answers each request in the request's codec; a
+         * request in a codec not listed gets INVALID_ARGUMENT.
+         */
+        private List<String> codecs = new ArrayList<>(List.of("json", "smile", "cbor"));
+
+        /**
+         * How long shutdown waits for RPCs in flight to finish, 0s..1h (a plain number means
+         * seconds). From the start of shutdown new requests get UNAVAILABLE; keep it below
+         * spring.lifecycle.timeout-per-shutdown-phase (30s by default).
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration shutdownGracePeriod = Duration.ofSeconds(10);
+
+        public List<String> getCodecs() {
+            return this.codecs;
+        }
+
+        public void setCodecs(List<String> codecs) {
+            this.codecs = codecs;
+        }
+
+        public Duration getShutdownGracePeriod() {
+            return this.shutdownGracePeriod;
+        }
+
+        public void setShutdownGracePeriod(Duration shutdownGracePeriod) {
+            this.shutdownGracePeriod = shutdownGracePeriod;
+        }
     }
 
-    /** The calling side: where each remote service lives. */
+    /**
+     * The calling side: where each remote service lives, and the deadline and codec of calls.
+     *
+     * <p>Deadline of a declarative call, first set wins: {@code homa.client.services.<s>.methods.<m>.timeout},
+     * {@code homa.client.services.<s>.timeout}, {@code @HomaMethod(timeout)}, {@code @HomaExchange(timeout)},
+     * {@code homa.client.default-timeout}. Codec: {@code homa.client.services.<s>.codec},
+     * {@code @HomaExchange(codec)}, {@code homa.client.codec}.
+     */
     public static class Client {
 
         /**
-         * Endpoint of each remote service, as service name to "host:port" (IPv6 in brackets:
-         * "[::1]:4000"). Service names containing dots are written in brackets:
-         * homa.client.peers[io.example.Echo]=host:4000.
+         * Endpoints of each remote service, as service name to comma-separated "host:port" values
+         * (IPv6 in brackets: "[::1]:4000"); calls rotate over them. Service names containing dots
+         * are written in brackets: homa.client.peers[io.example.Echo]=host:4000,host2:4000.
          */
         private Map<String, String> peers = new LinkedHashMap<>();
+
+        /**
+         * Deadline of every call that sets none itself, 0s..1d (a plain number means
+         * milliseconds; 0 = no deadline). It travels with the request, so the server stops
+         * working on it too; a call past it fails with DEADLINE_EXCEEDED.
+         */
+        @DurationUnit(ChronoUnit.MILLIS)
+        private Duration defaultTimeout = Duration.ofSeconds(10);
+
+        /**
+         * Codec of calls that name none, by name: json, smile, cbor, or the name of a PayloadCodec
+         * bean.
+         */
+        private String codec = "json";
+
+        /**
+         * Settings per remote service, by service name (names containing dots in brackets:
+         * homa.client.services[io.example.Kv].timeout=2s): timeout, codec, and
+         * methods.<method>.timeout per method.
+         */
+        private Map<String, ServiceSettings> services = new LinkedHashMap<>();
+
+        /**
+         * Most items one batch of a server stream (a Flux result) asks for, 1..65536; the client
+         * asks for fewer when its subscriber demands fewer.
+         */
+        private int streamBatchSize = 256; // HomaClient.DEFAULT_STREAM_BATCH_SIZE, as a literal for the metadata
+
+        public int getStreamBatchSize() {
+            return this.streamBatchSize;
+        }
+
+        public void setStreamBatchSize(int streamBatchSize) {
+            this.streamBatchSize = streamBatchSize;
+        }
 
         public Map<String, String> getPeers() {
             return this.peers;
@@ -195,26 +323,91 @@ public class HomaProperties implements InitializingBean {
             this.peers = peers;
         }
 
+        public Duration getDefaultTimeout() {
+            return this.defaultTimeout;
+        }
+
+        public void setDefaultTimeout(Duration defaultTimeout) {
+            this.defaultTimeout = defaultTimeout;
+        }
+
+        public String getCodec() {
+            return this.codec;
+        }
+
+        public void setCodec(String codec) {
+            this.codec = codec;
+        }
+
+        public Map<String, ServiceSettings> getServices() {
+            return this.services;
+        }
+
+        public void setServices(Map<String, ServiceSettings> services) {
+            this.services = services;
+        }
+
+        /**
+         * The timeout configured in yml for one method of a service: the method's own
+         * ({@code homa.client.services.<service>.methods.<method>.timeout}), else the service's
+         * ({@code homa.client.services.<service>.timeout}).
+         *
+         * @return the timeout ({@link Duration#ZERO} = no deadline), or {@code null} if neither is set
+         */
+        public @Nullable Duration configuredTimeout(String service, String method) {
+            ServiceSettings settings = this.services.get(service);
+            if (settings == null) {
+                return null;
+            }
+            MethodSettings methodSettings = settings.getMethods().get(method);
+            if (methodSettings != null && methodSettings.getTimeout() != null) {
+                return methodSettings.getTimeout();
+            }
+            return settings.getTimeout();
+        }
+
+        /**
+         * The codec configured in yml for a service ({@code homa.client.services.<service>.codec}).
+         *
+         * @return the codec name, or {@code null} if none is set
+         */
+        public @Nullable String configuredCodec(String service) {
+            ServiceSettings settings = this.services.get(service);
+            return (settings != null && StringUtils.hasText(settings.getCodec())) ? settings.getCodec().trim() : null;
+        }
+
         /**
          * Parses {@link #getPeers()}. Host names are resolved now, once; a name that does not
          * resolve stays unresolved (calls to it then fail).
          *
-         * @return service name to endpoint, in configuration order, unmodifiable
+         * @return service name to its endpoints (at least one each, in the order written), in
+         *     configuration order, unmodifiable
          * @throws InvalidConfigurationPropertyValueException naming {@code homa.client.peers.<service>}
-         *     if an entry is not {@code host:port} with a port in 1..65535
+         *     if an entry is not a comma-separated list of {@code host:port} with ports in 1..65535
          */
-        public Map<String, InetSocketAddress> peerAddresses() {
-            Map<String, InetSocketAddress> addresses = new LinkedHashMap<>();
-            this.peers.forEach((service, value) -> addresses.put(service, parsePeer(service, value)));
+        public Map<String, List<InetSocketAddress>> peerAddresses() {
+            Map<String, List<InetSocketAddress>> addresses = new LinkedHashMap<>();
+            this.peers.forEach((service, value) -> addresses.put(service, parsePeers(service, value)));
             return Collections.unmodifiableMap(addresses);
         }
 
-        static InetSocketAddress parsePeer(String service, String value) {
+        static List<InetSocketAddress> parsePeers(String service, @Nullable String value) {
+            if (value == null || !StringUtils.hasText(value)) {
+                return List.of(parsePeer(service, value, value));
+            }
+            List<InetSocketAddress> addresses = new ArrayList<>();
+            for (String part : value.split(",", -1)) {
+                addresses.add(parsePeer(service, part, value));
+            }
+            return List.copyOf(addresses);
+        }
+
+        static InetSocketAddress parsePeer(String service, @Nullable String value, @Nullable String whole) {
             String name = "homa.client.peers." + service;
-            String reason = "must be host:port with a port between 1 and 65535 (IPv6 addresses in brackets, e.g."
-                    + " [::1]:4000)";
+            String reason = "must be one or more comma-separated host:port with a port between 1 and 65535"
+                    + " (IPv6 addresses in brackets, e.g. [::1]:4000)";
             if (!StringUtils.hasText(service)) {
-                throw new InvalidConfigurationPropertyValueException(name, value, "the service name must not be empty");
+                throw new InvalidConfigurationPropertyValueException(name, whole, "the service name must not be empty");
             }
             if (value == null) {
                 throw new InvalidConfigurationPropertyValueException(name, null, reason);
@@ -222,26 +415,83 @@ public class HomaProperties implements InitializingBean {
             String trimmed = value.trim();
             int colon = trimmed.lastIndexOf(':');
             if (colon <= 0 || colon == trimmed.length() - 1) {
-                throw new InvalidConfigurationPropertyValueException(name, value, reason);
+                throw new InvalidConfigurationPropertyValueException(name, whole, reason);
             }
             String host = trimmed.substring(0, colon);
             if (host.startsWith("[") && host.endsWith("]")) {
                 host = host.substring(1, host.length() - 1);
             }
             else if (host.indexOf(':') >= 0 || host.indexOf('[') >= 0 || host.indexOf(']') >= 0) {
-                throw new InvalidConfigurationPropertyValueException(name, value, reason);
+                throw new InvalidConfigurationPropertyValueException(name, whole, reason);
             }
             int port;
             try {
                 port = Integer.parseInt(trimmed.substring(colon + 1));
             }
             catch (NumberFormatException ex) {
-                throw new InvalidConfigurationPropertyValueException(name, value, reason);
+                throw new InvalidConfigurationPropertyValueException(name, whole, reason);
             }
             if (host.isBlank() || port < 1 || port > 65535) {
-                throw new InvalidConfigurationPropertyValueException(name, value, reason);
+                throw new InvalidConfigurationPropertyValueException(name, whole, reason);
             }
             return new InetSocketAddress(host, port);
+        }
+
+        /** Settings of calls to one remote service. */
+        public static class ServiceSettings {
+
+            /**
+             * Deadline of calls to this service, 0s..1d (0 = none); overrides annotations and
+             * homa.client.default-timeout.
+             */
+            @DurationUnit(ChronoUnit.MILLIS)
+            private @Nullable Duration timeout;
+
+            /** Codec of calls to this service; overrides @HomaExchange(codec) and homa.client.codec. */
+            private @Nullable String codec;
+
+            /** Settings per method of this service, by RPC method name. */
+            private Map<String, MethodSettings> methods = new LinkedHashMap<>();
+
+            public @Nullable Duration getTimeout() {
+                return this.timeout;
+            }
+
+            public void setTimeout(@Nullable Duration timeout) {
+                this.timeout = timeout;
+            }
+
+            public @Nullable String getCodec() {
+                return this.codec;
+            }
+
+            public void setCodec(@Nullable String codec) {
+                this.codec = codec;
+            }
+
+            public Map<String, MethodSettings> getMethods() {
+                return this.methods;
+            }
+
+            public void setMethods(Map<String, MethodSettings> methods) {
+                this.methods = methods;
+            }
+        }
+
+        /** Settings of calls to one method of a remote service. */
+        public static class MethodSettings {
+
+            /** Deadline of calls to this method, 0s..1d (0 = none); overrides every other setting. */
+            @DurationUnit(ChronoUnit.MILLIS)
+            private @Nullable Duration timeout;
+
+            public @Nullable Duration getTimeout() {
+                return this.timeout;
+            }
+
+            public void setTimeout(@Nullable Duration timeout) {
+                this.timeout = timeout;
+            }
         }
     }
 
@@ -335,6 +585,38 @@ public class HomaProperties implements InitializingBean {
          */
         @DataSizeUnit(DataUnit.BYTES)
         private DataSize incastUnscheduledBytes = DataSize.ofBytes(400);
+
+        /**
+         * Pacer rate (Homa's link_mbps) in megabits per second, 0..1000000 (0 = no pacing): the
+         * endpoint hands packets to the kernel no faster than this, so that its own queue, not
+         * the socket's, holds the backlog, in SRPT order, and loopback receivers are not overrun.
+         */
+        private int linkMbps = 2000; // HomaTransportConfig.DEFAULT_LINK_MBPS, as a literal for the metadata
+
+        /**
+         * How far the pacer may run ahead of the link (Homa's max_nic_queue_ns), as time at
+         * link-mbps, 1us..10ms (a plain number means nanoseconds): bytes handed to the kernel but
+         * not yet sent, behind which a new short message would wait. Control packets and
+         * one-packet messages bypass the pacer.
+         */
+        @DurationUnit(ChronoUnit.NANOS)
+        private Duration maxNicQueue = Duration.ofNanos(200_000);
+
+        public int getLinkMbps() {
+            return this.linkMbps;
+        }
+
+        public void setLinkMbps(int linkMbps) {
+            this.linkMbps = linkMbps;
+        }
+
+        public Duration getMaxNicQueue() {
+            return this.maxNicQueue;
+        }
+
+        public void setMaxNicQueue(Duration maxNicQueue) {
+            this.maxNicQueue = maxNicQueue;
+        }
 
         public int getMaxOvercommit() {
             return this.maxOvercommit;
@@ -474,11 +756,33 @@ public class HomaProperties implements InitializingBean {
         private boolean nativeTransport = true;
 
         /**
-         * Pacer rate in megabits per second, 0..1000000 (0 = no pacing): the endpoint hands
-         * packets to the kernel no faster than this, so that its own queue, not the socket's,
-         * holds the backlog, in SRPT order, and loopback receivers are not overrun.
+         * Whether a transport bound to one address (homa.server.bind-address other than 0.0.0.0
+         * or ::) sizes its packets by that interface's MTU, capped at 65535 (loopback: 64 KB
+         * datagrams instead of 1500-byte ones), instead of homa.protocol.mtu. A receiver reads
+         * datagrams up to its own MTU, so every endpoint of a conversation needs the same
+         * setting. Experimental.
          */
-        private int linkMbps = 2000; // HomaTransportConfig.DEFAULT_LINK_MBPS, as a literal for the metadata
+        private boolean deviceMtu = false;
+
+        /** Moved to homa.protocol.link-mbps; setting it fails start-up with a message saying so. */
+        private @Nullable Integer linkMbps;
+
+        /**
+         * Moved to homa.protocol.link-mbps.
+         *
+         * @return the value set under the old name, or null
+         */
+        @Deprecated(since = "0.1.0")
+        @DeprecatedConfigurationProperty(replacement = "homa.protocol.link-mbps",
+                reason = "The pacer's rate is a protocol setting (draft section Pacing).")
+        public @Nullable Integer getLinkMbps() {
+            return this.linkMbps;
+        }
+
+        @Deprecated(since = "0.1.0")
+        public void setLinkMbps(@Nullable Integer linkMbps) {
+            this.linkMbps = linkMbps;
+        }
 
         /**
          * Whether each packet carries its Homa priority (0-7, control packets 7) in the IP TOS
@@ -494,12 +798,12 @@ public class HomaProperties implements InitializingBean {
             this.priorityTos = priorityTos;
         }
 
-        public int getLinkMbps() {
-            return this.linkMbps;
+        public boolean isDeviceMtu() {
+            return this.deviceMtu;
         }
 
-        public void setLinkMbps(int linkMbps) {
-            this.linkMbps = linkMbps;
+        public void setDeviceMtu(boolean deviceMtu) {
+            this.deviceMtu = deviceMtu;
         }
 
         public DataSize getReceiveBufferSize() {

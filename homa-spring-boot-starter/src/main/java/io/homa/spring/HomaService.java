@@ -13,19 +13,30 @@ import org.springframework.stereotype.Component;
  * component scanning picks it up.
  *
  * <p>Exported methods: every public instance method declared by the bean's class itself
- * (inherited methods and {@code Object}'s are not exported), each callable as
- * {@code HomaClient.call(service, methodName, argument, resultType)}. Rules, checked at start-up
- * (a violation fails it, naming the method):
+ * (inherited methods, {@code Object}'s, container callbacks and
+ * {@link HomaExceptionHandler @HomaExceptionHandler} methods are not exported), each callable as
+ * {@code service.method} with {@code HomaClient} or through a declarative client
+ * ({@link io.homa.spring.client.HomaExchange @HomaExchange}). Rules, checked at start-up (a
+ * violation fails it, naming the method):
  * <ul>
- *   <li>zero or one parameter; the argument is decoded (JSON by default) to the parameter's
- *       generic type;</li>
- *   <li>no two exported methods of one service share a name (no overloads);</li>
- *   <li>returns {@code Mono<T>} (passed on as is), a {@code CompletionStage<T>}, or a plain
- *       {@code T} or {@code void} (run on the dispatcher's scheduler, never on the event loop);
- *       other {@code Publisher}s (e.g. {@code Flux}) are not supported yet.</li>
+ *   <li>any number of parameters; the arguments are decoded with the request's codec (JSON,
+ *       Smile or CBOR through Jackson) to the parameters' generic types, so POJOs, records and
+ *       collections work; a missing argument for a primitive parameter is INVALID_ARGUMENT;</li>
+ *   <li>the RPC method name is the Java name or {@link HomaMethod#name() @HomaMethod(name)};
+ *       {@link HomaMethod#idempotent() @HomaMethod(idempotent = true)} marks it idempotent; no
+ *       two exported methods of one service share an RPC name (no overloads);</li>
+ *   <li>return types: {@code Mono<T>} (passed on as is), {@code Flux<T>} or another
+ *       {@code Publisher} (a server stream: the client pulls items as it demands them),
+ *       {@code CompletionStage<T>}, or a plain {@code T} or {@code void}: those run on the
+ *       dispatcher's bounded scheduler ({@code Schedulers.boundedElastic()}), never on the event
+ *       loop, so they may block.</li>
  * </ul>
  * An exception thrown by a method reaches the caller as a
- * {@link io.homa.reactive.HomaRemoteException} with status {@code INTERNAL} and its message.
+ * {@link io.homa.reactive.HomaRemoteException} with its class name as
+ * {@code remoteType()} and, unless an {@link HomaExceptionHandler @HomaExceptionHandler} maps it
+ * (on this bean first, then on {@link HomaControllerAdvice @HomaControllerAdvice} beans), status
+ * {@code INTERNAL} with {@code "Type: message"}; a {@link io.homa.reactive.HomaException} keeps
+ * its own status.
  *
  * <p>Exports happen only while {@code homa.server.enabled} is {@code true} (the default).
  *

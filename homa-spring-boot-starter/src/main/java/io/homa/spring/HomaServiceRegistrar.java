@@ -25,16 +25,21 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.GenericTypeResolver;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
 import reactor.core.Exceptions;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * Finds the {@link HomaService @HomaService} beans once all singletons exist and registers their
  * methods with the {@link RpcDispatcher}, before the endpoint starts dispatching (see
- * {@link HomaRequestGate}). Breaking a rule of {@link HomaService} fails start-up with an
+ * {@link HomaRequestGate}), together with the {@link HomaExceptionHandler @HomaExceptionHandler}
+ * methods of the services and of the {@link HomaControllerAdvice @HomaControllerAdvice} beans.
+ * Breaking a rule of {@link HomaService} or {@link HomaExceptionHandler} fails start-up with an
  * {@link IllegalStateException} naming the method.
  */
 final class HomaServiceRegistrar implements SmartInitializingSingleton {
@@ -50,19 +55,43 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
 
     @Override
     public void afterSingletonsInstantiated() {
+        List<Object> adviceBeans = new ArrayList<>(this.beanFactory.getBeansWithAnnotation(HomaControllerAdvice.class)
+                .values());
+        AnnotationAwareOrderComparator.sort(adviceBeans);
+        List<HomaExceptionHandlerMethods> advice = new ArrayList<>();
+        for (Object bean : adviceBeans) {
+            HomaExceptionHandlerMethods handlers = HomaExceptionHandlerMethods.of(bean, userClass(bean));
+            if (!handlers.isEmpty()) {
+                advice.add(handlers);
+            }
+        }
+        HomaExceptionMapper mapper = new HomaExceptionMapper(advice);
+        boolean anyHandler = !advice.isEmpty();
         Map<String, String> beanNameByService = new HashMap<>();
+        List<RpcMethod> methods = new ArrayList<>();
         for (String beanName : this.beanFactory.getBeanNamesForAnnotation(HomaService.class)) {
             HomaService annotation = this.beanFactory.findAnnotationOnBean(beanName, HomaService.class);
             Object bean = this.beanFactory.getBean(beanName);
-            Class<?> userClass = ClassUtils.getUserClass(AopProxyUtils.ultimateTargetClass(bean));
+            Class<?> userClass = userClass(bean);
             String service = serviceName(annotation, userClass);
             String previous = beanNameByService.putIfAbsent(service, beanName);
             if (previous != null) {
                 throw new IllegalStateException("Homa service name '" + service + "' is exported by both bean '"
                         + previous + "' and bean '" + beanName + "'; give one of them another @HomaService(name)");
             }
-            rpcMethods(service, bean, userClass).forEach(this.dispatcher::register);
+            HomaExceptionHandlerMethods local = HomaExceptionHandlerMethods.of(bean, userClass);
+            anyHandler |= !local.isEmpty();
+            methods.addAll(rpcMethods(service, bean, userClass, local.isEmpty() ? null
+                    : (error) -> mapper.tag(error, local)));
         }
+        if (anyHandler) {
+            this.dispatcher.addExceptionMapper(mapper);
+        }
+        methods.forEach(this.dispatcher::register);
+    }
+
+    private static Class<?> userClass(Object bean) {
+        return ClassUtils.getUserClass(AopProxyUtils.ultimateTargetClass(bean));
     }
 
     /**
@@ -80,15 +109,21 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
         return name;
     }
 
+    /** {@link #rpcMethods(String, Object, Class, ErrorTagger)} without exception handlers. */
+    static List<RpcMethod> rpcMethods(String service, Object bean, Class<?> userClass) {
+        return rpcMethods(service, bean, userClass, null);
+    }
+
     /**
-     * The exported methods of one bean, sorted by name.
+     * The exported methods of one bean, sorted by RPC method name.
      *
      * @param service the service name
      * @param bean the bean (possibly an AOP proxy: calls go through it)
      * @param userClass the class whose declared methods are exported
+     * @param tagger sees each exception a method signals, before the dispatcher maps it; or {@code null}
      * @throws IllegalStateException naming the method if one breaks a rule of {@link HomaService}
      */
-    static List<RpcMethod> rpcMethods(String service, Object bean, Class<?> userClass) {
+    static List<RpcMethod> rpcMethods(String service, Object bean, Class<?> userClass, @Nullable ErrorTagger tagger) {
         Map<String, Method> byName = new LinkedHashMap<>();
         Method[] declared = userClass.getDeclaredMethods();
         Arrays.sort(declared, Comparator.comparing(Method::getName));
@@ -96,24 +131,38 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
             if (!isExported(method, userClass)) {
                 continue;
             }
-            Method other = byName.putIfAbsent(method.getName(), method);
+            String name = rpcName(service, method);
+            Method other = byName.putIfAbsent(name, method);
             if (other != null) {
                 throw new IllegalStateException("@HomaService '" + service + "' (" + userClass.getName()
-                        + ") has overloaded methods " + describe(other) + " and " + describe(method)
-                        + "; exported method names must be unique within a service");
+                        + ") exports " + describe(other) + " and " + describe(method) + " both as '" + name
+                        + "' (overloaded methods?); exported method names must be unique within a service:"
+                        + " rename one with @HomaMethod(name)");
             }
         }
         List<RpcMethod> methods = new ArrayList<>(byName.size());
-        for (Method method : byName.values()) {
-            methods.add(rpcMethod(service, bean, userClass, method));
-        }
+        new java.util.TreeMap<>(byName).forEach((name, method) ->
+                methods.add(rpcMethod(service, name, bean, userClass, method, tagger)));
         return methods;
+    }
+
+    private static String rpcName(String service, Method method) {
+        HomaMethod annotation = AnnotatedElementUtils.findMergedAnnotation(method, HomaMethod.class);
+        if (annotation == null || !StringUtils.hasText(annotation.name())) {
+            return method.getName();
+        }
+        String name = annotation.name().trim();
+        if (name.indexOf('/') >= 0 || name.chars().anyMatch(Character::isWhitespace)) {
+            throw new IllegalStateException("@HomaService '" + service + "' method " + describe(method)
+                    + " has @HomaMethod(name = \"" + name + "\"); names must not contain white space or '/'");
+        }
+        return name;
     }
 
     private static boolean isExported(Method method, Class<?> userClass) {
         int modifiers = method.getModifiers();
         if (!Modifier.isPublic(modifiers) || Modifier.isStatic(modifiers) || method.isSynthetic()
-                || method.isBridge()) {
+                || method.isBridge() || HomaExceptionHandlerMethods.isHandler(method)) {
             return false;
         }
         if (ReflectionUtils.findMethod(Object.class, method.getName(), method.getParameterTypes()) != null) {
@@ -130,38 +179,45 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
         return true;
     }
 
-    private static RpcMethod rpcMethod(String service, Object bean, Class<?> userClass, Method method) {
-        int parameterCount = method.getParameterCount();
-        if (parameterCount > 1) {
-            throw new IllegalStateException("@HomaService '" + service + "' method " + describe(method) + " has "
-                    + parameterCount + " parameters; exported methods take zero or one parameter"
-                    + " (wrap several values in a record)");
-        }
-        Type argumentType = (parameterCount == 1)
-                ? GenericTypeResolver.resolveType(method.getGenericParameterTypes()[0], userClass)
-                : null;
+    private static RpcMethod rpcMethod(String service, String name, Object bean, Class<?> userClass, Method method,
+            @Nullable ErrorTagger tagger) {
+        Type[] argumentTypes = Arrays.stream(method.getGenericParameterTypes())
+                .map((type) -> GenericTypeResolver.resolveType(type, userClass))
+                .toArray(Type[]::new);
         Class<?> returnType = method.getReturnType();
-        if (Publisher.class.isAssignableFrom(returnType) && !Mono.class.isAssignableFrom(returnType)) {
-            throw new IllegalStateException("@HomaService '" + service + "' method " + describe(method)
-                    + " returns " + returnType.getSimpleName()
-                    + "; only Mono, CompletionStage and plain values are supported so far");
-        }
         Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
         ReflectionUtils.makeAccessible(invocable);
-        Invocation invocation = new Invocation(bean, invocable, service + "." + method.getName(),
-                (parameterCount == 1) ? method.getParameterTypes()[0] : null);
-        Function<Object, Mono<?>> invoker;
+        Invocation invocation = new Invocation(bean, invocable, service + "." + name, method.getParameterTypes());
+        HomaMethod annotation = AnnotatedElementUtils.findMergedAnnotation(method, HomaMethod.class);
+        boolean idempotent = annotation != null && annotation.idempotent();
+        Function<@Nullable Object[], Publisher<?>> invoker;
+        RpcMethod.Kind kind = RpcMethod.Kind.UNARY;
         if (Mono.class.isAssignableFrom(returnType)) {
-            invoker = (argument) -> Mono.defer(() -> invocation.callAsync(argument, "a Mono", Mono.class::cast));
+            invoker = (arguments) -> tag(Mono.defer(() -> Mono.from(invocation.callAsync(arguments, "a Mono",
+                    (result) -> (Mono<?>) result))), tagger);
+        }
+        else if (Publisher.class.isAssignableFrom(returnType)) {
+            kind = RpcMethod.Kind.STREAM;
+            invoker = (arguments) -> tag(Flux.defer(() -> invocation.callAsync(arguments, "a Publisher",
+                    (result) -> (Publisher<?>) result)), tagger);
         }
         else if (CompletionStage.class.isAssignableFrom(returnType)) {
-            invoker = (argument) -> Mono.defer(() -> invocation.callAsync(argument, "a CompletionStage",
-                    (result) -> Mono.fromCompletionStage((CompletionStage<?>) result)));
+            invoker = (arguments) -> tag(Mono.defer(() -> Mono.from(invocation.callAsync(arguments,
+                    "a CompletionStage", (result) -> Mono.fromCompletionStage((CompletionStage<?>) result)))), tagger);
         }
         else {
-            invoker = (argument) -> Mono.fromCallable(() -> invocation.callUnchecked(argument));
+            // Plain T and void: runs when subscribed, which the dispatcher does on its scheduler.
+            invoker = (arguments) -> tag(Mono.fromCallable(() -> invocation.callUnchecked(arguments)), tagger);
         }
-        return new RpcMethod(service, method.getName(), argumentType, invoker);
+        return new RpcMethod(service, name, argumentTypes, kind, idempotent, invoker);
+    }
+
+    private static Publisher<?> tag(Mono<?> result, @Nullable ErrorTagger tagger) {
+        return (tagger != null) ? result.doOnError(tagger::tag) : result;
+    }
+
+    private static Publisher<?> tag(Flux<?> result, @Nullable ErrorTagger tagger) {
+        return (tagger != null) ? result.doOnError(tagger::tag) : result;
     }
 
     private static String describe(Method method) {
@@ -170,34 +226,42 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
                         .collect(Collectors.joining(", ", "(", ")"));
     }
 
-    /** One reflective call, with the target's own exception surfaced instead of InvocationTargetException. */
-    private record Invocation(Object bean, Method method, String label, @Nullable Class<?> parameterType) {
+    /** Sees the exceptions a service's methods signal. */
+    @FunctionalInterface
+    interface ErrorTagger {
 
-        @Nullable Object call(@Nullable Object argument) throws Throwable {
-            Object[] arguments;
-            if (this.parameterType == null) {
-                arguments = new Object[0];
+        void tag(Throwable error);
+    }
+
+    /** One reflective call, with the target's own exception surfaced instead of InvocationTargetException. */
+    private record Invocation(Object bean, Method method, String label, Class<?>[] parameterTypes) {
+
+        @Nullable Object call(@Nullable Object @Nullable [] arguments) throws Throwable {
+            Object[] values = (arguments != null) ? arguments : new Object[0];
+            if (values.length != this.parameterTypes.length) {
+                throw new HomaException(HomaStatus.INVALID_ARGUMENT, this.label + " takes "
+                        + this.parameterTypes.length + " argument(s), got " + values.length);
             }
-            else if (argument == null && this.parameterType.isPrimitive()) {
-                throw new HomaException(HomaStatus.INVALID_ARGUMENT,
-                        this.label + " needs an argument of type " + this.parameterType.getName());
-            }
-            else {
-                arguments = new Object[] {argument};
+            for (int i = 0; i < values.length; i++) {
+                if (values[i] == null && this.parameterTypes[i].isPrimitive()) {
+                    throw new HomaException(HomaStatus.INVALID_ARGUMENT, this.label + " needs an argument of type "
+                            + this.parameterTypes[i].getName() + ((values.length > 1) ? " at position " + i : ""));
+                }
             }
             try {
-                return this.method.invoke(this.bean, arguments);
+                return this.method.invoke(this.bean, values);
             }
             catch (InvocationTargetException ex) {
                 throw ex.getTargetException();
             }
         }
 
-        /** Calls a method that returns a {@code Mono} or {@code CompletionStage}; its failure becomes an error signal. */
-        Mono<?> callAsync(@Nullable Object argument, String kind, Function<Object, Mono<?>> adapter) {
+        /** Calls a method that returns a publisher or {@code CompletionStage}; its failure becomes an error signal. */
+        Publisher<?> callAsync(@Nullable Object @Nullable [] arguments, String kind,
+                Function<Object, Publisher<?>> adapter) {
             @Nullable Object result;
             try {
-                result = call(argument);
+                result = call(arguments);
             }
             catch (Throwable ex) {
                 Exceptions.throwIfJvmFatal(ex);
@@ -210,9 +274,9 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
         }
 
         /** Calls a method that returns a plain value; for {@link Mono#fromCallable}. */
-        @Nullable Object callUnchecked(@Nullable Object argument) throws Exception {
+        @Nullable Object callUnchecked(@Nullable Object @Nullable [] arguments) throws Exception {
             try {
-                return call(argument);
+                return call(arguments);
             }
             catch (Exception | Error ex) {
                 throw ex;

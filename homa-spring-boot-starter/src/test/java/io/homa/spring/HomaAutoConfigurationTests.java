@@ -1,6 +1,7 @@
 package io.homa.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.engine.EngineConfig;
 import io.homa.reactive.HomaException;
@@ -8,12 +9,19 @@ import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
 import io.homa.reactive.rpc.HomaClient;
+import io.homa.reactive.rpc.HomaClientInterceptor;
+import io.homa.reactive.rpc.RpcCall;
 import io.homa.reactive.rpc.PayloadCodec;
+import io.homa.reactive.rpc.PayloadCodecs;
 import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.reactive.rpc.ServiceResolver;
+import io.homa.spring.client.HomaServiceProxyFactory;
 import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -22,6 +30,9 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -35,13 +46,16 @@ class HomaAutoConfigurationTests {
     void shouldProvideEveryBeanAndBindAnEphemeralPort() {
         this.contextRunner.run((context) -> {
             assertThat(context).hasNotFailed();
-            assertThat(context).hasSingleBean(PayloadCodec.class);
+            assertThat(context).hasSingleBean(PayloadCodecs.class);
+            assertThat(context.getBean(PayloadCodecs.class).names()).containsExactly("json", "smile", "cbor");
             assertThat(context).hasSingleBean(ServiceResolver.class);
             assertThat(context).hasSingleBean(RpcDispatcher.class);
             assertThat(context).hasSingleBean(HomaTransportConfig.class);
             assertThat(context).hasSingleBean(HomaTransport.class);
             assertThat(context).hasSingleBean(HomaClient.class);
             assertThat(context).hasSingleBean(HomaServiceRegistrar.class);
+            assertThat(context).hasSingleBean(HomaServiceProxyFactory.class);
+            assertThat(context).hasSingleBean(HomaGracefulShutdown.class);
             InetSocketAddress local = context.getBean(HomaTransport.class).localAddress();
             assertThat(local.getPort()).isBetween(1, 65535);
             assertThat(context.getBean(HomaRequestGate.class).isOpen()).isTrue();
@@ -79,7 +93,7 @@ class HomaAutoConfigurationTests {
                         "homa.protocol.max-message-size=2MB", "homa.protocol.resend-interval=25",
                         "homa.protocol.timeout-resends=7", "homa.transport.receive-buffer-size=8MB",
                         "homa.transport.send-buffer-size=65536", "homa.transport.native=false",
-                        "homa.transport.link-mbps=10000", "homa.protocol.peer-idle-timeout=5m",
+                        "homa.protocol.link-mbps=10000", "homa.protocol.max-nic-queue=50us", "homa.transport.device-mtu=true", "homa.protocol.peer-idle-timeout=5m",
                         "homa.protocol.max-inbound-buffer=1GB", "homa.protocol.max-overcommit=3",
                         "homa.protocol.max-grants-per-peer=2", "homa.protocol.max-incoming=1MB",
                         "homa.protocol.fifo-grant-fraction=0.2", "homa.protocol.priority-levels=4",
@@ -96,6 +110,8 @@ class HomaAutoConfigurationTests {
                     assertThat(config.sendBufferBytes()).isEqualTo(65536);
                     assertThat(config.nativeTransport()).isFalse();
                     assertThat(config.linkMbps()).isEqualTo(10_000);
+                    assertThat(config.maxNicQueueNs()).isEqualTo(50_000);
+                    assertThat(config.deviceMtu()).isTrue();
                     assertThat(config.engine().peerIdleTimeoutNs()).isEqualTo(300_000_000_000L);
                     assertThat(config.engine().maxInboundBufferBytes()).isEqualTo(1L << 30);
                     assertThat(config.engine().maxOvercommit()).isEqualTo(3);
@@ -116,8 +132,8 @@ class HomaAutoConfigurationTests {
                         "homa.client.peers[io.example.Kv]=[::1]:4200")
                 .run((context) -> {
                     ServiceResolver resolver = context.getBean(ServiceResolver.class);
-                    assertThat(resolver.resolve("EchoService")).isEqualTo(new InetSocketAddress("127.0.0.1", 4100));
-                    assertThat(resolver.resolve("io.example.Kv")).isEqualTo(new InetSocketAddress("::1", 4200));
+                    assertThat(resolver.resolve("EchoService").block()).isEqualTo(new InetSocketAddress("127.0.0.1", 4100));
+                    assertThat(resolver.resolve("io.example.Kv").block()).isEqualTo(new InetSocketAddress("::1", 4200));
                 });
     }
 
@@ -125,13 +141,10 @@ class HomaAutoConfigurationTests {
     void shouldFailUnknownServiceWithUnavailable() {
         this.contextRunner.run((context) -> {
             ServiceResolver resolver = context.getBean(ServiceResolver.class);
-            try {
-                resolver.resolve("Nobody");
-                throw new AssertionError("expected an UNAVAILABLE HomaException");
-            }
-            catch (HomaException ex) {
-                assertThat(ex.status()).isEqualTo(HomaStatus.UNAVAILABLE);
-            }
+            assertThatThrownBy(() -> resolver.resolve("Nobody").block())
+                    .isInstanceOfSatisfying(HomaException.class,
+                            (ex) -> assertThat(ex.status()).isEqualTo(HomaStatus.UNAVAILABLE))
+                    .hasMessageContaining("Nobody");
         });
     }
 
@@ -150,7 +163,10 @@ class HomaAutoConfigurationTests {
             homa.server.bind-address           | ' '     | host name or IP address
             homa.transport.receive-buffer-size | 1KB     | between 64KB and 1GB
             homa.transport.send-buffer-size    | 2GB     | between 64KB and 1GB
-            homa.transport.link-mbps           | -1      | between 0 and 1000000
+            homa.protocol.link-mbps            | -1      | between 0 and 1000000
+            homa.protocol.max-nic-queue        | 500ns   | between 1us and 10ms
+            homa.protocol.max-nic-queue        | 11ms    | between 1us and 10ms
+            homa.transport.link-mbps           | 1000    | set homa.protocol.link-mbps instead
             homa.protocol.peer-idle-timeout    | 0s      | between 1s and 1d
             homa.protocol.max-inbound-buffer   | 1KB     | between 64KB and 1TB
             homa.protocol.max-overcommit       | 0       | between 1 and 64
@@ -168,6 +184,19 @@ class HomaAutoConfigurationTests {
             homa.protocol.incast-threshold     | 1000001 | between 1 and 1000000
             homa.protocol.incast-unscheduled-bytes | -1B | between 0B and 64MB
             homa.protocol.incast-unscheduled-bytes | 65MB | between 0B and 64MB
+            homa.client.default-timeout        | -1s     | between 0 (no deadline) and 1d
+            homa.client.default-timeout        | 2d      | between 0 (no deadline) and 1d
+            homa.client.stream-batch-size      | 0       | between 1 and 65536
+            homa.client.stream-batch-size      | 65537   | between 1 and 65536
+            homa.client.services.kv.timeout    | -5ms    | between 0 (no deadline) and 1d
+            homa.client.services.kv.methods.get.timeout | 25h | between 0 (no deadline) and 1d
+            homa.client.codec                  | xml     | must be one of the codecs available: json, smile, cbor
+            homa.client.codec                  | ' '     | must name a codec
+            homa.client.services.kv.codec      | xml     | must be one of the codecs available: json, smile, cbor
+            homa.server.codecs                 | json,xml | must list codecs among the available ones: json, smile, cbor
+            homa.server.codecs                 | ''      | at least one codec
+            homa.server.shutdown-grace-period  | -1s     | between 0s and 1h
+            homa.server.shutdown-grace-period  | 2h      | between 0s and 1h
             """)
     void shouldFailStartUpNamingPropertyAndRange(String property, String value, String range) {
         this.contextRunner.withPropertyValues(property + "=" + value).run((context) -> {
@@ -193,20 +222,24 @@ class HomaAutoConfigurationTests {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
                     .hasMessageContaining("homa.client.peers.Kv")
-                    .hasMessageContaining("host:port with a port between 1 and 65535");
+                    .hasMessageContaining("comma-separated host:port with a port between 1 and 65535");
         });
     }
 
     @Test
-    void shouldBackOffWhenUserDefinesCodecAndResolver() {
-        this.contextRunner.withUserConfiguration(UserBeansConfiguration.class).run((context) -> {
-            assertThat(context).hasSingleBean(PayloadCodec.class);
-            assertThat(context.getBean(PayloadCodec.class)).isSameAs(UserBeansConfiguration.CODEC);
-            assertThat(context).hasSingleBean(ServiceResolver.class);
-            assertThat(context.getBean(ServiceResolver.class).resolve("anything"))
-                    .isEqualTo(UserBeansConfiguration.ENDPOINT);
-            assertThat(context).hasSingleBean(HomaClient.class);
-        });
+    void shouldAddCodecBeansToTheRegistryAndBackOffForAUserResolver() {
+        this.contextRunner.withUserConfiguration(UserBeansConfiguration.class)
+                .withPropertyValues("homa.client.codec=user")
+                .run((context) -> {
+                    PayloadCodecs codecs = context.getBean(PayloadCodecs.class);
+                    assertThat(codecs.names()).containsExactly("json", "smile", "cbor", "user");
+                    assertThat(codecs.get("user")).isSameAs(UserBeansConfiguration.CODEC);
+                    assertThat(context.getBean(HomaClient.class).defaultCodec()).isSameAs(UserBeansConfiguration.CODEC);
+                    assertThat(context).hasSingleBean(ServiceResolver.class);
+                    assertThat(context.getBean(ServiceResolver.class).resolve("anything").block())
+                            .isEqualTo(UserBeansConfiguration.ENDPOINT);
+                    assertThat(context).hasSingleBean(HomaClient.class);
+                });
     }
 
     @Test
@@ -229,7 +262,7 @@ class HomaAutoConfigurationTests {
                         .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
                         .build())
                 .run((context) -> {
-                    byte[] json = context.getBean(PayloadCodec.class).encode(new Person("Ada", "Lovelace"));
+                    byte[] json = context.getBean(PayloadCodecs.class).get("json").encode(new Person("Ada", "Lovelace"));
                     assertThat(new String(json, StandardCharsets.UTF_8)).contains("\"first_name\":\"Ada\"");
                 });
     }
@@ -237,7 +270,7 @@ class HomaAutoConfigurationTests {
     @Test
     void shouldEncodeWithADefaultJsonMapperOtherwise() {
         this.contextRunner.run((context) -> {
-            PayloadCodec codec = context.getBean(PayloadCodec.class);
+            PayloadCodec codec = context.getBean(PayloadCodecs.class).get("json");
             byte[] json = codec.encode(new Person("Ada", "Lovelace"));
             assertThat(new String(json, StandardCharsets.UTF_8)).contains("\"firstName\":\"Ada\"");
             assertThat(codec.decode(json, Person.class)).isEqualTo(new Person("Ada", "Lovelace"));
@@ -261,6 +294,134 @@ class HomaAutoConfigurationTests {
             assertThat(context).doesNotHaveBean(HomaClient.class);
             assertThat(context).doesNotHaveBean(HomaProperties.class);
         });
+    }
+
+    @Test
+    void shouldRotateOverSeveralPeersOfAService() {
+        this.contextRunner.withPropertyValues("homa.client.peers.Kv=127.0.0.1:4100, 127.0.0.1:4101,[::1]:4102")
+                .run((context) -> {
+                    ServiceResolver resolver = context.getBean(ServiceResolver.class);
+                    List<InetSocketAddress> seen = new ArrayList<>();
+                    for (int i = 0; i < 6; i++) {
+                        seen.add(resolver.resolve("Kv").block());
+                    }
+                    InetSocketAddress a = new InetSocketAddress("127.0.0.1", 4100);
+                    InetSocketAddress b = new InetSocketAddress("127.0.0.1", 4101);
+                    InetSocketAddress c = new InetSocketAddress("::1", 4102);
+                    assertThat(seen).containsExactly(a, b, c, a, b, c);
+                    assertThat(context.getBean(HomaProperties.class).getClient().peerAddresses())
+                            .containsEntry("Kv", List.of(a, b, c));
+                });
+    }
+
+    @Test
+    void shouldConfigureTheClientFromProperties() {
+        this.contextRunner.run((context) -> {
+            HomaClient client = context.getBean(HomaClient.class);
+            assertThat(client.defaultTimeout()).isEqualTo(Duration.ofSeconds(10));
+            assertThat(client.defaultCodec().name()).isEqualTo("json");
+            assertThat(client.interceptors()).isEmpty();
+        });
+        this.contextRunner.withPropertyValues("homa.client.default-timeout=250", "homa.client.codec=cbor")
+                .run((context) -> {
+                    HomaClient client = context.getBean(HomaClient.class);
+                    assertThat(client.defaultTimeout()).isEqualTo(Duration.ofMillis(250));
+                    assertThat(client.defaultCodec().name()).isEqualTo("cbor");
+                });
+        this.contextRunner.withPropertyValues("homa.client.default-timeout=0").run((context) -> {
+            Duration timeout = context.getBean(HomaClient.class).defaultTimeout();
+            assertThat(timeout == null || timeout.isZero()).as("no default deadline, was %s", timeout).isTrue();
+        });
+    }
+
+    @Test
+    void shouldGiveTheClientEveryInterceptorBeanInOrder() {
+        this.contextRunner.withUserConfiguration(InterceptorConfiguration.class).run((context) -> {
+            assertThat(context.getBean(HomaClient.class).interceptors()).containsExactly(
+                    InterceptorConfiguration.FIRST, InterceptorConfiguration.SECOND);
+        });
+    }
+
+    @Test
+    void shouldBackOffForEveryUserDefinedBean() {
+        this.contextRunner.withUserConfiguration(ReplacementConfiguration.class).run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(PayloadCodecs.class)).isSameAs(context.getBean("myCodecs"));
+            assertThat(context.getBean(RpcDispatcher.class)).isSameAs(context.getBean("myDispatcher"));
+            assertThat(context.getBean(HomaClient.class)).isSameAs(context.getBean("myClient"));
+            assertThat(context.getBean(HomaServiceProxyFactory.class)).isSameAs(context.getBean("myProxyFactory"));
+            assertThat(context.getBean(HomaGracefulShutdown.class)).isSameAs(context.getBean("myShutdown"));
+            assertThat(context).hasSingleBean(PayloadCodecs.class).hasSingleBean(RpcDispatcher.class)
+                    .hasSingleBean(HomaClient.class).hasSingleBean(HomaServiceProxyFactory.class)
+                    .hasSingleBean(HomaGracefulShutdown.class);
+        });
+    }
+
+    @Test
+    void shouldMapServerSettings() {
+        this.contextRunner.withPropertyValues("homa.server.codecs=cbor", "homa.server.shutdown-grace-period=3")
+                .run((context) -> {
+                    HomaProperties properties = context.getBean(HomaProperties.class);
+                    assertThat(properties.getServer().getCodecs()).containsExactly("cbor");
+                    assertThat(properties.getServer().getShutdownGracePeriod()).isEqualTo(Duration.ofSeconds(3));
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class InterceptorConfiguration {
+
+        static final HomaClientInterceptor FIRST = new PassThrough();
+
+        static final HomaClientInterceptor SECOND = new PassThrough();
+
+        @Bean
+        @Order(2)
+        HomaClientInterceptor second() {
+            return SECOND;
+        }
+
+        @Bean
+        @Order(1)
+        HomaClientInterceptor first() {
+            return FIRST;
+        }
+
+        static final class PassThrough implements HomaClientInterceptor {
+
+            @Override
+            public <T> Mono<T> interceptUnary(RpcCall call, Mono<T> next) {
+                return next;
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ReplacementConfiguration {
+
+        @Bean
+        PayloadCodecs myCodecs() {
+            return PayloadCodecs.defaults();
+        }
+
+        @Bean
+        RpcDispatcher myDispatcher(PayloadCodecs codecs) {
+            return new RpcDispatcher(codecs, Schedulers.immediate());
+        }
+
+        @Bean
+        HomaClient myClient(HomaTransport transport) {
+            return HomaClient.builder(transport).resolver((service) -> Mono.empty()).build();
+        }
+
+        @Bean
+        HomaServiceProxyFactory myProxyFactory(HomaClient client) {
+            return new HomaServiceProxyFactory(client, new HomaProperties.Client(), List.of("json"), (value) -> value);
+        }
+
+        @Bean
+        HomaGracefulShutdown myShutdown(RpcDispatcher dispatcher) {
+            return new HomaGracefulShutdown(dispatcher, Duration.ZERO);
+        }
     }
 
     record Person(String firstName, String lastName) {
@@ -295,7 +456,7 @@ class HomaAutoConfigurationTests {
 
         @Bean
         ServiceResolver userResolver() {
-            return (service) -> ENDPOINT;
+            return (service) -> Mono.just(ENDPOINT);
         }
     }
 

@@ -23,21 +23,52 @@ class HomaPropertiesMetadataTests {
                 root.get("properties").forEach((property) -> properties.put(property.get("name").asString(), property));
             }
         }
-        assertThat(properties).containsOnlyKeys("homa.server.port", "homa.server.bind-address",
-                "homa.server.enabled", "homa.client.peers", "homa.protocol.mtu", "homa.protocol.unscheduled-bytes",
+        Map<String, JsonNode> core = new HashMap<>();
+        properties.forEach((name, property) -> {
+            if (property.path("sourceType").asString("").startsWith(HomaProperties.class.getName())) {
+                core.put(name, property);
+            }
+        });
+        assertThat(core).containsOnlyKeys("homa.server.port", "homa.server.bind-address",
+                "homa.server.enabled", "homa.server.codecs", "homa.server.shutdown-grace-period",
+                "homa.client.peers", "homa.client.default-timeout", "homa.client.codec", "homa.client.services",
+                "homa.client.stream-batch-size", "homa.protocol.mtu", "homa.protocol.unscheduled-bytes",
                 "homa.protocol.max-message-size", "homa.protocol.resend-interval", "homa.protocol.timeout-resends",
                 "homa.transport.receive-buffer-size", "homa.transport.send-buffer-size", "homa.transport.native",
-                "homa.transport.link-mbps", "homa.protocol.peer-idle-timeout", "homa.protocol.max-inbound-buffer",
+                "homa.protocol.link-mbps", "homa.protocol.max-nic-queue", "homa.transport.device-mtu",
+                "homa.transport.link-mbps",
+                "homa.protocol.peer-idle-timeout", "homa.protocol.max-inbound-buffer",
                 "homa.protocol.max-overcommit", "homa.protocol.max-grants-per-peer", "homa.protocol.max-incoming",
                 "homa.protocol.fifo-grant-fraction", "homa.protocol.priority-levels", "homa.protocol.incast-threshold",
                 "homa.protocol.incast-unscheduled-bytes", "homa.transport.priority-tos");
+        assertThat(properties.keySet()).allSatisfy((name) -> assertThat(name).startsWith("homa."));
         properties.forEach((name, property) -> assertThat(property.path("description").asString("")).as(name)
                 .isNotBlank());
         assertThat(properties.get("homa.server.port").get("defaultValue").asInt()).isEqualTo(4000);
         assertThat(properties.get("homa.protocol.mtu").get("defaultValue").asInt()).isEqualTo(1500);
         assertThat(properties.get("homa.protocol.resend-interval").get("defaultValue").asString()).isEqualTo("10ms");
+        assertThat(properties.get("homa.protocol.max-nic-queue").get("defaultValue").asString()).isEqualTo("200us");
+        assertThat(properties.get("homa.protocol.link-mbps").get("defaultValue").asInt()).isEqualTo(2000);
+        assertThat(properties.get("homa.transport.device-mtu").get("defaultValue").asBoolean()).isFalse();
         assertThat(properties.get("homa.transport.native").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.transport.priority-tos").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.protocol.fifo-grant-fraction").get("defaultValue").asDouble()).isEqualTo(0.05);
+        assertThat(properties.get("homa.client.default-timeout").get("defaultValue").asString()).isEqualTo("10s");
+        assertThat(properties.get("homa.client.codec").get("defaultValue").asString()).isEqualTo("json");
+        assertThat(properties.get("homa.client.stream-batch-size").get("defaultValue").asInt()).isEqualTo(256);
+        assertThat(properties.get("homa.server.shutdown-grace-period").get("defaultValue").asString())
+                .isEqualTo("10s");
+        assertThat(properties.get("homa.server.codecs").get("defaultValue").values())
+                .extracting(JsonNode::asString).containsExactly("json", "smile", "cbor");
+        assertThat(properties.get("homa.client.services").path("description").asString())
+                .contains("timeout", "codec", "methods.<method>.timeout");
+        Map<String, JsonNode> hints = new HashMap<>();
+        try (InputStream in = getClass().getClassLoader()
+                .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            JsonMapper.builder().build().readTree(in).path("hints")
+                    .forEach((hint) -> hints.put(hint.get("name").asString(), hint));
+        }
+        assertThat(hints.get("homa.client.codec").get("values").values()).extracting((value) -> value.get("value")
+                .asString()).containsExactly("json", "smile", "cbor");
     }
 }

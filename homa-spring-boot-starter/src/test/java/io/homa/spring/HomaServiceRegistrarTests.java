@@ -68,14 +68,34 @@ class HomaServiceRegistrarTests {
     }
 
     @Test
-    void shouldFailStartUpOnTwoParameterMethod() {
-        this.contextRunner.withUserConfiguration(TwoParameterService.class).run((context) -> {
-            assertThat(context).hasFailed();
-            assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("TwoParameterService.add(int, int)")
-                    .hasMessageContaining("zero or one parameter");
-        });
+    void shouldExportMethodsWithSeveralParameters() {
+        Map<String, RpcMethod> methods = methodsOf(new TwoParameterService());
+        assertThat(methods.get("add").argumentTypes()).containsExactly(int.class, int.class);
+        assertThat(invoke(methods.get("add"), 20, 22)).isEqualTo(42);
+        assertThat(methods.get("join").argumentTypes()).hasSize(3);
+        assertThat(invoke(methods.get("join"), new Person("Ada"), List.of(new Item(1), new Item(2)), "!"))
+                .isEqualTo("Ada:3!");
+        assertThatThrownBy(() -> invoke(methods.get("add"), 1, null))
+                .isInstanceOfSatisfying(HomaException.class,
+                        (ex) -> assertThat(ex.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT))
+                .hasMessageContaining("TwoParameterService.add needs an argument of type int at position 1");
+    }
+
+    @Test
+    void shouldRenameAndMarkIdempotentWithHomaMethod() {
+        Map<String, RpcMethod> methods = methodsOf(new AnnotatedService());
+        assertThat(methods.keySet()).containsExactly("fetch", "store");
+        assertThat(methods.get("fetch").idempotent()).isTrue();
+        assertThat(methods.get("store").idempotent()).isFalse();
+        assertThat(invoke(methods.get("fetch"), "k")).isEqualTo("value of k");
+    }
+
+    @Test
+    void shouldFailStartUpWhenARenameCollides() {
+        assertThatIllegalStateException().isThrownBy(() -> methodsOf(new CollidingService()))
+                .withMessageContaining("both as 'get'")
+                .withMessageContaining("CollidingService.get()")
+                .withMessageContaining("CollidingService.fetch()");
     }
 
     @Test
@@ -112,7 +132,7 @@ class HomaServiceRegistrarTests {
     @Test
     void shouldPassMonoResultsThrough() {
         Map<String, RpcMethod> methods = methodsOf(new GreeterService());
-        assertThat(methods.get("greetAsync").invoker().apply(new Person("Ada")).block(WAIT))
+        assertThat(invoke(methods.get("greetAsync"), new Person("Ada")))
                 .isEqualTo(new Greeting("Hello, Ada"));
     }
 
@@ -120,7 +140,7 @@ class HomaServiceRegistrarTests {
     void shouldRunPlainMethodsOnlyWhenSubscribed() {
         GreeterService service = new GreeterService();
         Map<String, RpcMethod> methods = methodsOf(service);
-        Mono<?> result = methods.get("greet").invoker().apply(new Person("Ada"));
+        Mono<?> result = Mono.from(methods.get("greet").invoker().apply(new Object[] {new Person("Ada")}));
         assertThat(service.calls).hasValue(0);
         String thread = Mono.from(result).subscribeOn(Schedulers.single()).map((greeting) -> service.lastThread)
                 .block(WAIT);
@@ -132,25 +152,24 @@ class HomaServiceRegistrarTests {
     void shouldAdaptPlainVoidAndNoArgumentMethods() {
         GreeterService service = new GreeterService();
         Map<String, RpcMethod> methods = methodsOf(service);
-        assertThat(methods.get("add").invoker().apply(new Pair(2, 3)).block(WAIT)).isEqualTo(5);
-        assertThat(methods.get("ping").invoker().apply(null).block(WAIT)).isEqualTo("pong");
-        assertThat(methods.get("reset").invoker().apply(null).hasElement().block(WAIT)).isFalse();
+        assertThat(invoke(methods.get("add"), new Pair(2, 3))).isEqualTo(5);
+        assertThat(invoke(methods.get("ping"))).isEqualTo("pong");
+        assertThat(Mono.from(methods.get("reset").invoker().apply(new Object[0])).hasElement().block(WAIT)).isFalse();
         assertThat(service.calls).hasValue(-1);
-        assertThat(methods.get("total").invoker().apply(List.of(new Item(2), new Item(5))).block(WAIT))
-                .isEqualTo(7L);
+        assertThat(invoke(methods.get("total"), List.of(new Item(2), new Item(5)))).isEqualTo(7L);
     }
 
     @Test
     void shouldSurfaceTheMethodsOwnException() {
         Map<String, RpcMethod> methods = methodsOf(new GreeterService());
-        Mono<?> result = methods.get("fail").invoker().apply("boom");
+        Mono<?> result = Mono.from(methods.get("fail").invoker().apply(new Object[] {"boom"}));
         assertThatThrownBy(() -> result.block(WAIT)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("boom");
     }
 
     @Test
     void shouldRejectAMissingPrimitiveArgumentAsInvalid() {
-        Mono<?> result = methodsOf(new NamedService()).get("negate").invoker().apply(null);
+        Mono<?> result = Mono.from(methodsOf(new NamedService()).get("negate").invoker().apply(new Object[] {null}));
         assertThatThrownBy(() -> result.block(WAIT)).isInstanceOfSatisfying(HomaException.class,
                 (ex) -> assertThat(ex.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT))
                 .hasMessageContaining("Calc.negate needs an argument of type int");
@@ -159,7 +178,7 @@ class HomaServiceRegistrarTests {
     @Test
     void shouldAdaptCompletionStages() {
         Map<String, RpcMethod> methods = methodsOf(new FutureService());
-        assertThat(methods.get("later").invoker().apply(4).block(WAIT)).isEqualTo(8);
+        assertThat(invoke(methods.get("later"), 4)).isEqualTo(8);
     }
 
     @Test
@@ -168,10 +187,19 @@ class HomaServiceRegistrarTests {
     }
 
     @Test
-    void shouldRejectFluxMethods() {
-        assertThatIllegalStateException().isThrownBy(() -> methodsOf(new FluxService()))
-                .withMessageContaining("FluxService.stream()")
-                .withMessageContaining("returns Flux");
+    void shouldExportFluxMethodsAsStreams() {
+        Map<String, RpcMethod> methods = methodsOf(new FluxService());
+        assertThat(methods.get("stream").kind()).isEqualTo(RpcMethod.Kind.STREAM);
+        List<Object> items = Flux.from(methods.get("stream").invoker().apply(new Object[] {3}))
+                .map(Object.class::cast).collectList().block(WAIT);
+        assertThat(items).containsExactly("a0", "a1", "a2");
+        assertThat(methodsOf(new GreeterService()).get("greetAsync").kind()).isEqualTo(RpcMethod.Kind.UNARY);
+        assertThat(methodsOf(new GreeterService()).get("greet").kind()).isEqualTo(RpcMethod.Kind.UNARY);
+    }
+
+    @Test
+    void shouldNotExportExceptionHandlers() {
+        assertThat(methodsOf(new HandlingService()).keySet()).containsExactly("work");
     }
 
     private static Map<String, RpcMethod> methodsOf(Object bean) {
@@ -181,6 +209,10 @@ class HomaServiceRegistrarTests {
         return HomaServiceRegistrar.rpcMethods(service, bean, bean.getClass()).stream()
                 .collect(Collectors.toMap(RpcMethod::method, Function.identity(), (a, b) -> a,
                         java.util.LinkedHashMap::new));
+    }
+
+    private static Object invoke(RpcMethod method, Object... arguments) {
+        return Mono.from(method.invoker().apply(arguments)).block(WAIT);
     }
 
     record Person(String name) {
@@ -272,6 +304,49 @@ class HomaServiceRegistrarTests {
         public int add(int left, int right) {
             return left + right;
         }
+
+        public String join(Person person, List<Item> items, String suffix) {
+            return person.name() + ":" + items.stream().mapToLong(Item::amount).sum() + suffix;
+        }
+    }
+
+    @HomaService
+    static class AnnotatedService {
+
+        @HomaMethod(name = "fetch", idempotent = true)
+        public String get(String key) {
+            return "value of " + key;
+        }
+
+        @HomaMethod
+        public void store(String key) {
+        }
+    }
+
+    @HomaService
+    static class CollidingService {
+
+        public String get() {
+            return "a";
+        }
+
+        @HomaMethod("get")
+        public String fetch() {
+            return "b";
+        }
+    }
+
+    @HomaService
+    static class HandlingService {
+
+        public String work() {
+            return "done";
+        }
+
+        @HomaExceptionHandler
+        public HomaStatus onIllegalState(IllegalStateException ex) {
+            return HomaStatus.FAILED_PRECONDITION;
+        }
     }
 
     @HomaService
@@ -297,8 +372,8 @@ class HomaServiceRegistrarTests {
     @HomaService
     static class FluxService {
 
-        public Flux<String> stream() {
-            return Flux.just("a");
+        public Flux<String> stream(int count) {
+            return Flux.range(0, count).map((i) -> "a" + i);
         }
     }
 

@@ -1,9 +1,7 @@
 package io.homa.engine;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.TreeSet;
 
 /**
  * The receiver's grant policy (draft "Flow control", "Overcommitment", "SRPT and starvation";
@@ -30,9 +28,11 @@ final class GrantScheduler {
     private final int payloadBytes;
     private final int grantIncrementBytes;
 
-    /** Messages that need grants, fewest bytes remaining first, older first among equals. */
-    private final TreeSet<InboundMessage> waiting = new TreeSet<>(
-            Comparator.comparingLong(InboundMessage::remainingBytes).thenComparingLong(m -> m.sequence));
+    /**
+     * Messages that need grants, fewest bytes remaining first, older first among equals. Not a
+     * TreeSet: each received packet takes its message out and puts it back, which must not allocate.
+     */
+    private final InboundOrder waiting = new InboundOrder();
     private final List<InboundMessage> chosen = new ArrayList<>();
     /** Granted or unscheduled bytes not yet received, over all inbound messages. */
     private long totalIncomingBytes;
@@ -107,7 +107,8 @@ final class GrantScheduler {
         }
         pass++;
         chosen.clear();
-        for (InboundMessage message : waiting) {
+        for (int i = 0; i < waiting.size(); i++) {
+            InboundMessage message = waiting.get(i);
             if (chosen.size() == maxOvercommit) {
                 break;
             }
@@ -166,7 +167,8 @@ final class GrantScheduler {
     /** The FIFO share: one increment to the oldest waiting message, at the lowest priority. */
     private void grantOldest(GrantSink sink) {
         InboundMessage oldest = null;
-        for (InboundMessage message : waiting) {
+        for (int i = 0; i < waiting.size(); i++) {
+            InboundMessage message = waiting.get(i);
             if (oldest == null || message.sequence < oldest.sequence) {
                 oldest = message;
             }

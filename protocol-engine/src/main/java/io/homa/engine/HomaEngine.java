@@ -58,7 +58,7 @@ public final class HomaEngine {
     private long nextRpcId;
     private long messageSequence;
 
-    private final Map<Long, ClientRpc> clientRpcs = new HashMap<>();
+    private final LongMap<ClientRpc> clientRpcs = new LongMap<>();
     private final Map<InetSocketAddress, Peer> peers = new HashMap<>();
     private int serverRpcCount;
     private int pendingAckTotal;
@@ -1045,6 +1045,40 @@ public final class HomaEngine {
                 enqueue(fifoPending);
                 fifoPending = null;
             }
+            sent++;
+        }
+        return sent;
+    }
+
+    /**
+     * Hands out only the packets that may bypass the pacer: control packets, then DATA of the
+     * SRPT head while that message is at most {@code maxUrgentMessageBytes} long. Short messages
+     * and GRANTs then never wait for pacer credit behind a long message (Linux Homa's
+     * {@code throttle_min_bytes}; draft "Pacing": a sender should not queue short messages behind
+     * long ones in its NIC).
+     *
+     * @param nowNs current time
+     * @param sink where packets go; each buffer is valid only during its call
+     * @param maxUrgentMessageBytes messages up to this length (bytes) bypass the pacer; 0 lets only
+     *     control packets through
+     * @param maxPackets at most this many packets in this call
+     * @return the number of packets handed to the sink
+     */
+    public int pollUrgentTransmit(long nowNs, PacketSink sink, int maxUrgentMessageBytes, int maxPackets) {
+        int sent = 0;
+        while (sent < maxPackets) {
+            PendingControl control = controlQueue.poll();
+            if (control != null) {
+                transmitControl(control, sink);
+                controlPool.add(control);
+                sent++;
+                continue;
+            }
+            OutboundMessage head = sendableHead();
+            if (head == null || head.lengthBytes > maxUrgentMessageBytes) {
+                break;
+            }
+            transmitData(head, nowNs, sink);
             sent++;
         }
         return sent;

@@ -1,8 +1,6 @@
 package io.homa.engine;
 
 import java.net.InetSocketAddress;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.TreeSet;
 
 /**
@@ -18,7 +16,8 @@ final class Peer {
     static final int FINISHED_RPC_IDS_KEPT = 4096;
 
     final InetSocketAddress address;
-    final Map<Long, ServerRpc> serverRpcs = new HashMap<>();
+    /** This peer's RPCs we serve, by rpcid (a primitive map: looked up for every packet). */
+    final LongMap<ServerRpc> serverRpcs = new LongMap<>();
     /**
      * The draft's "additional state to detect long-delayed packets": every rpcid of this client at
      * or below the floor counts as finished, as does every rpcid in {@link #finishedRpcIds}.

@@ -6,29 +6,52 @@ import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
 import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * The RPC layer's client: calls a method of a remote service with one argument and decodes the
- * result. Thread-safe; share one per application.
+ * The RPC layer's client: calls methods of remote services and decodes the results. Thread-safe;
+ * share one per application. Build one with {@link #builder(HomaTransport)}.
  *
- * <p>Each call encodes the argument with the codec, wraps it in a request {@link RpcEnvelope},
- * resolves the service's endpoint and sends one Homa RPC on the transport. By default the result
- * is decoded on the thread that completes the RPC (the transport's event loop): keep downstream
- * work non-blocking, move it with {@code publishOn}, or construct the client with a result
- * scheduler.
+ * <p>Each unary call encodes the arguments with the call's codec (named in the request envelope,
+ * so the server answers in it), resolves the service's endpoint and sends one Homa RPC on the
+ * transport. A {@link #stream stream} call fetches items in batches, one Homa RPC each, driven by
+ * the subscriber's demand.
+ *
+ * <p>Deadlines: a call's timeout ({@link CallOptions#timeout()}, else the client's default)
+ * starts at subscription, travels with the request as {@link RpcMetadata#TIMEOUT_MS} and, when it
+ * passes, the client abandons the exchange (the Homa RPC is cancelled) and signals
+ * {@code HomaException(DEADLINE_EXCEEDED)}.
+ *
+ * <p>Threading: by default results are decoded and signalled on the thread that completes the
+ * RPC (the transport's event loop): keep downstream work non-blocking, move it with
+ * {@code publishOn}, or set a {@link Builder#resultScheduler result scheduler}.
  */
 public class HomaClient {
+    /** Default most items fetched by one stream batch RPC. */
+    public static final int DEFAULT_STREAM_BATCH_SIZE = 256;
+
     private final HomaTransport transport;
     private final ServiceResolver resolver;
-    private final PayloadCodec codec;
+    private final PayloadCodecs codecs;
+    private final PayloadCodec defaultCodec;
+    private final @Nullable Duration defaultTimeout;
+    private final List<HomaClientInterceptor> interceptors;
     private final @Nullable Scheduler resultScheduler;
+    private final int streamBatchSize;
 
     /**
-     * A client that decodes results on the transport's event loop (no thread hop).
+     * A client that decodes results on the transport's event loop (no thread hop), speaks only
+     * {@code codec} and has no default timeout and no interceptors.
      *
      * @param transport the message layer to send on
      * @param resolver finds the endpoint of each service
@@ -39,32 +62,48 @@ public class HomaClient {
     }
 
     /**
-     * A client that decodes results and signals subscribers on {@code resultScheduler}: one thread
-     * hop per call, in exchange for keeping decoding and downstream operators off the event loop.
+     * As {@link #HomaClient(HomaTransport, ServiceResolver, PayloadCodec)}, decoding results and
+     * signalling subscribers on {@code resultScheduler}.
      *
      * @param resultScheduler where results are decoded and emitted; {@code null} for the event loop
      */
     public HomaClient(
             HomaTransport transport, ServiceResolver resolver, PayloadCodec codec, @Nullable Scheduler resultScheduler) {
-        this.transport = Objects.requireNonNull(transport, "transport must not be null");
-        this.resolver = Objects.requireNonNull(resolver, "resolver must not be null");
-        this.codec = Objects.requireNonNull(codec, "codec must not be null");
-        this.resultScheduler = resultScheduler;
+        this(builder(transport).resolver(resolver).codecs(PayloadCodecs.of(codec)).defaultCodec(codec.name())
+                .resultScheduler(resultScheduler));
+    }
+
+    /** Built by {@link Builder#build()}. */
+    protected HomaClient(Builder builder) {
+        this.transport = builder.transport;
+        this.resolver = Objects.requireNonNull(builder.resolver, "resolver must be set");
+        this.codecs = builder.codecs;
+        this.defaultCodec = codecs.get(builder.defaultCodec);
+        this.defaultTimeout = builder.defaultTimeout;
+        this.interceptors = List.copyOf(builder.interceptors);
+        this.resultScheduler = builder.resultScheduler;
+        this.streamBatchSize = builder.streamBatchSize;
+    }
+
+    /** A builder sending on {@code transport}. */
+    public static Builder builder(HomaTransport transport) {
+        return new Builder(transport);
     }
 
     /**
-     * Calls {@code service.method(argument)}. Lazy: nothing is sent before subscribe; cancelling
-     * abandons the RPC. Each subscription is a new RPC.
+     * Calls {@code service.method(argument)} with default options. Lazy: nothing is sent before
+     * subscribe; cancelling abandons the RPC. Each subscription is a new RPC.
      *
      * @param service the service name
      * @param method the method name
-     * @param argument the argument, or {@code null} for a method without one
+     * @param argument the argument, or {@code null} for a method without one (a one-parameter
+     *     method then receives {@code null})
      * @param responseType the result type
      * @return the decoded result (empty for a {@code null} result), or an error:
-     *     {@link io.homa.reactive.HomaRemoteException} with the server's status and message,
-     *     {@link io.homa.reactive.HomaTimeoutException}, or {@link io.homa.reactive.HomaException}
-     *     (UNAVAILABLE when the service cannot be resolved, INTERNAL when the argument cannot be
-     *     encoded or the response cannot be decoded)
+     *     {@link HomaRemoteException} with the server's status, message and exception type,
+     *     {@link io.homa.reactive.HomaTimeoutException}, or {@link HomaException} (UNAVAILABLE
+     *     when the service cannot be resolved, DEADLINE_EXCEEDED when the deadline passes,
+     *     INTERNAL when the argument cannot be encoded or the response cannot be decoded)
      */
     public <T> Mono<T> call(String service, String method, @Nullable Object argument, Class<T> responseType) {
         return call(service, method, argument, (Type) responseType);
@@ -74,23 +113,107 @@ public class HomaClient {
      * {@link #call(String, String, Object, Class)} for a generic result type, e.g. the
      * {@code Type} of {@code List<Item>}. The caller chooses {@code T} to match {@code responseType}.
      */
-    @SuppressWarnings("unchecked")
     public <T> Mono<T> call(String service, String method, @Nullable Object argument, Type responseType) {
-        Objects.requireNonNull(service, "service must not be null");
-        Objects.requireNonNull(method, "method must not be null");
-        Objects.requireNonNull(responseType, "responseType must not be null");
-        Mono<byte[]> exchange = Mono.defer(() -> {
-            byte[] request = RpcEnvelope.encodeRequest(service, method, codec.name(), codec.encode(argument));
-            InetSocketAddress server = resolver.resolve(service);
+        return call(service, method, argument == null ? new Object[0] : new Object[] {argument}, responseType,
+                CallOptions.defaults());
+    }
+
+    /** {@link #call(String, String, Object[], Type, CallOptions)} with a class, so {@code T} is inferred. */
+    public <T> Mono<T> call(String service, String method, @Nullable Object[] arguments, Class<T> responseType,
+                            CallOptions options) {
+        return call(service, method, arguments, (Type) responseType, options);
+    }
+
+    /** {@link #stream(String, String, Object[], Type, CallOptions)} with a class, so {@code T} is inferred. */
+    public <T> Flux<T> stream(String service, String method, @Nullable Object[] arguments, Class<T> elementType,
+                              CallOptions options) {
+        return stream(service, method, arguments, (Type) elementType, options);
+    }
+
+    /**
+     * Calls {@code service.method(arguments...)}.
+     *
+     * @param arguments the arguments, in order (elements may be {@code null}); empty for none
+     * @param responseType the result type
+     * @param options timeout, codec, metadata
+     * @return as {@link #call(String, String, Object, Class)}
+     */
+    public <T> Mono<T> call(String service, String method, @Nullable Object[] arguments, Type responseType,
+                            CallOptions options) {
+        RpcCall call = new RpcCall(service, method, arguments.clone(), responseType, options, false);
+        Mono<T> chain = Mono.defer(() -> unary(call));
+        for (int i = interceptors.size() - 1; i >= 0; i--) {
+            chain = interceptors.get(i).interceptUnary(call, chain);
+        }
+        return chain;
+    }
+
+    /**
+     * Calls a streaming method and emits its items. Items are fetched in batches of at most the
+     * subscriber's outstanding demand (and at most the client's stream batch size), one Homa RPC
+     * per batch, so a slow subscriber slows the server's producer. Cancelling the returned
+     * {@code Flux} cancels the server's subscription. The timeout bounds the whole stream.
+     *
+     * @param arguments the arguments, in order; empty for none
+     * @param elementType the type of each item
+     * @return the items, then completion or an error as for {@link #call}
+     */
+    public <T> Flux<T> stream(String service, String method, @Nullable Object[] arguments, Type elementType,
+                              CallOptions options) {
+        RpcCall call = new RpcCall(service, method, arguments.clone(), elementType, options, true);
+        Flux<T> chain = Flux.defer(() -> streamExchange(call));
+        for (int i = interceptors.size() - 1; i >= 0; i--) {
+            chain = interceptors.get(i).interceptStream(call, chain);
+        }
+        return chain;
+    }
+
+    /** The transport this client sends on. */
+    public HomaTransport transport() {
+        return transport;
+    }
+
+    /** The codecs this client can encode with. */
+    public PayloadCodecs codecs() {
+        return codecs;
+    }
+
+    /** The codec used when a call names none. */
+    public PayloadCodec defaultCodec() {
+        return defaultCodec;
+    }
+
+    /** The timeout used when a call names none, or {@code null} for none. */
+    public @Nullable Duration defaultTimeout() {
+        return defaultTimeout;
+    }
+
+    /** The interceptors, outermost first. */
+    public List<HomaClientInterceptor> interceptors() {
+        return interceptors;
+    }
+
+    // ------------------------------------------------------------------ unary
+
+    @SuppressWarnings("unchecked")
+    private <T> Mono<T> unary(RpcCall call) {
+        PayloadCodec codec = codec(call);
+        long timeoutNs = timeoutNs(call.options());
+        long startNs = System.nanoTime();
+        Mono<byte[]> exchange = resolve(call).flatMap(server -> {
+            byte[] request = encodeRequest(call, codec, startNs, timeoutNs, Map.of(), true);
             return transport.call(server, request);
         });
+        if (timeoutNs > 0) {
+            exchange = exchange.timeout(Duration.ofNanos(timeoutNs), Mono.error(() -> deadlineExceeded(call, timeoutNs)));
+        }
         if (resultScheduler != null) {
             exchange = exchange.publishOn(resultScheduler);
         }
-        return exchange.handle((response, sink) -> {
+        return exchange.handle((bytes, sink) -> {
             Object value;
             try {
-                value = decode(service, method, response, responseType);
+                value = decodeResult(call, codec, bytes);
             } catch (HomaException e) {
                 sink.error(e);
                 return;
@@ -101,30 +224,183 @@ public class HomaClient {
         });
     }
 
-    /** The transport this client sends on. */
-    public HomaTransport transport() {
-        return transport;
-    }
-
-    private @Nullable Object decode(String service, String method, byte[] bytes, Type responseType) {
-        RpcEnvelope.Response response;
-        try {
-            response = RpcEnvelope.decodeResponse(bytes);
-        } catch (HomaException e) {
-            throw new HomaException(HomaStatus.INTERNAL,
-                    "bad response from " + service + "." + method + ": " + e.getMessage(), e);
-        }
+    private @Nullable Object decodeResult(RpcCall call, PayloadCodec codec, byte[] bytes) {
+        RpcEnvelope.Response response = decodeResponse(call, bytes);
         if (response.status() != HomaStatus.OK) {
-            throw new HomaRemoteException(response.status(), response.message());
+            throw remoteException(response);
         }
         if (response.payload().length == 0) {
             return null;
         }
         try {
-            return codec.decode(response.payload(), responseType);
+            return codec.decode(response.payload(), call.responseType());
         } catch (HomaException e) {
             throw new HomaException(HomaStatus.INTERNAL,
-                    "cannot decode the result of " + service + "." + method + ": " + e.getMessage(), e);
+                    "cannot decode the result of " + call.fullMethodName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    // ------------------------------------------------------------------ stream
+
+    private <T> Flux<T> streamExchange(RpcCall call) {
+        PayloadCodec codec = codec(call);
+        long timeoutNs = timeoutNs(call.options());
+        return Flux.create(
+                sink -> new ClientStream<T>(this, call, codec, timeoutNs, streamBatchSize, resultScheduler, sink).start(),
+                FluxSink.OverflowStrategy.BUFFER);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    PayloadCodec codec(RpcCall call) {
+        String name = call.options().codec();
+        return name == null ? defaultCodec : codecs.get(name);
+    }
+
+    /** The effective timeout in ns, 0 for none. */
+    long timeoutNs(CallOptions options) {
+        Duration timeout = options.timeout() != null ? options.timeout() : defaultTimeout;
+        return timeout == null || timeout.isZero() ? 0 : Math.max(1, saturatedNanos(timeout));
+    }
+
+    Mono<InetSocketAddress> resolve(RpcCall call) {
+        return resolver.resolve(call.service()).switchIfEmpty(Mono.error(() -> new HomaException(
+                HomaStatus.UNAVAILABLE, "no peer for service '" + call.service() + "' (the resolver found none)")));
+    }
+
+    /**
+     * The request envelope: the call's metadata, the remaining deadline ({@code timeoutNs} 0 =
+     * none), {@code extra} (stream control keys) and the encoded arguments (or none).
+     *
+     * @throws HomaException DEADLINE_EXCEEDED if the deadline passed, INVALID_ARGUMENT for bad
+     *     metadata, INTERNAL if an argument cannot be encoded
+     */
+    byte[] encodeRequest(RpcCall call, PayloadCodec codec, long startNs, long timeoutNs, Map<String, String> extra,
+                         boolean withArguments) {
+        Map<String, String> metadata = new LinkedHashMap<>(call.metadata());
+        for (String key : metadata.keySet()) {
+            if (RpcMetadata.isReserved(key)) {
+                throw new HomaException(HomaStatus.INVALID_ARGUMENT,
+                        "metadata key '" + key + "' of " + call.fullMethodName() + " is reserved (prefix homa-)");
+            }
+        }
+        if (timeoutNs > 0) {
+            long remainingNs = startNs + timeoutNs - System.nanoTime();
+            if (remainingNs <= 0) {
+                throw deadlineExceeded(call, timeoutNs);
+            }
+            metadata.put(RpcMetadata.TIMEOUT_MS, Long.toString(
+                    Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNs + 999_999))));
+        }
+        metadata.putAll(extra);
+        byte[] payload = withArguments ? codec.encodeArguments(call.arguments()) : new byte[0];
+        try {
+            return RpcEnvelope.encodeRequest(call.service(), call.method(), codec.name(), metadata, payload);
+        } catch (IllegalArgumentException e) {
+            throw new HomaException(HomaStatus.INVALID_ARGUMENT,
+                    "cannot call " + call.fullMethodName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    static RpcEnvelope.Response decodeResponse(RpcCall call, byte[] bytes) {
+        try {
+            return RpcEnvelope.decodeResponse(bytes);
+        } catch (HomaException e) {
+            throw new HomaException(HomaStatus.INTERNAL,
+                    "bad response from " + call.fullMethodName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    static HomaRemoteException remoteException(RpcEnvelope.Response response) {
+        return new HomaRemoteException(response.status(), response.message(),
+                response.metadata().get(RpcMetadata.ERROR_TYPE));
+    }
+
+    static HomaException deadlineExceeded(RpcCall call, long timeoutNs) {
+        return new HomaException(HomaStatus.DEADLINE_EXCEEDED, "deadline of "
+                + Duration.ofNanos(timeoutNs).toMillis() + " ms exceeded calling " + call.fullMethodName());
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE / 4;
+        }
+    }
+
+    /** Configures a {@link HomaClient}; not thread-safe. */
+    public static final class Builder {
+        private final HomaTransport transport;
+        private @Nullable ServiceResolver resolver;
+        private PayloadCodecs codecs = PayloadCodecs.of(new JsonPayloadCodec());
+        private String defaultCodec = JsonPayloadCodec.NAME;
+        private @Nullable Duration defaultTimeout;
+        private List<HomaClientInterceptor> interceptors = List.of();
+        private @Nullable Scheduler resultScheduler;
+        private int streamBatchSize = DEFAULT_STREAM_BATCH_SIZE;
+
+        private Builder(HomaTransport transport) {
+            this.transport = Objects.requireNonNull(transport, "transport must not be null");
+        }
+
+        /** Finds the endpoint of each service (required). */
+        public Builder resolver(ServiceResolver resolver) {
+            this.resolver = Objects.requireNonNull(resolver, "resolver must not be null");
+            return this;
+        }
+
+        /** The codecs calls may name (default: json only). */
+        public Builder codecs(PayloadCodecs codecs) {
+            this.codecs = Objects.requireNonNull(codecs, "codecs must not be null");
+            return this;
+        }
+
+        /** The codec used when a call names none (default {@code "json"}); must be in {@link #codecs}. */
+        public Builder defaultCodec(String name) {
+            this.defaultCodec = Objects.requireNonNull(name, "defaultCodec must not be null");
+            return this;
+        }
+
+        /** The timeout used when a call names none; {@code null} or zero = no deadline (the default). */
+        public Builder defaultTimeout(@Nullable Duration timeout) {
+            if (timeout != null && timeout.isNegative()) {
+                throw new IllegalArgumentException("defaultTimeout must be zero (none) or positive, was " + timeout);
+            }
+            this.defaultTimeout = timeout;
+            return this;
+        }
+
+        /** The interceptors, outermost first (replaces earlier ones). */
+        public Builder interceptors(List<? extends HomaClientInterceptor> interceptors) {
+            this.interceptors = List.copyOf(interceptors);
+            return this;
+        }
+
+        /** Where results are decoded and emitted; {@code null} (the default) for the event loop. */
+        public Builder resultScheduler(@Nullable Scheduler scheduler) {
+            this.resultScheduler = scheduler;
+            return this;
+        }
+
+        /** Most items one stream batch RPC asks for, 1..65536 (default {@value #DEFAULT_STREAM_BATCH_SIZE}). */
+        public Builder streamBatchSize(int items) {
+            if (items < 1 || items > 65_536) {
+                throw new IllegalArgumentException("streamBatchSize must be 1 to 65536 items, was " + items);
+            }
+            this.streamBatchSize = items;
+            return this;
+        }
+
+        /**
+         * @throws IllegalStateException if no resolver is set
+         * @throws HomaException INVALID_ARGUMENT if the default codec is not among the codecs
+         */
+        public HomaClient build() {
+            if (resolver == null) {
+                throw new IllegalStateException("resolver must be set");
+            }
+            return new HomaClient(this);
         }
     }
 }

@@ -1,9 +1,23 @@
 package io.homa.reactive.rpc;
 
+import io.homa.reactive.HomaException;
+import io.homa.reactive.HomaStatus;
 import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
-/** Turns call arguments and results into bytes and back (JSON by default: {@link JsonPayloadCodec}). */
+/**
+ * Turns call arguments and results into bytes and back. Implementations: {@link JsonPayloadCodec}
+ * ({@code "json"}, the default), {@link SmilePayloadCodec} ({@code "smile"}),
+ * {@link CborPayloadCodec} ({@code "cbor"}); {@link PayloadCodecs} holds the ones a peer speaks.
+ *
+ * <p>Arguments ({@link #encodeArguments}): zero arguments are an empty payload; one argument is
+ * the encoded value itself (so a one-argument call looks the same as a result); two or more are
+ * one encoded array. The defaults here frame two or more arguments as a count and length-prefixed
+ * values ({@link RpcEnvelope#encodeFrames}); the Jackson codecs override them with a real array
+ * (a JSON array, a Smile or CBOR array), so any peer of that format can read it.
+ */
 public interface PayloadCodec {
     /** The codec's name as carried in the request envelope, e.g. {@code "json"}: 1..255 printable ASCII characters. */
     String name();
@@ -25,4 +39,54 @@ public interface PayloadCodec {
      * @throws io.homa.reactive.HomaException with status INVALID_ARGUMENT if the bytes do not decode
      */
     @Nullable Object decode(byte[] bytes, Type type);
+
+    /**
+     * Encodes a call's arguments: none → empty payload, one → {@link #encode} of it, two or more →
+     * one array.
+     *
+     * @param arguments the arguments; {@code null} means none
+     * @throws HomaException with status INTERNAL if an argument cannot be encoded
+     */
+    default byte[] encodeArguments(@Nullable Object @Nullable [] arguments) {
+        if (arguments == null || arguments.length == 0) {
+            return new byte[0];
+        }
+        if (arguments.length == 1) {
+            return encode(arguments[0]);
+        }
+        List<byte[]> frames = new ArrayList<>(arguments.length);
+        for (Object argument : arguments) {
+            frames.add(encode(argument));
+        }
+        return RpcEnvelope.encodeFrames(frames);
+    }
+
+    /**
+     * Decodes arguments encoded by {@link #encodeArguments}. With no types the payload is ignored;
+     * with one type an empty payload is a {@code null} argument.
+     *
+     * @param bytes the payload
+     * @param types the parameter types, in order
+     * @return one value per type (elements may be {@code null})
+     * @throws HomaException with status INVALID_ARGUMENT if the payload does not decode into
+     *     {@code types.length} values of those types
+     */
+    default @Nullable Object[] decodeArguments(byte[] bytes, Type[] types) {
+        if (types.length == 0) {
+            return new Object[0];
+        }
+        if (types.length == 1) {
+            return new Object[] {bytes.length == 0 ? null : decode(bytes, types[0])};
+        }
+        List<byte[]> frames = RpcEnvelope.decodeFrames(bytes);
+        if (frames.size() != types.length) {
+            throw new HomaException(HomaStatus.INVALID_ARGUMENT,
+                    "expected " + types.length + " arguments, got " + frames.size());
+        }
+        Object[] values = new Object[types.length];
+        for (int i = 0; i < types.length; i++) {
+            values[i] = decode(frames.get(i), types[i]);
+        }
+        return values;
+    }
 }

@@ -1,52 +1,105 @@
 package io.homa.reactive.rpc;
 
 import io.homa.reactive.HomaException;
+import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaRequest;
 import io.homa.reactive.HomaRequestHandler;
 import io.homa.reactive.HomaStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 
 /**
  * The RPC layer's server side: a {@link HomaRequestHandler} that decodes the request envelope,
  * finds the {@link RpcMethod}, runs it on a scheduler and encodes the result or error in the
- * response envelope. Every request gets a response:
+ * response envelope, in the codec the request named. Every request gets a response:
  *
  * <ul>
- *   <li>a malformed envelope, or a codec other than this dispatcher's: INVALID_ARGUMENT;
+ *   <li>a malformed envelope, or a codec this dispatcher does not have: INVALID_ARGUMENT;
+ *   <li>the dispatcher is shutting down ({@link #shutdown}): UNAVAILABLE;
  *   <li>unknown service or method: UNIMPLEMENTED, naming {@code service.method};
- *   <li>an argument that does not decode: INVALID_ARGUMENT;
- *   <li>a method that throws or signals an error: INTERNAL with {@code "ExceptionType: message"},
- *       or the status and message of a {@link HomaException};
+ *   <li>arguments that do not decode: INVALID_ARGUMENT;
+ *   <li>the request's deadline ({@link RpcMetadata#TIMEOUT_MS}) passed before the method started,
+ *       or while it ran (the method's {@code Mono}/{@code Flux} is then cancelled): DEADLINE_EXCEEDED;
+ *   <li>a method that throws or signals an error: the first answer of the
+ *       {@link #addExceptionMapper exception mappers}, else the status and message of a
+ *       {@link HomaException}, else INTERNAL with {@code "ExceptionType: message"}; the response
+ *       metadata {@link RpcMetadata#ERROR_TYPE} names the exception's class;
  *   <li>otherwise OK with the encoded result ({@code null} for an empty {@code Mono}).
  * </ul>
  *
- * <p>Thread-safe: methods may be registered while requests are served.
+ * <p>Streaming methods ({@link RpcMethod.Kind#STREAM}) are served in batches: the client opens
+ * the stream, the dispatcher subscribes to the method's {@code Flux} and requests from it only
+ * what the client asked for; each batch RPC returns 1..n items (see {@link RpcMetadata#STREAM}).
+ * A waiting batch is answered as soon as it is full, the stream ended, or
+ * {@link #streamBatchLinger} passed since its first item. A stream that is not fetched for
+ * {@link #streamIdleTimeout} is cancelled.
+ *
+ * <p>Thread-safe: methods, mappers and interceptors may be added while requests are served.
  */
 public class RpcDispatcher implements HomaRequestHandler {
+    /** Default bound on the encoded items of one stream batch. */
+    public static final int DEFAULT_STREAM_BATCH_BYTES = 512 * 1024;
+    /** Default wait for more items once a batch has its first one. */
+    public static final Duration DEFAULT_STREAM_BATCH_LINGER = Duration.ofMillis(2);
+    /** Default time an open stream may go without a fetch before it is cancelled. */
+    public static final Duration DEFAULT_STREAM_IDLE_TIMEOUT = Duration.ofSeconds(30);
+    /** Most items one batch RPC may ask for. */
+    public static final int MAX_STREAM_REQUEST = 65_536;
+
     private static final Logger log = LoggerFactory.getLogger(RpcDispatcher.class);
 
-    private final PayloadCodec codec;
+    private final PayloadCodecs codecs;
     private final Scheduler scheduler;
     private final Map<MethodKey, RpcMethod> methods = new ConcurrentHashMap<>();
+    private final List<RpcExceptionMapper> mappers = new CopyOnWriteArrayList<>();
+    private final List<HomaServerInterceptor> interceptors = new CopyOnWriteArrayList<>();
+    private final Map<Long, ServerStream> streams = new ConcurrentHashMap<>();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Sinks.Empty<Void> drained = Sinks.empty();
+    private final Sinks.One<Boolean> aborted = Sinks.one();
+    private volatile boolean shuttingDown;
+    private volatile int streamBatchBytes = DEFAULT_STREAM_BATCH_BYTES;
+    private volatile Duration streamBatchLinger = DEFAULT_STREAM_BATCH_LINGER;
+    private volatile Duration streamIdleTimeout = DEFAULT_STREAM_IDLE_TIMEOUT;
 
     /**
+     * A dispatcher that speaks one codec.
+     *
      * @param codec decodes arguments and encodes results
      * @param scheduler where methods run (never the event loop)
      */
     public RpcDispatcher(PayloadCodec codec, Scheduler scheduler) {
-        this.codec = Objects.requireNonNull(codec, "codec must not be null");
+        this(PayloadCodecs.of(Objects.requireNonNull(codec, "codec must not be null")), scheduler);
+    }
+
+    /**
+     * A dispatcher that answers each request in the codec it names.
+     *
+     * @param codecs the codecs requests may use
+     * @param scheduler where methods run (never the event loop)
+     */
+    public RpcDispatcher(PayloadCodecs codecs, Scheduler scheduler) {
+        this.codecs = Objects.requireNonNull(codecs, "codecs must not be null");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler must not be null");
     }
 
@@ -61,6 +114,72 @@ public class RpcDispatcher implements HomaRequestHandler {
         return this;
     }
 
+    /**
+     * Adds an exception mapper, asked after those added before it.
+     *
+     * @return this dispatcher
+     */
+    public RpcDispatcher addExceptionMapper(RpcExceptionMapper mapper) {
+        mappers.add(Objects.requireNonNull(mapper, "mapper must not be null"));
+        return this;
+    }
+
+    /**
+     * Adds a server interceptor, inside those added before it (the first added is outermost).
+     *
+     * @return this dispatcher
+     */
+    public RpcDispatcher addInterceptor(HomaServerInterceptor interceptor) {
+        interceptors.add(Objects.requireNonNull(interceptor, "interceptor must not be null"));
+        return this;
+    }
+
+    /**
+     * Bounds the encoded items of one stream batch (default 512 KiB); keep it below the
+     * transport's {@code maxMessageBytes} minus a few KiB for the envelope. A single item larger
+     * than this fails its stream with RESOURCE_EXHAUSTED.
+     *
+     * @param lengthBytes 1..64 MiB
+     * @return this dispatcher
+     */
+    public RpcDispatcher streamBatchBytes(int lengthBytes) {
+        if (lengthBytes < 1 || lengthBytes > 64 * 1024 * 1024) {
+            throw new IllegalArgumentException("streamBatchBytes must be 1 to 67108864 bytes, was " + lengthBytes);
+        }
+        this.streamBatchBytes = lengthBytes;
+        return this;
+    }
+
+    /**
+     * How long a stream batch that has at least one item waits for more before it is sent
+     * (default 2 ms); zero sends at once.
+     *
+     * @return this dispatcher
+     */
+    public RpcDispatcher streamBatchLinger(Duration linger) {
+        Objects.requireNonNull(linger, "streamBatchLinger must not be null");
+        if (linger.isNegative() || linger.compareTo(Duration.ofSeconds(1)) > 0) {
+            throw new IllegalArgumentException("streamBatchLinger must be 0 to 1 s, was " + linger);
+        }
+        this.streamBatchLinger = linger;
+        return this;
+    }
+
+    /**
+     * How long an open stream may go without a batch request before it is cancelled (default
+     * 30 s): the client went away without cancelling.
+     *
+     * @return this dispatcher
+     */
+    public RpcDispatcher streamIdleTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "streamIdleTimeout must not be null");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("streamIdleTimeout must be positive, was " + timeout);
+        }
+        this.streamIdleTimeout = timeout;
+        return this;
+    }
+
     /** The method exported as {@code service.method}, if any. */
     public Optional<RpcMethod> lookup(String service, String method) {
         return Optional.ofNullable(methods.get(new MethodKey(service, method)));
@@ -71,9 +190,71 @@ public class RpcDispatcher implements HomaRequestHandler {
         return List.copyOf(methods.values());
     }
 
-    /** The codec of this dispatcher. */
+    /** The first codec of this dispatcher (the only one for a single-codec dispatcher). */
     public PayloadCodec codec() {
-        return codec;
+        return codecs.get(codecs.names().iterator().next());
+    }
+
+    /** The codecs requests may use. */
+    public PayloadCodecs codecs() {
+        return codecs;
+    }
+
+    /** Requests being handled plus open streams. */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /** Whether {@link #shutdown} was called. */
+    public boolean isShuttingDown() {
+        return shuttingDown;
+    }
+
+    /**
+     * Stops taking new calls: from now on new unary calls and stream opens are answered
+     * UNAVAILABLE, while calls in flight and open streams go on. Completes when none is left, or
+     * when {@code gracePeriod} ends: the rest are then cancelled and answered UNAVAILABLE. Lazy:
+     * nothing happens before subscribe. Idempotent.
+     *
+     * @param gracePeriod how long to wait for calls in flight; zero cancels them at once
+     */
+    public Mono<Void> shutdown(Duration gracePeriod) {
+        Objects.requireNonNull(gracePeriod, "gracePeriod must not be null");
+        if (gracePeriod.isNegative()) {
+            throw new IllegalArgumentException("gracePeriod must not be negative, was " + gracePeriod);
+        }
+        return Mono.defer(() -> {
+            shuttingDown = true;
+            if (inFlight.get() == 0) {
+                drained.tryEmitEmpty();
+            }
+            Mono<Void> abort = Mono.fromRunnable(this::abortAll);
+            return gracePeriod.isZero() ? abort : drained.asMono().timeout(gracePeriod, abort);
+        });
+    }
+
+    private void abortAll() {
+        if (inFlight.get() > 0) {
+            log.info("Homa dispatcher shutting down: cancelling {} calls still in flight", inFlight.get());
+        }
+        aborted.tryEmitValue(Boolean.TRUE);
+        for (ServerStream stream : List.copyOf(streams.values())) {
+            stream.cancel(unavailable());
+        }
+    }
+
+    private static HomaException unavailable() {
+        return new HomaException(HomaStatus.UNAVAILABLE, "server is shutting down");
+    }
+
+    void enter() {
+        inFlight.incrementAndGet();
+    }
+
+    void exit() {
+        if (inFlight.decrementAndGet() == 0 && shuttingDown) {
+            drained.tryEmitEmpty();
+        }
     }
 
     /**
@@ -84,58 +265,241 @@ public class RpcDispatcher implements HomaRequestHandler {
     public Mono<ByteBuf> handle(HomaRequest request) {
         return Mono.defer(() -> dispatch(request))
                 .onErrorResume(error -> Mono.just(errorResponse(error, "request " + request.rpcId())))
-                .map(Unpooled::wrappedBuffer);
+                .map(response -> Unpooled.wrappedBuffer(RpcEnvelope.encodeResponse(response)));
     }
 
-    private Mono<byte[]> dispatch(HomaRequest request) {
+    private Mono<RpcEnvelope.Response> dispatch(HomaRequest request) {
+        long arrivalNs = System.nanoTime();
         RpcEnvelope.Request envelope = RpcEnvelope.decodeRequest(request.payload());
-        if (!codec.name().equals(envelope.codec())) {
-            throw new HomaException(HomaStatus.INVALID_ARGUMENT, "codec '" + envelope.codec()
-                    + "' is not supported by this server, which uses '" + codec.name() + "'");
+        String phase = envelope.metadata().get(RpcMetadata.STREAM);
+        if (shuttingDown && (phase == null || phase.equals(RpcMetadata.STREAM_OPEN))) {
+            throw unavailable();
         }
-        String name = envelope.service() + "." + envelope.method();
-        RpcMethod method = methods.get(new MethodKey(envelope.service(), envelope.method()));
-        if (method == null) {
-            throw new HomaException(HomaStatus.UNIMPLEMENTED, "unknown method " + name);
+        PayloadCodec codec = codecs.get(envelope.codec());
+        ServerCall call = new ServerCall(envelope.service(), envelope.method(), envelope.metadata(),
+                request.client(), request.rpcId());
+        Function<ServerCall, Mono<RpcEnvelope.Response>> chain =
+                c -> Mono.defer(() -> execute(c, envelope, codec, arrivalNs));
+        List<HomaServerInterceptor> snapshot = List.copyOf(interceptors);
+        for (int i = snapshot.size() - 1; i >= 0; i--) {
+            HomaServerInterceptor interceptor = snapshot.get(i);
+            Function<ServerCall, Mono<RpcEnvelope.Response>> next = chain;
+            chain = c -> Mono.defer(() -> interceptor.intercept(c, next))
+                    .onErrorResume(error -> Mono.just(errorResponse(error, c.fullMethodName())));
         }
-        Object argument = decodeArgument(method, name, envelope.payload());
-        return Mono.defer(() -> invoke(method, argument))
-                .subscribeOn(scheduler)
-                .map(result -> RpcEnvelope.encodeOk(codec.encode(result)))
-                .switchIfEmpty(Mono.fromCallable(() -> RpcEnvelope.encodeOk(codec.encode(null))))
-                .onErrorResume(error -> Mono.just(errorResponse(error, name)));
+        Function<ServerCall, Mono<RpcEnvelope.Response>> first = chain;
+        enter();
+        return Mono.defer(() -> first.apply(call))
+                .switchIfEmpty(Mono.fromSupplier(() -> RpcEnvelope.Response.error(HomaStatus.INTERNAL,
+                        "a server interceptor completed " + call.fullMethodName() + " without a response")))
+                .onErrorResume(error -> Mono.just(errorResponse(error, call.fullMethodName())))
+                .doFinally(signal -> exit());
     }
 
-    private @Nullable Object decodeArgument(RpcMethod method, String name, byte[] payload) {
-        if (method.argumentType() == null || payload.length == 0) {
-            return null;
+    /** The end of the interceptor chain. */
+    private Mono<RpcEnvelope.Response> execute(
+            ServerCall call, RpcEnvelope.Request envelope, PayloadCodec codec, long arrivalNs) {
+        String phase = call.metadata().get(RpcMetadata.STREAM);
+        if (phase == null) {
+            return unary(call, envelope, codec, arrivalNs);
         }
+        return switch (phase) {
+            case RpcMetadata.STREAM_OPEN -> openStream(call, envelope, codec, arrivalNs);
+            case RpcMetadata.STREAM_NEXT -> existingStream(call).fetch(streamRequest(call));
+            case RpcMetadata.STREAM_CANCEL -> {
+                ServerStream stream = streams.get(streamId(call));
+                if (stream != null && stream.matches(call)) {
+                    stream.cancel(new HomaException(HomaStatus.CANCELLED, "stream cancelled by the client"));
+                }
+                yield Mono.just(RpcEnvelope.Response.ok(new byte[0]));
+            }
+            default -> throw new HomaException(HomaStatus.INVALID_ARGUMENT,
+                    "metadata " + RpcMetadata.STREAM + " must be open, next or cancel, was '" + phase + "'");
+        };
+    }
+
+    private Mono<RpcEnvelope.Response> unary(
+            ServerCall call, RpcEnvelope.Request envelope, PayloadCodec codec, long arrivalNs) {
+        RpcMethod method = method(call);
+        if (method.kind() == RpcMethod.Kind.STREAM) {
+            throw new HomaException(HomaStatus.FAILED_PRECONDITION,
+                    call.fullMethodName() + " is a streaming method; call it with HomaClient.stream");
+        }
+        long deadlineNs = deadlineNs(call, arrivalNs);
+        @Nullable Object[] arguments = decodeArguments(method, codec, envelope.payload());
+        Mono<?> result = Mono.defer(() -> {
+                    checkDeadline(call, deadlineNs);
+                    return Mono.from(invoke(method, arguments));
+                })
+                .subscribeOn(scheduler);
+        if (deadlineNs != 0) {
+            long remainingNs = Math.max(0, deadlineNs - System.nanoTime());
+            result = result.timeout(Duration.ofNanos(remainingNs), Mono.error(() -> new HomaException(
+                    HomaStatus.DEADLINE_EXCEEDED, "deadline passed while " + call.fullMethodName() + " ran")));
+        }
+        return result
+                .timeout(aborted.asMono(), Mono.error(RpcDispatcher::unavailable))
+                .map(value -> RpcEnvelope.Response.ok(codec.encode(value)))
+                .switchIfEmpty(Mono.fromSupplier(() -> RpcEnvelope.Response.ok(codec.encode(null))))
+                .onErrorResume(error -> Mono.just(errorResponse(error, call.fullMethodName())));
+    }
+
+    private Mono<RpcEnvelope.Response> openStream(
+            ServerCall call, RpcEnvelope.Request envelope, PayloadCodec codec, long arrivalNs) {
+        RpcMethod method = method(call);
+        long deadlineNs = deadlineNs(call, arrivalNs);
+        @Nullable Object[] arguments = decodeArguments(method, codec, envelope.payload());
+        int request = streamRequest(call);
+        long id;
+        ServerStream stream;
+        do {
+            id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+            stream = new ServerStream(this, id, call, codec, deadlineNs, streamBatchBytes,
+                    streamBatchLinger.toNanos(), streamIdleTimeout.toNanos());
+        } while (streams.putIfAbsent(id, stream) != null);
+        enter();
+        Flux<?> items = Flux.defer(() -> {
+                    checkDeadline(call, deadlineNs);
+                    return Flux.from(invoke(method, arguments));
+                })
+                .subscribeOn(scheduler);
+        stream.start(items);
+        return stream.fetch(request);
+    }
+
+    /** Called once by a stream when it ends (delivered its end, cancelled or expired). */
+    void streamEnded(ServerStream stream) {
+        if (streams.remove(stream.id(), stream)) {
+            exit();
+        }
+    }
+
+    private ServerStream existingStream(ServerCall call) {
+        long id = streamId(call);
+        ServerStream stream = streams.get(id);
+        if (stream == null || !stream.matches(call)) {
+            throw new HomaException(HomaStatus.NOT_FOUND, "no open stream " + id + " of " + call.fullMethodName()
+                    + " (it ended, was cancelled, or was idle for more than " + streamIdleTimeout.toMillis() + " ms)");
+        }
+        return stream;
+    }
+
+    private RpcMethod method(ServerCall call) {
+        RpcMethod method = methods.get(new MethodKey(call.service(), call.method()));
+        if (method == null) {
+            throw new HomaException(HomaStatus.UNIMPLEMENTED, "unknown method " + call.fullMethodName());
+        }
+        return method;
+    }
+
+    /** The absolute deadline in ns, 0 for none; throws DEADLINE_EXCEEDED if it has passed. */
+    private static long deadlineNs(ServerCall call, long arrivalNs) {
+        String value = call.metadata().get(RpcMetadata.TIMEOUT_MS);
+        if (value == null) {
+            return 0;
+        }
+        long timeoutMs;
         try {
-            return codec.decode(payload, method.argumentType());
+            timeoutMs = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new HomaException(HomaStatus.INVALID_ARGUMENT,
+                    "metadata " + RpcMetadata.TIMEOUT_MS + " must be a whole number of milliseconds, was '" + value + "'");
+        }
+        if (timeoutMs <= 0) {
+            throw new HomaException(HomaStatus.DEADLINE_EXCEEDED,
+                    "deadline of " + call.fullMethodName() + " passed before the call arrived");
+        }
+        long deadlineNs = arrivalNs + TimeUnit.MILLISECONDS.toNanos(Math.min(timeoutMs, TimeUnit.DAYS.toMillis(365)));
+        return deadlineNs == 0 ? 1 : deadlineNs;
+    }
+
+    private static void checkDeadline(ServerCall call, long deadlineNs) {
+        if (deadlineNs != 0 && deadlineNs - System.nanoTime() <= 0) {
+            throw new HomaException(HomaStatus.DEADLINE_EXCEEDED,
+                    "deadline of " + call.fullMethodName() + " passed before the call started");
+        }
+    }
+
+    private static int streamRequest(ServerCall call) {
+        String value = call.metadata().get(RpcMetadata.STREAM_REQUEST);
+        try {
+            int request = Integer.parseInt(String.valueOf(value));
+            if (request >= 1 && request <= MAX_STREAM_REQUEST) {
+                return request;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new HomaException(HomaStatus.INVALID_ARGUMENT, "metadata " + RpcMetadata.STREAM_REQUEST
+                + " must be 1 to " + MAX_STREAM_REQUEST + ", was '" + value + "'");
+    }
+
+    private static long streamId(ServerCall call) {
+        String value = call.metadata().get(RpcMetadata.STREAM_ID);
+        try {
+            return Long.parseLong(String.valueOf(value));
+        } catch (NumberFormatException e) {
+            throw new HomaException(HomaStatus.INVALID_ARGUMENT,
+                    "metadata " + RpcMetadata.STREAM_ID + " must be a stream id, was '" + value + "'");
+        }
+    }
+
+    private static @Nullable Object[] decodeArguments(RpcMethod method, PayloadCodec codec, byte[] payload) {
+        try {
+            return codec.decodeArguments(payload, method.argumentTypes());
         } catch (HomaException e) {
             throw new HomaException(HomaStatus.INVALID_ARGUMENT,
-                    "invalid argument for " + name + ": " + e.getMessage(), e);
+                    "invalid argument for " + method.fullName() + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
             throw new HomaException(HomaStatus.INVALID_ARGUMENT,
-                    "invalid argument for " + name + ": " + describe(e), e);
+                    "invalid argument for " + method.fullName() + ": " + describe(e), e);
         }
     }
 
-    private static Mono<?> invoke(RpcMethod method, @Nullable Object argument) {
-        Mono<?> result = method.invoker().apply(argument);
+    private static org.reactivestreams.Publisher<?> invoke(RpcMethod method, @Nullable Object[] arguments) {
+        org.reactivestreams.Publisher<?> result = method.invoker().apply(arguments);
         if (result == null) {
-            throw new NullPointerException("invoker of " + method.service() + "." + method.method() + " returned null");
+            throw new NullPointerException("invoker of " + method.fullName() + " returned null");
         }
         return result;
     }
 
-    private static byte[] errorResponse(Throwable error, String what) {
-        if (error instanceof HomaException homa) {
-            log.debug("Homa RPC {} answered {}: {}", what, homa.status(), homa.getMessage());
-            return RpcEnvelope.encodeError(homa.status(), String.valueOf(homa.getMessage()));
+    /** The error response for {@code error}: mapped status and message, and the exception's type. */
+    RpcEnvelope.Response errorResponse(Throwable error, String what) {
+        Throwable cause = Exceptions.unwrap(error);
+        HomaException mapped = map(cause);
+        RpcEnvelope.Response response;
+        if (mapped != null) {
+            log.debug("Homa RPC {} answered {}: {}", what, mapped.status(), mapped.getMessage());
+            response = RpcEnvelope.Response.error(mapped.status(), message(mapped));
+        } else {
+            log.warn("Homa RPC {} failed", what, cause);
+            response = RpcEnvelope.Response.error(HomaStatus.INTERNAL, describe(cause));
         }
-        log.warn("Homa RPC {} failed", what, error);
-        return RpcEnvelope.encodeError(HomaStatus.INTERNAL, describe(error));
+        return response.withMetadata(RpcMetadata.ERROR_TYPE, cause.getClass().getName());
+    }
+
+    private @Nullable HomaException map(Throwable error) {
+        for (RpcExceptionMapper mapper : mappers) {
+            HomaException mapped;
+            try {
+                mapped = mapper.map(error);
+            } catch (RuntimeException e) {
+                log.warn("Homa exception mapper {} failed on {}", mapper, error.getClass().getName(), e);
+                continue;
+            }
+            if (mapped != null) {
+                return mapped;
+            }
+        }
+        return error instanceof HomaException homa ? homa : null;
+    }
+
+    private static String message(HomaException error) {
+        if (error instanceof HomaRemoteException remote) {
+            return remote.remoteMessage();
+        }
+        return String.valueOf(error.getMessage());
     }
 
     /** {@code "ExceptionType: message"}, or just the type when there is no message. */
@@ -146,6 +510,11 @@ public class RpcDispatcher implements HomaRequestHandler {
         }
         String message = error.getMessage();
         return message == null ? type : type + ": " + message;
+    }
+
+    /** The scheduler timers of streams run on. */
+    Scheduler scheduler() {
+        return scheduler;
     }
 
     private record MethodKey(String service, String method) {}

@@ -8,36 +8,53 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
- * The RPC layer's framing of one Homa message: which service and method a request calls and
- * how its argument is encoded, and a response's status, error message and result. Big-endian:
+ * The RPC layer's framing of one Homa message: which service and method a request calls, how its
+ * arguments are encoded and what metadata travels with it, and a response's status, error
+ * message, metadata and result. Wire version 2, big-endian:
  *
  * <pre>
- * request:   u8 version (1) | u8 kind (0) | u16 serviceLen | service (UTF-8)
- *            | u16 methodLen | method (UTF-8) | u8 codecLen | codec name (ASCII) | payload (rest)
- * response:  u8 version (1) | u8 kind (1) | u8 status code ({@link HomaStatus#code()})
- *            | u16 messageLen | error message (UTF-8) | payload (rest)
+ * request:   u8 version (2) | u8 kind (0) | u16 serviceLen | service (UTF-8)
+ *            | u16 methodLen | method (UTF-8) | u8 codecLen | codec name (ASCII)
+ *            | metadata | payload (rest)
+ * response:  u8 version (2) | u8 kind (1) | u8 status code ({@link HomaStatus#code()})
+ *            | u16 messageLen | error message (UTF-8) | metadata | payload (rest)
+ * metadata:  u16 count | count x (u8 keyLen | key (printable ASCII) | u16 valueLen | value (UTF-8))
  * </pre>
  *
- * <p>The smallest request envelope is 7 bytes and the smallest response 5, so every envelope is
- * a valid (non-empty) Homa message. Decoding is strict: a wrong version or kind, a length that
- * runs past the end, or invalid UTF-8 / non-ASCII fails with a {@link HomaException} of status
- * {@link HomaStatus#INVALID_ARGUMENT}. Unknown status codes decode as {@link HomaStatus#UNKNOWN}.
+ * <p>Metadata carries the deadline and error type ({@link RpcMetadata}), the stream control
+ * fields, and free keys such as trace context ({@code traceparent}); keys are unique within an
+ * envelope. A stream batch's payload is a list of items, framed by {@link #encodeFrames}:
+ * {@code u32 count | count x (u32 length | bytes)}.
+ *
+ * <p>The smallest request envelope is 12 bytes and the smallest response 7, so every envelope is a
+ * valid (non-empty) Homa message. Decoding is strict: a version other than 2 (version 1 had no
+ * metadata), a wrong kind, a length that runs past the end, a duplicate metadata key, or invalid
+ * UTF-8 / non-ASCII fails with a {@link HomaException} of status {@link HomaStatus#INVALID_ARGUMENT}
+ * whose message starts with {@code "malformed request envelope: "} (or response). Unknown status
+ * codes decode as {@link HomaStatus#UNKNOWN}.
  */
 public final class RpcEnvelope {
     /** The only envelope version this code reads and writes. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** {@code kind} of a request envelope. */
     public static final int KIND_REQUEST = 0;
     /** {@code kind} of a response envelope. */
     public static final int KIND_RESPONSE = 1;
-    /** Longest service or method name, and longest error message, in UTF-8 bytes (a u16). */
+    /** Longest service or method name, error message and metadata value, in UTF-8 bytes (a u16). */
     public static final int MAX_NAME_BYTES = 0xFFFF;
-    /** Longest codec name in bytes (a u8). */
+    /** Longest codec name and metadata key in bytes (a u8). */
     public static final int MAX_CODEC_NAME_BYTES = 0xFF;
+    /** Most metadata entries in one envelope (a u16). */
+    public static final int MAX_METADATA_ENTRIES = 0xFFFF;
     /** Bytes of a request envelope before the service name: version, kind, serviceLen. */
     static final int REQUEST_PREFIX_BYTES = 4;
     /** Bytes of a response envelope before the error message: version, kind, status, messageLen. */
@@ -53,14 +70,21 @@ public final class RpcEnvelope {
      * @param service the service name
      * @param method the method name
      * @param codec the name of the codec that encoded {@code payload}
-     * @param payload the encoded argument (may be empty)
+     * @param metadata key/value pairs (unmodifiable, in wire order)
+     * @param payload the encoded arguments (may be empty)
      */
-    public record Request(String service, String method, String codec, byte[] payload) {
+    public record Request(String service, String method, String codec, Map<String, String> metadata, byte[] payload) {
         public Request {
             Objects.requireNonNull(service, "service must not be null");
             Objects.requireNonNull(method, "method must not be null");
             Objects.requireNonNull(codec, "codec must not be null");
+            metadata = copyOf(metadata);
             Objects.requireNonNull(payload, "payload must not be null");
+        }
+
+        /** A request without metadata. */
+        public Request(String service, String method, String codec, byte[] payload) {
+            this(service, method, codec, Map.of(), payload);
         }
 
         @Override
@@ -69,17 +93,19 @@ public final class RpcEnvelope {
                     && service.equals(that.service)
                     && method.equals(that.method)
                     && codec.equals(that.codec)
+                    && metadata.equals(that.metadata)
                     && Arrays.equals(payload, that.payload);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(service, method, codec, Arrays.hashCode(payload));
+            return Objects.hash(service, method, codec, metadata, Arrays.hashCode(payload));
         }
 
         @Override
         public String toString() {
-            return "Request{" + service + "." + method + ", codec=" + codec + ", payload=" + payload.length + " bytes}";
+            return "Request{" + service + "." + method + ", codec=" + codec
+                    + (metadata.isEmpty() ? "" : ", metadata=" + metadata) + ", payload=" + payload.length + " bytes}";
         }
     }
 
@@ -88,13 +114,37 @@ public final class RpcEnvelope {
      *
      * @param status the outcome
      * @param message the error message; empty when {@code status} is OK
-     * @param payload the encoded result (may be empty; empty for errors)
+     * @param metadata key/value pairs (unmodifiable, in wire order), e.g. {@code homa-error-type}
+     * @param payload the encoded result (may be empty; a stream batch's items, see {@link #encodeFrames})
      */
-    public record Response(HomaStatus status, String message, byte[] payload) {
+    public record Response(HomaStatus status, String message, Map<String, String> metadata, byte[] payload) {
         public Response {
             Objects.requireNonNull(status, "status must not be null");
             Objects.requireNonNull(message, "message must not be null");
+            metadata = copyOf(metadata);
             Objects.requireNonNull(payload, "payload must not be null");
+        }
+
+        /** A response without metadata. */
+        public Response(HomaStatus status, String message, byte[] payload) {
+            this(status, message, Map.of(), payload);
+        }
+
+        /** An OK response carrying {@code payload}. */
+        public static Response ok(byte[] payload) {
+            return new Response(HomaStatus.OK, "", Map.of(), payload);
+        }
+
+        /** An error response with no payload. */
+        public static Response error(HomaStatus status, String message) {
+            return new Response(status, message, Map.of(), EMPTY);
+        }
+
+        /** A copy of this response with one more metadata entry (replacing one with the same key). */
+        public Response withMetadata(String key, String value) {
+            Map<String, String> more = new LinkedHashMap<>(metadata);
+            more.put(key, value);
+            return new Response(status, message, more, payload);
         }
 
         @Override
@@ -102,22 +152,36 @@ public final class RpcEnvelope {
             return other instanceof Response that
                     && status == that.status
                     && message.equals(that.message)
+                    && metadata.equals(that.metadata)
                     && Arrays.equals(payload, that.payload);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(status, message, Arrays.hashCode(payload));
+            return Objects.hash(status, message, metadata, Arrays.hashCode(payload));
         }
 
         @Override
         public String toString() {
             return "Response{" + status + (message.isEmpty() ? "" : ", message=" + message)
-                    + ", payload=" + payload.length + " bytes}";
+                    + (metadata.isEmpty() ? "" : ", metadata=" + metadata) + ", payload=" + payload.length + " bytes}";
         }
     }
 
     // ------------------------------------------------------------------ request
+
+    /**
+     * Encodes a request without metadata.
+     *
+     * @param service service name, 1..65535 UTF-8 bytes
+     * @param method method name, 1..65535 UTF-8 bytes
+     * @param codec codec name, 1..255 printable ASCII characters
+     * @param payload the encoded arguments
+     * @throws IllegalArgumentException if a name is empty, too long or (codec) not printable ASCII
+     */
+    public static byte[] encodeRequest(String service, String method, String codec, byte[] payload) {
+        return encodeRequest(service, method, codec, Map.of(), payload);
+    }
 
     /**
      * Encodes a request.
@@ -125,27 +189,33 @@ public final class RpcEnvelope {
      * @param service service name, 1..65535 UTF-8 bytes
      * @param method method name, 1..65535 UTF-8 bytes
      * @param codec codec name, 1..255 printable ASCII characters
-     * @param payload the encoded argument
-     * @throws IllegalArgumentException if a name is empty, too long or (codec) not printable ASCII
+     * @param metadata up to 65535 entries; keys 1..255 printable ASCII characters, values up to
+     *     65535 UTF-8 bytes
+     * @param payload the encoded arguments
+     * @throws IllegalArgumentException if a name, key or value is empty (names, keys), too long or
+     *     (codec, keys) not printable ASCII
      */
-    public static byte[] encodeRequest(String service, String method, String codec, byte[] payload) {
+    public static byte[] encodeRequest(
+            String service, String method, String codec, Map<String, String> metadata, byte[] payload) {
         byte[] serviceBytes = name("service", service);
         byte[] methodBytes = name("method", method);
-        byte[] codecBytes = codecName(codec);
+        byte[] codecBytes = ascii("codec name", codec);
+        byte[][] metadataBytes = metadata(metadata);
         Objects.requireNonNull(payload, "payload must not be null");
         ByteBuffer out = ByteBuffer.allocate(REQUEST_PREFIX_BYTES + serviceBytes.length + 2 + methodBytes.length + 1
-                + codecBytes.length + payload.length);
+                + codecBytes.length + metadataLength(metadataBytes) + payload.length);
         out.put((byte) VERSION).put((byte) KIND_REQUEST);
         out.putShort((short) serviceBytes.length).put(serviceBytes);
         out.putShort((short) methodBytes.length).put(methodBytes);
         out.put((byte) codecBytes.length).put(codecBytes);
+        putMetadata(out, metadataBytes);
         out.put(payload);
         return out.array();
     }
 
-    /** Encodes {@code request}; see {@link #encodeRequest(String, String, String, byte[])}. */
+    /** Encodes {@code request}; see {@link #encodeRequest(String, String, String, Map, byte[])}. */
     public static byte[] encodeRequest(Request request) {
-        return encodeRequest(request.service(), request.method(), request.codec(), request.payload());
+        return encodeRequest(request.service(), request.method(), request.codec(), request.metadata(), request.payload());
     }
 
     /**
@@ -176,10 +246,23 @@ public final class RpcEnvelope {
         String service = in.utf8(in.u16(), "service");
         String method = in.utf8(in.u16(), "method");
         String codec = in.ascii(in.u8(), "codec name");
-        return new Request(service, method, codec, in.rest());
+        Map<String, String> metadata = in.metadata();
+        return new Request(service, method, codec, metadata, in.rest());
     }
 
     // ------------------------------------------------------------------ response
+
+    /**
+     * Encodes a response without metadata. A message longer than 65535 UTF-8 bytes is truncated
+     * (at a character boundary).
+     *
+     * @param status the outcome
+     * @param message the error message ({@code ""} for OK)
+     * @param payload the encoded result (empty for errors)
+     */
+    public static byte[] encodeResponse(HomaStatus status, String message, byte[] payload) {
+        return encodeResponse(status, message, Map.of(), payload);
+    }
 
     /**
      * Encodes a response. A message longer than 65535 UTF-8 bytes is truncated (at a character
@@ -187,22 +270,27 @@ public final class RpcEnvelope {
      *
      * @param status the outcome
      * @param message the error message ({@code ""} for OK)
-     * @param payload the encoded result (empty for errors)
+     * @param metadata see {@link #encodeRequest(String, String, String, Map, byte[])}
+     * @param payload the encoded result
+     * @throws IllegalArgumentException if a metadata key or value is invalid
      */
-    public static byte[] encodeResponse(HomaStatus status, String message, byte[] payload) {
+    public static byte[] encodeResponse(HomaStatus status, String message, Map<String, String> metadata, byte[] payload) {
         Objects.requireNonNull(status, "status must not be null");
         Objects.requireNonNull(payload, "payload must not be null");
         byte[] messageBytes = truncatedUtf8(Objects.requireNonNull(message, "message must not be null"));
-        ByteBuffer out = ByteBuffer.allocate(RESPONSE_PREFIX_BYTES + messageBytes.length + payload.length);
+        byte[][] metadataBytes = metadata(metadata);
+        ByteBuffer out = ByteBuffer.allocate(RESPONSE_PREFIX_BYTES + messageBytes.length
+                + metadataLength(metadataBytes) + payload.length);
         out.put((byte) VERSION).put((byte) KIND_RESPONSE).put((byte) status.code());
         out.putShort((short) messageBytes.length).put(messageBytes);
+        putMetadata(out, metadataBytes);
         out.put(payload);
         return out.array();
     }
 
-    /** Encodes {@code response}; see {@link #encodeResponse(HomaStatus, String, byte[])}. */
+    /** Encodes {@code response}; see {@link #encodeResponse(HomaStatus, String, Map, byte[])}. */
     public static byte[] encodeResponse(Response response) {
-        return encodeResponse(response.status(), response.message(), response.payload());
+        return encodeResponse(response.status(), response.message(), response.metadata(), response.payload());
     }
 
     /** An OK response carrying {@code payload}. */
@@ -225,7 +313,53 @@ public final class RpcEnvelope {
         in.header(KIND_RESPONSE);
         HomaStatus status = HomaStatus.fromCode(in.u8());
         String text = in.utf8(in.u16(), "error message");
-        return new Response(status, text, in.rest());
+        Map<String, String> metadata = in.metadata();
+        return new Response(status, text, metadata, in.rest());
+    }
+
+    // ------------------------------------------------------------------ frames
+
+    /**
+     * Frames a list of byte arrays (stream items, or the arguments of a codec without arrays):
+     * {@code u32 count | count x (u32 length | bytes)}.
+     */
+    public static byte[] encodeFrames(List<byte[]> frames) {
+        Objects.requireNonNull(frames, "frames must not be null");
+        long total = 4;
+        for (byte[] frame : frames) {
+            total += 4 + frame.length;
+        }
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("frames must total less than 2 GiB, was " + total + " bytes");
+        }
+        ByteBuffer out = ByteBuffer.allocate((int) total);
+        out.putInt(frames.size());
+        for (byte[] frame : frames) {
+            out.putInt(frame.length).put(frame);
+        }
+        return out.array();
+    }
+
+    /**
+     * Reads frames written by {@link #encodeFrames}.
+     *
+     * @throws HomaException with status INVALID_ARGUMENT if the bytes are not exactly such frames
+     */
+    public static List<byte[]> decodeFrames(byte[] bytes) {
+        Reader in = new Reader(bytes, 0, bytes.length, "frames");
+        long count = in.u32();
+        if (count > bytes.length / 4) {
+            throw in.malformed("count " + count + " exceeds what " + bytes.length + " bytes can hold");
+        }
+        List<byte[]> frames = new ArrayList<>((int) count);
+        for (long i = 0; i < count; i++) {
+            long length = in.u32();
+            frames.add(in.bytes(length, "frame " + i));
+        }
+        if (in.remaining() != 0) {
+            throw in.malformed(in.remaining() + " bytes follow the last frame");
+        }
+        return frames;
     }
 
     // ------------------------------------------------------------------ helpers
@@ -240,19 +374,69 @@ public final class RpcEnvelope {
         return bytes;
     }
 
-    private static byte[] codecName(String codec) {
-        Objects.requireNonNull(codec, "codec must not be null");
-        if (codec.isEmpty() || codec.length() > MAX_CODEC_NAME_BYTES) {
+    private static byte[] ascii(String what, String value) {
+        Objects.requireNonNull(value, what + " must not be null");
+        if (value.isEmpty() || value.length() > MAX_CODEC_NAME_BYTES) {
             throw new IllegalArgumentException(
-                    "codec name must be 1 to " + MAX_CODEC_NAME_BYTES + " characters long, was " + codec.length());
+                    what + " must be 1 to " + MAX_CODEC_NAME_BYTES + " characters long, was " + value.length());
         }
-        for (int i = 0; i < codec.length(); i++) {
-            char c = codec.charAt(i);
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
             if (c < 0x21 || c > 0x7E) {
-                throw new IllegalArgumentException("codec name must be printable ASCII, was '" + codec + "'");
+                throw new IllegalArgumentException(what + " must be printable ASCII, was '" + value + "'");
             }
         }
-        return codec.getBytes(StandardCharsets.US_ASCII);
+        return value.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static Map<String, String> copyOf(Map<String, String> metadata) {
+        Objects.requireNonNull(metadata, "metadata must not be null");
+        if (metadata.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> copy = new LinkedHashMap<>(metadata.size() * 2);
+        metadata.forEach((key, value) -> copy.put(
+                Objects.requireNonNull(key, "metadata keys must not be null"),
+                Objects.requireNonNull(value, () -> "metadata value of '" + key + "' must not be null")));
+        return Collections.unmodifiableMap(copy);
+    }
+
+    /** Keys and values as bytes, alternating; validated. */
+    private static byte[][] metadata(Map<String, String> metadata) {
+        Objects.requireNonNull(metadata, "metadata must not be null");
+        if (metadata.size() > MAX_METADATA_ENTRIES) {
+            throw new IllegalArgumentException(
+                    "metadata must have at most " + MAX_METADATA_ENTRIES + " entries, had " + metadata.size());
+        }
+        byte[][] bytes = new byte[metadata.size() * 2][];
+        int i = 0;
+        for (Map.Entry<String, String> entry : metadata.entrySet()) {
+            bytes[i++] = ascii("metadata key", entry.getKey());
+            String value = Objects.requireNonNull(entry.getValue(), "metadata value must not be null");
+            byte[] valueBytes = value.getBytes(StandardCharsets.UTF_8);
+            if (valueBytes.length > MAX_NAME_BYTES) {
+                throw new IllegalArgumentException("metadata value of '" + entry.getKey() + "' must be at most "
+                        + MAX_NAME_BYTES + " UTF-8 bytes long, was " + valueBytes.length);
+            }
+            bytes[i++] = valueBytes;
+        }
+        return bytes;
+    }
+
+    private static int metadataLength(byte[][] metadata) {
+        int length = 2;
+        for (int i = 0; i < metadata.length; i += 2) {
+            length += 1 + metadata[i].length + 2 + metadata[i + 1].length;
+        }
+        return length;
+    }
+
+    private static void putMetadata(ByteBuffer out, byte[][] metadata) {
+        out.putShort((short) (metadata.length / 2));
+        for (int i = 0; i < metadata.length; i += 2) {
+            out.put((byte) metadata[i].length).put(metadata[i]);
+            out.putShort((short) metadata[i + 1].length).put(metadata[i + 1]);
+        }
     }
 
     private static byte[] truncatedUtf8(String text) {
@@ -284,7 +468,8 @@ public final class RpcEnvelope {
         void header(int expectedKind) {
             int version = u8();
             if (version != VERSION) {
-                throw malformed("version " + version + " is not supported (expected " + VERSION + ")");
+                throw malformed("version " + version + " is not supported (expected " + VERSION
+                        + (version == 1 ? "; the peer runs an older Homa RPC layer without metadata" : "") + ")");
             }
             int kind = u8();
             if (kind != expectedKind) {
@@ -321,6 +506,9 @@ public final class RpcEnvelope {
 
         String ascii(int length, String field) {
             need(length, field);
+            if (length == 0) {
+                throw malformed(field + " is empty");
+            }
             for (int i = position; i < position + length; i++) {
                 if (bytes[i] < 0x21 || bytes[i] > 0x7E) {
                     throw malformed(field + " is not printable ASCII");
@@ -329,6 +517,43 @@ public final class RpcEnvelope {
             String value = new String(bytes, position, length, StandardCharsets.US_ASCII);
             position += length;
             return value;
+        }
+
+        long u32() {
+            need(4, "header");
+            long value = ((long) (bytes[position] & 0xFF) << 24) | ((bytes[position + 1] & 0xFF) << 16)
+                    | ((bytes[position + 2] & 0xFF) << 8) | (bytes[position + 3] & 0xFF);
+            position += 4;
+            return value;
+        }
+
+        byte[] bytes(long length, String field) {
+            if (end - position < length) {
+                throw malformed(field + " needs " + length + " bytes but only " + (end - position) + " remain");
+            }
+            byte[] value = Arrays.copyOfRange(bytes, position, position + (int) length);
+            position += (int) length;
+            return value;
+        }
+
+        int remaining() {
+            return end - position;
+        }
+
+        Map<String, String> metadata() {
+            int count = u16();
+            if (count == 0) {
+                return Map.of();
+            }
+            Map<String, String> metadata = new LinkedHashMap<>(count * 2);
+            for (int i = 0; i < count; i++) {
+                String key = ascii(u8(), "metadata key");
+                String value = utf8(u16(), "metadata value of '" + key + "'");
+                if (metadata.put(key, value) != null) {
+                    throw malformed("metadata key '" + key + "' appears twice");
+                }
+            }
+            return metadata;
         }
 
         byte[] rest() {
@@ -343,8 +568,9 @@ public final class RpcEnvelope {
             }
         }
 
-        private HomaException malformed(String why) {
-            return new HomaException(HomaStatus.INVALID_ARGUMENT, "malformed " + kindName + " envelope: " + why);
+        HomaException malformed(String why) {
+            return new HomaException(HomaStatus.INVALID_ARGUMENT,
+                    "malformed " + kindName + (kindName.equals("frames") ? ": " : " envelope: ") + why);
         }
     }
 }

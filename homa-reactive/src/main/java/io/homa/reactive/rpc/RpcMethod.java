@@ -1,9 +1,11 @@
 package io.homa.reactive.rpc;
 
 import java.lang.reflect.Type;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 
 /**
@@ -11,18 +13,45 @@ import reactor.core.publisher.Mono;
  *
  * @param service service name, not empty
  * @param method method name, not empty
- * @param argumentType type of the single argument, or {@code null} for a method without one
- * @param invoker runs the method with the decoded argument ({@code null} when there is none)
- *     and returns its result; called on the dispatcher's scheduler, never on the event loop.
- *     An empty {@code Mono} means a {@code null} result.
+ * @param argumentTypes the parameter types, in order (empty for a method without arguments);
+ *     copied
+ * @param kind {@link Kind#UNARY} (the publisher has 0..1 items) or {@link Kind#STREAM} (a
+ *     {@code Flux} the client consumes with {@link HomaClient#stream}). A stream's publisher is
+ *     requested only what the client asked for, so it must honour backpressure: a source that
+ *     ignores demand (e.g. {@code Flux.interval}) fails with an overflow error unless it has an
+ *     {@code onBackpressure*} operator
+ * @param idempotent whether running the method twice is harmless (informational: interceptors
+ *     and tooling may read it)
+ * @param invoker runs the method with the decoded arguments (one per type, elements may be
+ *     {@code null}) and returns its result; called on the dispatcher's scheduler, never on the
+ *     event loop. For UNARY an empty publisher means a {@code null} result.
  */
 public record RpcMethod(
-        String service, String method, @Nullable Type argumentType, Function<@Nullable Object, Mono<?>> invoker) {
+        String service,
+        String method,
+        Type[] argumentTypes,
+        Kind kind,
+        boolean idempotent,
+        Function<@Nullable Object[], ? extends Publisher<?>> invoker) {
 
-    /** Validates: names must be non-empty, the invoker non-null. */
+    /** How a method answers. */
+    public enum Kind {
+        /** One response: a {@code Mono} (or a publisher of which only the first item counts). */
+        UNARY,
+        /** A stream of items, fetched in batches driven by the client's demand. */
+        STREAM
+    }
+
+    /**
+     * Validates: names must be non-empty, types and invoker non-null.
+     *
+     * @throws IllegalArgumentException if a name is empty
+     */
     public RpcMethod {
         Objects.requireNonNull(service, "service must not be null");
         Objects.requireNonNull(method, "method must not be null");
+        Objects.requireNonNull(argumentTypes, "argumentTypes must not be null");
+        Objects.requireNonNull(kind, "kind must not be null");
         Objects.requireNonNull(invoker, "invoker must not be null");
         if (service.isEmpty()) {
             throw new IllegalArgumentException("service must not be empty");
@@ -30,5 +59,82 @@ public record RpcMethod(
         if (method.isEmpty()) {
             throw new IllegalArgumentException("method must not be empty");
         }
+        argumentTypes = argumentTypes.clone();
+        for (int i = 0; i < argumentTypes.length; i++) {
+            Objects.requireNonNull(argumentTypes[i], "argumentTypes[" + i + "] must not be null");
+        }
+    }
+
+    /**
+     * A unary, non-idempotent method with at most one argument.
+     *
+     * @param argumentType type of the single argument, or {@code null} for a method without one
+     * @param invoker runs the method with the decoded argument ({@code null} when there is none)
+     */
+    public RpcMethod(String service, String method, @Nullable Type argumentType,
+                     Function<@Nullable Object, ? extends Mono<?>> invoker) {
+        this(service, method, argumentType == null ? new Type[0] : new Type[] {argumentType}, Kind.UNARY, false,
+                unaryInvoker(invoker));
+    }
+
+    /** A unary method. */
+    public static RpcMethod unary(String service, String method, Type[] argumentTypes,
+                                  Function<@Nullable Object[], ? extends Publisher<?>> invoker) {
+        return new RpcMethod(service, method, argumentTypes, Kind.UNARY, false, invoker);
+    }
+
+    /** A streaming method. */
+    public static RpcMethod stream(String service, String method, Type[] argumentTypes,
+                                   Function<@Nullable Object[], ? extends Publisher<?>> invoker) {
+        return new RpcMethod(service, method, argumentTypes, Kind.STREAM, false, invoker);
+    }
+
+    /** A copy with {@code idempotent}. */
+    public RpcMethod withIdempotent(boolean idempotent) {
+        return new RpcMethod(service, method, argumentTypes, kind, idempotent, invoker);
+    }
+
+    /** The parameter types (a copy). */
+    @Override
+    public Type[] argumentTypes() {
+        return argumentTypes.clone();
+    }
+
+    /** The single argument type, or {@code null} when the method has none. */
+    public @Nullable Type argumentType() {
+        return argumentTypes.length == 0 ? null : argumentTypes[0];
+    }
+
+    /** {@code service.method}. */
+    public String fullName() {
+        return service + "." + method;
+    }
+
+    private static Function<@Nullable Object[], Publisher<?>> unaryInvoker(
+            Function<@Nullable Object, ? extends Mono<?>> invoker) {
+        Objects.requireNonNull(invoker, "invoker must not be null");
+        return arguments -> invoker.apply(arguments.length == 0 ? null : arguments[0]);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof RpcMethod that
+                && service.equals(that.service)
+                && method.equals(that.method)
+                && Arrays.equals(argumentTypes, that.argumentTypes)
+                && kind == that.kind
+                && idempotent == that.idempotent
+                && invoker.equals(that.invoker);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(service, method, Arrays.hashCode(argumentTypes), kind, idempotent, invoker);
+    }
+
+    @Override
+    public String toString() {
+        return "RpcMethod{" + service + "." + method + Arrays.toString(argumentTypes) + ", " + kind
+                + (idempotent ? ", idempotent" : "") + "}";
     }
 }

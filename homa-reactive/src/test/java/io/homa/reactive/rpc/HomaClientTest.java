@@ -125,7 +125,7 @@ class HomaClientTest {
         StepVerifier.create(client.call("elsewhere", "greet", null, String.class))
                 .expectErrorSatisfies(e -> {
                     assertThat(e).isInstanceOf(HomaException.class)
-                            .hasMessage("no endpoint configured for service 'elsewhere'");
+                            .hasMessage("no peer for service 'elsewhere' (configured: greeter)");
                     assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.UNAVAILABLE);
                 })
                 .verify(TIMEOUT);
@@ -135,10 +135,10 @@ class HomaClientTest {
     @Test
     void shouldFailWithInternalOnMalformedResponseOrUndecodableResult() {
         HomaClient garbage = new HomaClient(
-                new InMemoryTransport(bytes -> Mono.just(new byte[] {7, 7, 7})), request -> SERVER, codec);
+                new InMemoryTransport(bytes -> Mono.just(new byte[] {7, 7, 7})), request -> Mono.just(SERVER), codec);
         HomaClient wrongType = new HomaClient(
                 new InMemoryTransport(bytes -> Mono.just(RpcEnvelope.encodeOk("\"text\"".getBytes()))),
-                request -> SERVER, codec);
+                request -> Mono.just(SERVER), codec);
 
         StepVerifier.create(garbage.call("s", "m", null, String.class))
                 .expectErrorSatisfies(e -> {

@@ -124,7 +124,7 @@ class HomaRpcLoopbackTest {
     void shouldFailWithUnavailableForUnknownServiceWithoutSending() {
         StepVerifier.create(client.call("billing", "charge", 10, Integer.class))
                 .expectErrorSatisfies(e -> {
-                    assertThat(e).hasMessage("no endpoint configured for service 'billing'");
+                    assertThat(e).hasMessage("no peer for service 'billing' (configured: kv)");
                     assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.UNAVAILABLE);
                 })
                 .verify(TIMEOUT);

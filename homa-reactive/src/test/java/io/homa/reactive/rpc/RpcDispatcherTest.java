@@ -11,9 +11,13 @@ import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -95,14 +99,14 @@ class RpcDispatcherTest {
 
     @Test
     void shouldAnswerInvalidArgumentForMalformedEnvelopeOrForeignCodec() {
-        RpcEnvelope.Response malformed = handle(new byte[] {1, 0, 0, 9, 'x'});
+        RpcEnvelope.Response malformed = handle(new byte[] {2, 0, 0, 9, 'x'});
         RpcEnvelope.Response foreignCodec =
                 handle(RpcEnvelope.encodeRequest("calc", "add", "cbor", codec.encode(new Sum(1, 1))));
 
         assertThat(malformed.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT);
         assertThat(malformed.message()).startsWith("malformed request envelope");
         assertThat(foreignCodec.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT);
-        assertThat(foreignCodec.message()).contains("codec 'cbor' is not supported");
+        assertThat(foreignCodec.message()).isEqualTo("codec 'cbor' is not supported; supported: json");
     }
 
     @Test
@@ -120,6 +124,8 @@ class RpcDispatcherTest {
 
         assertThat(thrown.status()).isEqualTo(HomaStatus.INTERNAL);
         assertThat(thrown.message()).isEqualTo("IllegalStateException: boom");
+        assertThat(thrown.metadata()).containsEntry(RpcMetadata.ERROR_TYPE, "java.lang.IllegalStateException");
+        assertThat(signalled.metadata()).containsEntry(RpcMetadata.ERROR_TYPE, "java.lang.ArithmeticException");
         assertThat(signalled.status()).isEqualTo(HomaStatus.INTERNAL);
         assertThat(signalled.message()).isEqualTo("ArithmeticException: / by zero");
         assertThat(nullMono.status()).isEqualTo(HomaStatus.INTERNAL);
@@ -149,6 +155,123 @@ class RpcDispatcherTest {
         assertThat(dispatcher.methods()).hasSize(1);
     }
 
+    @Test
+    void shouldAskExceptionMappersInOrderAndSkipFailingOnes() {
+        dispatcher.register(new RpcMethod("calc", "fails", String.class, kind -> Mono.error(
+                "state".equals(kind) ? new IllegalStateException("closed") : new IllegalArgumentException("bad"))));
+        dispatcher.addExceptionMapper(error -> {
+                    throw new UnsupportedOperationException("broken mapper");
+                })
+                .addExceptionMapper(error -> error instanceof IllegalArgumentException
+                        ? new HomaException(HomaStatus.OUT_OF_RANGE, "first: " + error.getMessage())
+                        : null)
+                .addExceptionMapper(error -> new HomaException(HomaStatus.FAILED_PRECONDITION, "second"));
+
+        RpcEnvelope.Response argument = call("calc", "fails", codec.encode("argument"));
+        RpcEnvelope.Response state = call("calc", "fails", codec.encode("state"));
+
+        assertThat(argument.status()).isEqualTo(HomaStatus.OUT_OF_RANGE);
+        assertThat(argument.message()).isEqualTo("first: bad");
+        assertThat(argument.metadata()).containsEntry(RpcMetadata.ERROR_TYPE, "java.lang.IllegalArgumentException");
+        assertThat(state.status()).isEqualTo(HomaStatus.FAILED_PRECONDITION);
+        assertThat(state.metadata()).containsEntry(RpcMetadata.ERROR_TYPE, "java.lang.IllegalStateException");
+    }
+
+    @Test
+    void shouldRejectBadDeadlineMetadataAndExpiredDeadlinesWithoutInvoking() {
+        AtomicReference<Object> invoked = new AtomicReference<>();
+        dispatcher.register(new RpcMethod("calc", "spy", null, arg -> {
+            invoked.set("yes");
+            return Mono.just(1);
+        }));
+
+        RpcEnvelope.Response garbage = handle(RpcEnvelope.encodeRequest("calc", "spy", "json",
+                Map.of(RpcMetadata.TIMEOUT_MS, "soon"), new byte[0]));
+        RpcEnvelope.Response negative = handle(RpcEnvelope.encodeRequest("calc", "spy", "json",
+                Map.of(RpcMetadata.TIMEOUT_MS, "-5"), new byte[0]));
+
+        assertThat(garbage.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT);
+        assertThat(garbage.message()).isEqualTo("metadata homa-timeout-ms must be a whole number of milliseconds, was 'soon'");
+        assertThat(negative.status()).isEqualTo(HomaStatus.DEADLINE_EXCEEDED);
+        assertThat(invoked.get()).isNull();
+    }
+
+    @Test
+    void shouldServeAStreamInBatchesOfTheRequestedSize() {
+        AtomicLong requested = new AtomicLong();
+        dispatcher.register(RpcMethod.stream("calc", "count", new java.lang.reflect.Type[] {int.class},
+                args -> Flux.range(0, (Integer) args[0]).doOnRequest(requested::addAndGet)));
+
+        RpcEnvelope.Response first = handle(RpcEnvelope.encodeRequest("calc", "count", "json",
+                Map.of(RpcMetadata.STREAM, "open", RpcMetadata.STREAM_REQUEST, "3"), codec.encode(5)));
+        String id = first.metadata().get(RpcMetadata.STREAM_ID);
+        RpcEnvelope.Response second = handle(RpcEnvelope.encodeRequest("calc", "count", "json",
+                Map.of(RpcMetadata.STREAM, "next", RpcMetadata.STREAM_ID, id, RpcMetadata.STREAM_REQUEST, "10"),
+                new byte[0]));
+        RpcEnvelope.Response afterEnd = handle(RpcEnvelope.encodeRequest("calc", "count", "json",
+                Map.of(RpcMetadata.STREAM, "next", RpcMetadata.STREAM_ID, id, RpcMetadata.STREAM_REQUEST, "1"),
+                new byte[0]));
+
+        assertThat(first.status()).isEqualTo(HomaStatus.OK);
+        assertThat(items(first)).containsExactly("0", "1", "2");
+        assertThat(first.metadata()).doesNotContainKey(RpcMetadata.STREAM_END);
+        assertThat(items(second)).containsExactly("3", "4");
+        assertThat(second.metadata()).containsEntry(RpcMetadata.STREAM_END, "true").containsEntry(RpcMetadata.STREAM_ID, id);
+        assertThat(requested).hasValue(3 + 10);
+        assertThat(afterEnd.status()).isEqualTo(HomaStatus.NOT_FOUND);
+        assertThat(afterEnd.message()).startsWith("no open stream " + id + " of calc.count");
+        awaitInFlight(dispatcher, 0);
+    }
+
+    @Test
+    void shouldBoundStreamBatchesByBytesAndRejectBadStreamMetadata() {
+        dispatcher.streamBatchBytes(20)
+                .register(RpcMethod.stream("calc", "words", new java.lang.reflect.Type[0],
+                        args -> Flux.just("aaaa", "bbbb", "cccc", "x".repeat(30))));
+
+        RpcEnvelope.Response first = handle(RpcEnvelope.encodeRequest("calc", "words", "json",
+                Map.of(RpcMetadata.STREAM, "open", RpcMetadata.STREAM_REQUEST, "10"), new byte[0]));
+        String id = first.metadata().get(RpcMetadata.STREAM_ID);
+        RpcEnvelope.Response second = handle(RpcEnvelope.encodeRequest("calc", "words", "json",
+                Map.of(RpcMetadata.STREAM, "next", RpcMetadata.STREAM_ID, id, RpcMetadata.STREAM_REQUEST, "10"),
+                new byte[0]));
+        RpcEnvelope.Response zero = handle(RpcEnvelope.encodeRequest("calc", "words", "json",
+                Map.of(RpcMetadata.STREAM, "open", RpcMetadata.STREAM_REQUEST, "0"), new byte[0]));
+        RpcEnvelope.Response phase = handle(RpcEnvelope.encodeRequest("calc", "words", "json",
+                Map.of(RpcMetadata.STREAM, "rewind"), new byte[0]));
+
+        // each JSON string item is 6 bytes plus a 4-byte length: two fit in 20 bytes
+        assertThat(items(first)).containsExactly("\"aaaa\"", "\"bbbb\"");
+        assertThat(items(second)).containsExactly("\"cccc\"");
+        assertThat(second.status()).isEqualTo(HomaStatus.RESOURCE_EXHAUSTED);
+        assertThat(second.message()).isEqualTo("an item of calc.words is 32 bytes, more than the stream batch limit of 20 bytes");
+        assertThat(zero.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT);
+        assertThat(zero.message()).isEqualTo("metadata homa-stream-request must be 1 to 65536, was '0'");
+        assertThat(phase.message()).isEqualTo("metadata homa-stream must be open, next or cancel, was 'rewind'");
+    }
+
+    @Test
+    void shouldCancelAnIdleStream() throws InterruptedException {
+        java.util.concurrent.CountDownLatch cancelled = new java.util.concurrent.CountDownLatch(1);
+        dispatcher.streamIdleTimeout(Duration.ofMillis(500))
+                .register(RpcMethod.stream("calc", "forever", new java.lang.reflect.Type[0],
+                        args -> Flux.range(0, Integer.MAX_VALUE).doOnCancel(cancelled::countDown)));
+
+        RpcEnvelope.Response first = handle(RpcEnvelope.encodeRequest("calc", "forever", "json",
+                Map.of(RpcMetadata.STREAM, "open", RpcMetadata.STREAM_REQUEST, "1"), new byte[0]));
+
+        assertThat(items(first)).containsExactly("0");
+        awaitInFlight(dispatcher, 1);
+        assertThat(cancelled.await(2, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(dispatcher.inFlight()).isZero();
+    }
+
+    private static List<String> items(RpcEnvelope.Response response) {
+        return RpcEnvelope.decodeFrames(response.payload()).stream()
+                .map(bytes -> new String(bytes, StandardCharsets.UTF_8))
+                .toList();
+    }
+
     private RpcEnvelope.Response call(String service, String method, byte[] payload) {
         return handle(RpcEnvelope.encodeRequest(service, method, codec.name(), payload));
     }
@@ -162,5 +285,14 @@ class RpcDispatcherTest {
         } finally {
             response.release();
         }
+    }
+
+    /** {@code inFlight} drops just after a response is handed over: wait for it. */
+    static void awaitInFlight(RpcDispatcher dispatcher, int expected) {
+        long deadlineNs = System.nanoTime() + 2_000_000_000L;
+        while (dispatcher.inFlight() != expected && System.nanoTime() - deadlineNs < 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        assertThat(dispatcher.inFlight()).isEqualTo(expected);
     }
 }

@@ -8,6 +8,9 @@ import io.homa.reactive.HomaStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
@@ -26,18 +29,72 @@ class RpcEnvelopeTest {
         byte[] encoded = RpcEnvelope.encodeRequest("kv", "get", "json", bytes(0x7B, 0x7D));
 
         assertThat(encoded).containsExactly(
-                1, 0, // version, kind
+                2, 0, // version, kind
                 0, 2, 'k', 'v', // serviceLen, service
                 0, 3, 'g', 'e', 't', // methodLen, method
                 4, 'j', 's', 'o', 'n', // codecLen, codec
+                0, 0, // metadata count
                 0x7B, 0x7D); // payload
+    }
+
+    @Test
+    void shouldEncodeRequestMetadataWithTheDocumentedLayout() {
+        Map<String, String> metadata = new LinkedHashMap<>();
+        metadata.put("homa-timeout-ms", "250");
+        metadata.put("b3", "ü");
+
+        byte[] encoded = RpcEnvelope.encodeRequest("s", "m", "cbor", metadata, bytes(1));
+
+        assertThat(encoded).containsExactly(
+                2, 0, 0, 1, 's', 0, 1, 'm', 4, 'c', 'b', 'o', 'r',
+                0, 2, // metadata count
+                15, 'h', 'o', 'm', 'a', '-', 't', 'i', 'm', 'e', 'o', 'u', 't', '-', 'm', 's', 0, 3, '2', '5', '0',
+                2, 'b', '3', 0, 2, 0xC3, 0xBC, // "ü" is 2 UTF-8 bytes
+                1); // payload
     }
 
     @Test
     void shouldEncodeResponseWithTheDocumentedLayout() {
         byte[] encoded = RpcEnvelope.encodeResponse(HomaStatus.NOT_FOUND, "no", bytes(9));
+        byte[] withMetadata = RpcEnvelope.encodeResponse(HomaStatus.INTERNAL, "", Map.of("k", "v"), bytes(9));
 
-        assertThat(encoded).containsExactly(1, 1, 5, 0, 2, 'n', 'o', 9);
+        assertThat(encoded).containsExactly(2, 1, 5, 0, 2, 'n', 'o', 0, 0, 9);
+        assertThat(withMetadata).containsExactly(2, 1, 13, 0, 0, 0, 1, 1, 'k', 0, 1, 'v', 9);
+    }
+
+    @Test
+    void shouldRoundTripMetadataInRequestsAndResponses() {
+        Map<String, String> metadata = Map.of("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                "homa-error-type", "java.lang.IllegalStateException", "empty", "");
+        RpcEnvelope.Request request = new RpcEnvelope.Request("s", "m", "smile", metadata, bytes(1, 2));
+        RpcEnvelope.Response response = new RpcEnvelope.Response(HomaStatus.ABORTED, "x", metadata, bytes(3));
+
+        assertThat(RpcEnvelope.decodeRequest(RpcEnvelope.encodeRequest(request))).isEqualTo(request);
+        assertThat(RpcEnvelope.decodeResponse(RpcEnvelope.encodeResponse(response))).isEqualTo(response);
+        assertThat(RpcEnvelope.decodeResponse(RpcEnvelope.encodeResponse(response)).metadata())
+                .containsEntry("empty", "");
+    }
+
+    @Test
+    void shouldRoundTripFrames() {
+        List<byte[]> frames = List.of(bytes(), bytes(1), bytes(2, 3));
+
+        byte[] encoded = RpcEnvelope.encodeFrames(frames);
+
+        assertThat(encoded).containsExactly(0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 2, 2, 3);
+        assertThat(RpcEnvelope.decodeFrames(encoded)).containsExactly(bytes(), bytes(1), bytes(2, 3));
+        assertThat(RpcEnvelope.decodeFrames(RpcEnvelope.encodeFrames(List.of()))).isEmpty();
+    }
+
+    @Test
+    void shouldRejectMalformedFrames() {
+        assertThatThrownBy(() -> RpcEnvelope.decodeFrames(bytes(0, 0, 0, 1, 0, 0, 0, 5, 1)))
+                .isInstanceOf(HomaException.class)
+                .hasMessage("malformed frames: frame 0 needs 5 bytes but only 1 remain");
+        assertThatThrownBy(() -> RpcEnvelope.decodeFrames(bytes(0, 0, 0, 0, 9)))
+                .hasMessage("malformed frames: 1 bytes follow the last frame");
+        assertThatThrownBy(() -> RpcEnvelope.decodeFrames(bytes(0x7F, 0, 0, 0)))
+                .hasMessageContaining("exceeds what 4 bytes can hold");
     }
 
     @Test
@@ -97,7 +154,7 @@ class RpcEnvelopeTest {
         for (HomaStatus status : HomaStatus.values()) {
             assertThat(RpcEnvelope.decodeResponse(RpcEnvelope.encodeError(status, "x")).status()).isEqualTo(status);
         }
-        assertThat(RpcEnvelope.decodeResponse(bytes(1, 1, 200, 0, 0)).status()).isEqualTo(HomaStatus.UNKNOWN);
+        assertThat(RpcEnvelope.decodeResponse(bytes(2, 1, 200, 0, 0, 0, 0)).status()).isEqualTo(HomaStatus.UNKNOWN);
     }
 
     @Test
@@ -126,32 +183,50 @@ class RpcEnvelopeTest {
         assertThatThrownBy(() -> RpcEnvelope.encodeRequest("s", "m", "c".repeat(256), new byte[0]))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("codec name must be 1 to 255 characters long, was 256");
+        assertThatThrownBy(() -> RpcEnvelope.encodeRequest("s", "m", "json", Map.of("a key", "v"), new byte[0]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("metadata key must be printable ASCII, was 'a key'");
+        assertThatThrownBy(() -> RpcEnvelope.encodeRequest("s", "m", "json", Map.of("k", "v".repeat(65_536)), new byte[0]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("metadata value of 'k' must be at most 65535 UTF-8 bytes long, was 65536");
     }
 
     @Test
     void shouldRejectMalformedRequests() {
         assertMalformedRequest(new byte[0]).hasMessageContaining("header needs 1 bytes but only 0 remain");
-        assertMalformedRequest(bytes(2, 0, 0, 0)).hasMessageContaining("version 2 is not supported");
-        assertMalformedRequest(bytes(1, 1, 0, 0)).hasMessageContaining("kind 1 is not a request");
-        assertMalformedRequest(bytes(1, 0, 0)).hasMessageContaining("header needs 2 bytes but only 1 remain");
-        assertMalformedRequest(bytes(1, 0, 0, 5, 'a', 'b')).hasMessageContaining("service needs 5 bytes but only 2 remain");
-        assertMalformedRequest(bytes(1, 0, 0, 1, 0xC3, 0, 1, 'm', 1, 'j'))
+        assertMalformedRequest(bytes(1, 0, 0, 1, 's', 0, 1, 'm', 1, 'j', 0))
+                .hasMessageContaining("version 1 is not supported (expected 2; the peer runs an older Homa RPC layer");
+        assertMalformedRequest(bytes(3, 0, 0, 0)).hasMessageContaining("version 3 is not supported");
+        assertMalformedRequest(bytes(2, 1, 0, 0)).hasMessageContaining("kind 1 is not a request");
+        assertMalformedRequest(bytes(2, 0, 0)).hasMessageContaining("header needs 2 bytes but only 1 remain");
+        assertMalformedRequest(bytes(2, 0, 0, 5, 'a', 'b')).hasMessageContaining("service needs 5 bytes but only 2 remain");
+        assertMalformedRequest(bytes(2, 0, 0, 1, 0xC3, 0, 1, 'm', 1, 'j', 0, 0))
                 .hasMessageContaining("service is not valid UTF-8");
-        assertMalformedRequest(bytes(1, 0, 0, 1, 's', 0, 1, 'm'))
+        assertMalformedRequest(bytes(2, 0, 0, 1, 's', 0, 1, 'm'))
                 .hasMessageContaining("header needs 1 bytes but only 0 remain");
-        assertMalformedRequest(bytes(1, 0, 0, 1, 's', 0, 1, 'm', 2, 'j', 0xE9))
+        assertMalformedRequest(bytes(2, 0, 0, 1, 's', 0, 1, 'm', 2, 'j', 0xE9, 0, 0))
                 .hasMessageContaining("codec name is not printable ASCII");
-        assertMalformedRequest(bytes(1, 0, 0, 1, 's', 0, 1, 'm', 4, 'j'))
+        assertMalformedRequest(bytes(2, 0, 0, 1, 's', 0, 1, 'm', 4, 'j'))
                 .hasMessageContaining("codec name needs 4 bytes but only 1 remain");
+        assertMalformedRequest(bytes(2, 0, 0, 1, 's', 0, 1, 'm', 1, 'j', 0))
+                .hasMessageContaining("header needs 2 bytes but only 1 remain");
+        assertMalformedRequest(bytes(2, 0, 0, 1, 's', 0, 1, 'm', 1, 'j', 0, 1, 1, 'k', 0, 5, 'v'))
+                .hasMessageContaining("metadata value of 'k' needs 5 bytes but only 1 remain");
+        assertMalformedRequest(bytes(2, 0, 0, 1, 's', 0, 1, 'm', 1, 'j', 0, 1, 0, 0, 0))
+                .hasMessageContaining("metadata key is empty");
+        assertMalformedRequest(bytes(2, 0, 0, 1, 's', 0, 1, 'm', 1, 'j', 0, 2, 1, 'k', 0, 0, 1, 'k', 0, 0))
+                .hasMessageContaining("metadata key 'k' appears twice");
     }
 
     @Test
     void shouldRejectMalformedResponses() {
         assertMalformedResponse(new byte[0]).hasMessageContaining("malformed response envelope");
-        assertMalformedResponse(bytes(1, 0, 0, 0, 0)).hasMessageContaining("kind 0 is not a response");
-        assertMalformedResponse(bytes(1, 1, 0, 0)).hasMessageContaining("header needs 2 bytes but only 1 remain");
-        assertMalformedResponse(bytes(1, 1, 13, 0, 9, 'x')).hasMessageContaining("error message needs 9 bytes");
+        assertMalformedResponse(bytes(2, 0, 0, 0, 0, 0, 0)).hasMessageContaining("kind 0 is not a response");
+        assertMalformedResponse(bytes(2, 1, 0, 0)).hasMessageContaining("header needs 2 bytes but only 1 remain");
+        assertMalformedResponse(bytes(2, 1, 13, 0, 9, 'x')).hasMessageContaining("error message needs 9 bytes");
+        assertMalformedResponse(bytes(2, 1, 13, 0, 0)).hasMessageContaining("header needs 2 bytes but only 0 remain");
         assertMalformedResponse(bytes(0, 1, 0, 0, 0)).hasMessageContaining("version 0 is not supported");
+        assertMalformedResponse(bytes(1, 1, 0, 0, 0)).hasMessageContaining("version 1 is not supported (expected 2");
     }
 
     private static AbstractThrowableAssert<?, ? extends Throwable> assertMalformedRequest(byte[] message) {

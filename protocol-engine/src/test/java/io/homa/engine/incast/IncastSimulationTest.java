@@ -138,4 +138,31 @@ class IncastSimulationTest {
         assertThat(defaults.clientDownlinkDrops()).as(defaults.summary())
                 .isLessThan(noMarking().clientDownlinkDrops() / 10);
     }
+
+    /**
+     * The default configuration (threshold 64, maxIncomingBytes 400,000) needs a deeper buffer
+     * than 200 KB: 64 unmarked responses (~622 KB of queue, see the class comment) plus the
+     * granted bytes (at most 400,000 + one FIFO grant) stay below 1.1 MB. With a 2 MB port buffer
+     * (shallow for a datacenter switch, whose buffers hold several MB) marking with the defaults
+     * drops nothing, while the same fabric without marking still overflows.
+     */
+    @Test
+    void withTheDefaultConfigurationAndATwoMegabyteBufferMarkingShouldAvoidEveryDrop() {
+        StarNetwork.Fabric deeper = new StarNetwork.Fabric(10_000, 2_000, 2_000_000, true);
+        IncastExperiment.Result with = new IncastExperiment(new IncastExperiment.Setup(SERVERS, RPCS, REQUEST_BYTES,
+                RESPONSE_BYTES, EngineConfig.defaults(), deeper, VIRTUAL_LIMIT_NS)).run();
+        IncastExperiment.Result without = new IncastExperiment(new IncastExperiment.Setup(SERVERS, RPCS,
+                REQUEST_BYTES, RESPONSE_BYTES, EngineConfig.defaults().toBuilder().incastThreshold(1_000_000).build(),
+                deeper, VIRTUAL_LIMIT_NS)).run();
+        System.out.println("incast, defaults, 2 MB buffer, with marking: " + with.summary());
+        System.out.println("incast, defaults, 2 MB buffer, without marking: " + without.summary());
+
+        assertThat(with.incastMarked()).as(with.summary()).isEqualTo(RPCS - 64);
+        assertThat(with.clientDownlinkDrops()).as(with.summary()).isZero();
+        assertThat(with.otherDrops()).as(with.summary()).isZero();
+        assertThat(with.completed()).as(with.summary()).isEqualTo(RPCS);
+        assertThat(with.wrongResponses()).as(with.summary()).isZero();
+        assertThat(without.clientDownlinkDrops()).as(without.summary()).isPositive();
+        assertThat(without.completed()).as(without.summary()).isEqualTo(RPCS);
+    }
 }

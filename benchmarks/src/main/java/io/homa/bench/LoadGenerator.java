@@ -1,0 +1,332 @@
+package io.homa.bench;
+
+import io.homa.bench.report.BenchReport;
+import io.homa.bench.report.Charts;
+import io.homa.bench.report.Environment;
+import io.homa.bench.report.Ratios;
+import io.homa.bench.report.ReportWriter;
+import io.homa.bench.report.ScenarioResult;
+import io.homa.bench.report.Targets;
+import io.homa.bench.scenario.RunPlan;
+import io.homa.bench.scenario.Scenario;
+import io.homa.bench.scenario.ScenarioRunner;
+import io.homa.bench.systems.EchoClient;
+import io.homa.bench.systems.SystemKind;
+import io.homa.bench.systems.SystemSettings;
+import io.homa.bench.workload.Workload;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The side-by-side load generator: starts echo servers of every selected system in separate,
+ * pinned JVMs, runs the selected scenarios against each system from this (pinned) process, and
+ * writes {@code report.json}, {@code report.md} and PNG charts.
+ *
+ * <p>Exit code 0 when the report was written and every selected (scenario, system) ran or is
+ * not applicable; 1 when one failed or the report is missing; 2 for bad arguments. Speed figures
+ * never change the exit code.
+ */
+@Command(name = "homa-bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Runs Homa, gRPC-java, RSocket-java and UDP/TCP floors side by side on scenarios S1-S6 and writes a report.")
+public final class LoadGenerator implements Callable<Integer> {
+    /** The two modes. */
+    public enum Mode {
+        QUICK, FULL
+    }
+
+    @Option(names = "--mode", description = "quick (about 2 minutes) or full (10-15 minutes). Default: ${DEFAULT-VALUE}.")
+    Mode mode = Mode.QUICK;
+
+    @Option(names = "--systems", split = ",", description = "Systems, comma-separated: homa, homa-rpc, grpc, rsocket, udp, tcp. Default: all.")
+    List<String> systems = List.of(SystemKind.ids().split(","));
+
+    @Option(names = "--scenarios", split = ",", description = "Scenarios, comma-separated: s1..s6. Default: all.")
+    List<String> scenarios = List.of(Scenario.ids().split(","));
+
+    @Option(names = "--out", description = "Report directory. Default: ${DEFAULT-VALUE}.")
+    Path out = Path.of("benchmarks", "target", "report");
+
+    @Option(names = "--workloads", split = ",", description = "S5 workloads (w1..w5). Default: all.")
+    List<String> workloads = Workload.NAMES;
+
+    @Option(names = "--s5-load", description = "S5 Poisson rate as a fraction of each system's measured maximum, (0, 1]. Default: ${DEFAULT-VALUE}.")
+    double s5Load = 0.5;
+
+    @Option(names = "--servers", description = "Server processes (S6 fans out over all of them; S1-S5 use the first), 1..8. Default: ${DEFAULT-VALUE}.")
+    int servers = 3;
+
+    @Option(names = "--homa-link-mbps", description = "Pacer rate of every Homa transport, Mbit/s, 0 = no pacing. Default: the transport's default (${DEFAULT-VALUE}).")
+    int homaLinkMbps = SystemSettings.defaults().homaLinkMbps();
+
+    @Option(names = "--homa-mtu-bytes", description = "MTU of every Homa engine, 256..65535. Default: the engine's default (${DEFAULT-VALUE}).")
+    int homaMtuBytes = SystemSettings.defaults().homaMtuBytes();
+
+    @Option(names = "--grpc-direct-executor", negatable = true, description = "gRPC handlers and callbacks on its event loops (as gRPC's own benchmarks). Default: ${DEFAULT-VALUE}.")
+    boolean grpcDirectExecutor = true;
+
+    @Option(names = "--pin", negatable = true, description = "Pin client to CPU 0 and servers to CPU 1 with taskset when possible. Default: ${DEFAULT-VALUE}.")
+    boolean pin = true;
+
+    @Option(names = "--server-jvm-option", description = "Extra JVM option for the server processes (repeatable), e.g. to profile them with JFR.")
+    List<String> serverJvmOptions = List.of();
+
+    private final PrintStream log = System.out;
+    private long startNs;
+
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+        CommandLine commandLine = new CommandLine(new LoadGenerator()).setCaseInsensitiveEnumValuesAllowed(true);
+        int code = commandLine.execute(args);
+        System.exit(code);
+    }
+
+    private void progress(String message) {
+        log.printf(Locale.ROOT, "[%6.1fs] %s%n", (System.nanoTime() - startNs) / 1e9, message);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        startNs = System.nanoTime();
+        List<SystemKind> systemKinds = systems.stream().map(SystemKind::fromId).distinct().toList();
+        List<Scenario> scenarioList = scenarios.stream().map(Scenario::fromId).distinct().sorted().toList();
+        List<Workload> workloadList = workloads.stream().map(Workload::load).toList();
+        if (servers < 1 || servers > 8) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--servers must be between 1 and 8, was " + servers);
+        }
+        SystemSettings settings = new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor);
+        RunPlan plan = mode == Mode.FULL ? RunPlan.full() : RunPlan.quick();
+        ScenarioRunner.class.getName(); // fail fast on a broken class path
+        int cores = Runtime.getRuntime().availableProcessors();
+        Placement placement = Placement.decide(pin, cores);
+        Files.createDirectories(out);
+        Files.deleteIfExists(out.resolve(ReportWriter.JSON_FILE));
+        Files.deleteIfExists(out.resolve(ReportWriter.MARKDOWN_FILE));
+        progress("mode " + plan.mode() + ", systems " + systemKinds.stream().map(SystemKind::id).toList()
+                + ", scenarios " + scenarioList.stream().map(Scenario::id).toList() + "; " + placement.description());
+
+        int serverCount = scenarioList.contains(Scenario.S6) ? servers : 1;
+        List<ServerProcess> serverProcesses = new ArrayList<>();
+        Map<SystemKind, EchoClient> clients = new EnumMap<>(SystemKind.class);
+        Map<SystemKind, String> connectErrors = new EnumMap<>(SystemKind.class);
+        List<ScenarioResult> results = new ArrayList<>();
+        Thread cleanup = new Thread(() -> serverProcesses.forEach(ServerProcess::close));
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        try {
+            for (int i = 0; i < serverCount; i++) {
+                List<String> extra = serverJvmOptions.stream().map(o -> o.replace("{index}", Integer.toString(serverProcesses.size()))).toList();
+                serverProcesses.add(ServerProcess.start(systemKinds, settings, placement, extra, out.resolve("server-" + i + ".log")));
+            }
+            progress(serverCount + " server process(es) up: pids "
+                    + serverProcesses.stream().map(ServerProcess::pid).toList());
+            for (SystemKind system : systemKinds) {
+                try {
+                    List<Integer> ports = serverProcesses.stream().map(p -> p.port(system)).toList();
+                    clients.put(system, system.connect(ports, settings));
+                } catch (Exception e) {
+                    connectErrors.put(system, "client could not connect: " + e);
+                    progress(system.id() + ": " + connectErrors.get(system));
+                }
+            }
+            ScenarioRunner runner = new ScenarioRunner(plan, clients, s5Load);
+            for (SystemKind system : clients.keySet()) {
+                try {
+                    runner.warmup(system);
+                } catch (RuntimeException e) {
+                    progress(system.id() + ": warm-up failed: " + e);
+                }
+            }
+            progress("warm-up done");
+            for (Scenario scenario : scenarioList) {
+                List<ScenarioRunner.S5Raw> s5 = new ArrayList<>();
+                for (SystemKind system : systemKinds) {
+                    String na = scenario.notApplicable(system);
+                    if (na != null) {
+                        results.add(ScenarioResult.notApplicable(scenario.id(), system.id(), na));
+                        continue;
+                    }
+                    if (connectErrors.containsKey(system)) {
+                        results.add(ScenarioResult.failed(scenario.id(), system.id(), connectErrors.get(system)));
+                        continue;
+                    }
+                    if (scenario == Scenario.S5) {
+                        try {
+                            s5.add(runner.s5(system, workloadList));
+                            progress("S5 " + system.id() + " measured");
+                        } catch (RuntimeException e) {
+                            results.add(ScenarioResult.failed(scenario.id(), system.id(), "crashed: " + e));
+                        }
+                        continue;
+                    }
+                    ScenarioResult result = run(scenario, system, () -> runner.withCounters(system, () -> switch (scenario) {
+                        case S1 -> runner.s1(system);
+                        case S2 -> runner.s2(system);
+                        case S3 -> runner.s3(system);
+                        case S4 -> runner.s4(system);
+                        case S6 -> runner.s6(system);
+                        case S5 -> throw new IllegalStateException("unreachable");
+                    }));
+                    results.add(result);
+                    progress(summary(result));
+                }
+                if (!s5.isEmpty()) {
+                    for (ScenarioResult result : ScenarioRunner.finishS5(s5, s5Load)) {
+                        results.add(result);
+                        progress(summary(result));
+                    }
+                }
+            }
+        } finally {
+            clients.values().forEach(client -> {
+                try {
+                    client.close();
+                } catch (RuntimeException e) {
+                    // best effort
+                }
+            });
+            serverProcesses.forEach(ServerProcess::close);
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+        }
+
+        List<String> workloadNames = workloadList.stream().map(Workload::name).toList();
+        List<String> charts = new ArrayList<>();
+        try {
+            charts = Charts.write(results, scenarioList.contains(Scenario.S5) ? workloadNames : List.of(), out);
+        } catch (IOException | RuntimeException | Error e) {
+            progress("charts could not be written: " + e);
+        }
+        Map<String, Object> header = header(plan, placement, cores, settings, serverCount, systemKinds);
+        Map<String, String> scenarioDescriptions = new LinkedHashMap<>();
+        scenarioList.forEach(s -> scenarioDescriptions.put(s.id(), s.description()));
+        BenchReport report = new BenchReport(header, scenarioDescriptions, results,
+                Ratios.compute(results, workloadNames), Targets.check(results), charts);
+        ReportWriter.write(report, out);
+        progress("report: " + out.resolve(ReportWriter.MARKDOWN_FILE).toAbsolutePath() + " and " + ReportWriter.JSON_FILE
+                + ", " + charts.size() + " charts");
+        List<String> problems = verify(out, scenarioList, systemKinds);
+        if (!problems.isEmpty()) {
+            problems.forEach(p -> System.err.println("FAILED: " + p));
+            return 1;
+        }
+        progress("every selected scenario ran for every system");
+        return 0;
+    }
+
+    private static ScenarioResult run(Scenario scenario, SystemKind system, Supplier<ScenarioResult> body) {
+        try {
+            return body.get();
+        } catch (RuntimeException e) {
+            return ScenarioResult.failed(scenario.id(), system.id(), "crashed: " + e);
+        }
+    }
+
+    private static String summary(ScenarioResult r) {
+        String head = r.scenario().toUpperCase(Locale.ROOT) + " " + r.system() + ": ";
+        if (!r.status().equals(ScenarioResult.OK)) {
+            return head + r.status() + " " + r.note();
+        }
+        return head + switch (r.scenario()) {
+            case "s1", "s2" -> String.format(Locale.ROOT, "p50 %.1f µs, p99 %.1f µs, p99.9 %.1f µs", r.number("p50_us"),
+                    r.number("p99_us"), r.number("p99.9_us"));
+            case "s3" -> String.format(Locale.ROOT, "%,.0f RPCs/s, p50 %.1f µs", r.number("rpcs_per_s"), r.number("p50_us"));
+            case "s4" -> String.format(Locale.ROOT, "%.3f Gbit/s, p50 %.1f µs", r.number("goodput_gbps"), r.number("p50_us"));
+            case "s6" -> String.format(Locale.ROOT, "N=%.0f in %.1f ms, %.0f failed calls in all", r.number("max_n"),
+                    r.number("completion_ms_at_max_n"), r.number("failures"));
+            default -> "done" + (r.note().isEmpty() ? "" : " (" + r.note() + ")");
+        };
+    }
+
+    private Map<String, Object> header(RunPlan plan, Placement placement, int cores, SystemSettings settings,
+            int serverCount, List<SystemKind> systemKinds) {
+        Map<String, Object> header = new LinkedHashMap<>();
+        header.put("mode", plan.mode());
+        header.put("date", OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        header.put("duration_s", Math.round((System.nanoTime() - startNs) / 1e8) / 10.0);
+        header.put("command", "benchmarks/run.sh " + plan.mode() + " --systems=" + String.join(",", systems)
+                + " --scenarios=" + String.join(",", scenarios) + " --s5-load=" + s5Load + " --servers=" + servers
+                + " --homa-link-mbps=" + homaLinkMbps + " --homa-mtu-bytes=" + homaMtuBytes + (grpcDirectExecutor ? "" : " --no-grpc-direct-executor")
+                + (pin ? "" : " --no-pin"));
+        header.put("machine", Environment.machine(cores));
+        header.put("jdk", Environment.jdk());
+        header.put("versions", Environment.versions());
+        header.put("placement", placement.description());
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("loopback", "127.0.0.1 for every system");
+        s.put("server processes", serverCount + " (S1-S5 use the first; S6 fans out over all)");
+        List<String> serverOptions = new ArrayList<>(ServerProcess.JVM_OPTIONS);
+        serverOptions.addAll(serverJvmOptions);
+        s.put("server JVM options", String.join(" ", serverOptions));
+        s.put("client JVM options", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        s.put("Homa pacer (link-mbps)", settings.homaLinkMbps() == 0 ? "off" : settings.homaLinkMbps() + " Mbit/s");
+        s.put("Homa MTU", settings.homaMtuBytes() + " B");
+        s.put("gRPC executor", settings.grpcDirectExecutor() ? "direct (event loop)" : "default thread pool");
+        s.put("S5 load", s5Load + " of each system's measured maximum (closed loop, " + plan.s5MaxOutstanding()
+                + " outstanding)");
+        s.put("plan", plan.toString());
+        header.put("settings", s);
+        Map<String, String> descriptions = new LinkedHashMap<>();
+        systemKinds.forEach(k -> descriptions.put(k.id(), k.description()));
+        header.put("systems", descriptions);
+        return header;
+    }
+
+    /**
+     * Checks that the report files exist and hold a result for every selected (scenario,
+     * system) with status ok or n/a.
+     *
+     * @return the problems found; empty when the run is complete
+     */
+    public static List<String> verify(Path dir, List<Scenario> scenarios, List<SystemKind> systems) {
+        List<String> problems = new ArrayList<>();
+        Path json = dir.resolve(ReportWriter.JSON_FILE);
+        if (!Files.isRegularFile(json) || !Files.isRegularFile(dir.resolve(ReportWriter.MARKDOWN_FILE))) {
+            problems.add("report files missing in " + dir.toAbsolutePath());
+            return problems;
+        }
+        Map<String, Object> report;
+        try {
+            report = ReportWriter.readJson(json);
+        } catch (IOException | RuntimeException e) {
+            problems.add("report.json unreadable: " + e);
+            return problems;
+        }
+        Map<String, String> status = new LinkedHashMap<>();
+        if (report.get("results") instanceof List<?> results) {
+            for (Object entry : results) {
+                if (entry instanceof Map<?, ?> map) {
+                    status.put(map.get("scenario") + "/" + map.get("system"), map.get("status") + " " + map.get("note"));
+                }
+            }
+        }
+        for (Scenario scenario : scenarios) {
+            for (SystemKind system : systems) {
+                String key = scenario.id() + "/" + system.id();
+                String value = status.get(key);
+                if (value == null) {
+                    problems.add(key + ": no result");
+                } else if (!value.startsWith(ScenarioResult.OK) && !value.startsWith(ScenarioResult.NOT_APPLICABLE)) {
+                    problems.add(key + ": " + value);
+                }
+            }
+        }
+        return problems;
+    }
+}

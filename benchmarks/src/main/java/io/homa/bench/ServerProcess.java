@@ -1,0 +1,129 @@
+package io.homa.bench;
+
+import io.homa.bench.systems.SystemKind;
+import io.homa.bench.systems.SystemSettings;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+/**
+ * One spawned server JVM ({@link ServerMain}): same {@code java} and class path as this process,
+ * started with the placement's prefix ({@code taskset -c 1}), its standard error in a log file.
+ */
+public final class ServerProcess implements AutoCloseable {
+    /** JVM options of every server process. */
+    public static final List<String> JVM_OPTIONS = List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC",
+            "-Djava.awt.headless=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+
+    private final Process process;
+    private final Map<SystemKind, Integer> ports;
+
+    private ServerProcess(Process process, Map<SystemKind, Integer> ports) {
+        this.process = process;
+        this.ports = ports;
+    }
+
+    /**
+     * Starts a server process and waits until it printed its ports.
+     *
+     * @param extraJvmOptions added after {@link #JVM_OPTIONS}
+     * @throws IOException if the process cannot start, exits, or does not report within 60 s
+     */
+    public static ServerProcess start(List<SystemKind> systems, SystemSettings settings, Placement placement,
+            List<String> extraJvmOptions, Path log) throws IOException {
+        List<String> command = new ArrayList<>(placement.serverPrefix());
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(JVM_OPTIONS);
+        command.addAll(extraJvmOptions);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(ServerMain.class.getName());
+        command.add("--systems=" + systems.stream().map(SystemKind::id).collect(Collectors.joining(",")));
+        command.add("--homa-link-mbps=" + settings.homaLinkMbps());
+        command.add("--homa-mtu-bytes=" + settings.homaMtuBytes());
+        command.add(settings.grpcDirectExecutor() ? "--grpc-direct-executor" : "--no-grpc-direct-executor");
+        File logFile = log.toFile();
+        Process process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.appendTo(logFile))
+                .start();
+        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+            try {
+                BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                for (String next = reader.readLine(); next != null; next = reader.readLine()) {
+                    if (next.startsWith(ServerMain.PORTS_PREFIX)) {
+                        return next;
+                    }
+                }
+                return null;
+            } catch (IOException e) {
+                return null;
+            }
+        });
+        String ports;
+        try {
+            ports = line.get(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            throw new IOException("interrupted while starting a server process");
+        } catch (ExecutionException | TimeoutException e) {
+            process.destroyForcibly();
+            throw new IOException("server process did not report its ports within 60 s; see " + logFile);
+        }
+        if (ports == null) {
+            process.destroyForcibly();
+            throw new IOException("server process exited before reporting its ports; see " + logFile);
+        }
+        Map<SystemKind, Integer> parsed = new EnumMap<>(SystemKind.class);
+        for (String pair : ports.substring(ServerMain.PORTS_PREFIX.length()).trim().split(" ")) {
+            String[] parts = pair.split("=");
+            parsed.put(SystemKind.fromId(parts[0]), Integer.parseInt(parts[1]));
+        }
+        return new ServerProcess(process, parsed);
+    }
+
+    /** The port of a system's server in this process. */
+    public int port(SystemKind system) {
+        Integer port = ports.get(system);
+        if (port == null) {
+            throw new IllegalArgumentException("this server process does not serve " + system.id());
+        }
+        return port;
+    }
+
+    /** The process id. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Closes the server's standard input (it stops), then waits up to 10 s before killing it. */
+    @Override
+    public void close() {
+        try {
+            process.getOutputStream().close();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroy();
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            }
+        } catch (IOException e) {
+            process.destroyForcibly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package io.homa.bench.report;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One run's report, written as {@code report.json} and {@code report.md}.
+ *
+ * @param header machine, JDK, versions, placement, mode and settings
+ * @param scenarios id to description of the scenarios run
+ * @param results one entry per (scenario, system)
+ * @param ratios the ratio table
+ * @param targets the issue's targets, met or not
+ * @param charts file names of the PNG charts, relative to the report directory
+ */
+public record BenchReport(Map<String, Object> header, Map<String, String> scenarios, List<ScenarioResult> results,
+        List<Ratios.Row> ratios, List<Targets.Check> targets, List<String> charts) {}

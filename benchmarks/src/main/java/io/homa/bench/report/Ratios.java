@@ -1,0 +1,102 @@
+package io.homa.bench.report;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The ratio table: for each scenario's headline metrics, each Homa system's figure divided by
+ * gRPC's, RSocket's and the floors'. Whether lower or higher is better is stated per row.
+ */
+public final class Ratios {
+    /** Peers in the ratio columns, in order. */
+    public static final List<String> PEERS = List.of("grpc", "rsocket", "udp", "tcp");
+    /** The Homa systems that get rows. */
+    public static final List<String> HOMA_SYSTEMS = List.of("homa", "homa-rpc");
+
+    /**
+     * One row: the metric's values by system and the ratios homa-system / peer (null when a value
+     * is missing or the denominator is zero).
+     */
+    public record Row(String scenario, String metric, boolean lowerIsBetter, String homaSystem, Double homa,
+            Map<String, Double> peers, Map<String, Double> ratios) {}
+
+    /** A headline metric: label, which way is better, and how to read it from a result. */
+    record Metric(String scenario, String label, boolean lowerIsBetter, Function<ScenarioResult, Double> read) {}
+
+    private Ratios() {}
+
+    static List<Metric> metrics(List<String> workloads) {
+        List<Metric> metrics = new ArrayList<>();
+        metrics.add(new Metric("s1", "p50 µs", true, r -> value(r, "p50_us")));
+        metrics.add(new Metric("s1", "p99 µs", true, r -> value(r, "p99_us")));
+        metrics.add(new Metric("s1", "p99.9 µs", true, r -> value(r, "p99.9_us")));
+        metrics.add(new Metric("s2", "short p50 µs", true, r -> value(r, "p50_us")));
+        metrics.add(new Metric("s2", "short p99 µs", true, r -> value(r, "p99_us")));
+        metrics.add(new Metric("s3", "RPCs/s", false, r -> value(r, "rpcs_per_s")));
+        metrics.add(new Metric("s4", "goodput Gbit/s", false, r -> value(r, "goodput_gbps")));
+        for (String workload : workloads) {
+            metrics.add(new Metric("s5", workload + " p99 slowdown", true, r -> workloadValue(r, workload, "p99_slowdown")));
+            metrics.add(new Metric("s5", workload + " p50 slowdown", true, r -> workloadValue(r, workload, "p50_slowdown")));
+        }
+        metrics.add(new Metric("s6", "completion ms at max N", true, r -> value(r, "completion_ms_at_max_n")));
+        metrics.add(new Metric("s6", "failed calls (all N)", true, r -> value(r, "failures")));
+        return metrics;
+    }
+
+    static Double value(ScenarioResult result, String name) {
+        double value = result.number(name);
+        return Double.isNaN(value) ? null : value;
+    }
+
+    @SuppressWarnings("unchecked")
+    static Double workloadValue(ScenarioResult result, String workload, String name) {
+        Object workloads = result.metrics().get("workloads");
+        if (workloads instanceof Map<?, ?> map && map.get(workload) instanceof Map<?, ?> w
+                && w.get(name) instanceof Number number) {
+            return number.doubleValue();
+        }
+        return null;
+    }
+
+    /** Computes the rows from the results (only OK results count). */
+    public static List<Row> compute(List<ScenarioResult> results, List<String> workloads) {
+        List<Row> rows = new ArrayList<>();
+        for (Metric metric : metrics(workloads)) {
+            Map<String, Double> values = new LinkedHashMap<>();
+            for (ScenarioResult result : results) {
+                if (result.scenario().equals(metric.scenario()) && result.status().equals(ScenarioResult.OK)) {
+                    Double value = metric.read().apply(result);
+                    if (value != null) {
+                        values.put(result.system(), value);
+                    }
+                }
+            }
+            for (String homaSystem : HOMA_SYSTEMS) {
+                Double homa = values.get(homaSystem);
+                if (homa == null) {
+                    continue;
+                }
+                Map<String, Double> peers = new LinkedHashMap<>();
+                Map<String, Double> ratios = new LinkedHashMap<>();
+                for (String peer : PEERS) {
+                    Double value = values.get(peer);
+                    peers.put(peer, value);
+                    ratios.put(peer, ratio(homa, value));
+                }
+                rows.add(new Row(metric.scenario(), metric.label(), metric.lowerIsBetter(), homaSystem, homa, peers, ratios));
+            }
+        }
+        return rows;
+    }
+
+    /** {@code numerator / denominator} rounded to 3 digits after the point, or null. */
+    public static Double ratio(Double numerator, Double denominator) {
+        if (numerator == null || denominator == null || denominator == 0 || Double.isNaN(denominator)) {
+            return null;
+        }
+        return Math.round(numerator / denominator * 1000) / 1000.0;
+    }
+}

@@ -1,0 +1,343 @@
+package io.homa.bench.report;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Writes a {@link BenchReport} as {@code report.json} and {@code report.md}. */
+public final class ReportWriter {
+    public static final String JSON_FILE = "report.json";
+    public static final String MARKDOWN_FILE = "report.md";
+
+    private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+
+    private ReportWriter() {}
+
+    /** Writes both files into {@code dir} (created if needed). */
+    public static void write(BenchReport report, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve(JSON_FILE), JSON.writeValueAsString(report), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(MARKDOWN_FILE), markdown(report), StandardCharsets.UTF_8);
+    }
+
+    /** Reads a report's JSON back as a tree of maps and lists. */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> readJson(Path file) throws IOException {
+        return JSON.readValue(Files.readString(file), Map.class);
+    }
+
+    static String num(Object value) {
+        if (!(value instanceof Number number)) {
+            return value == null ? "–" : value.toString();
+        }
+        double v = number.doubleValue();
+        if (Double.isNaN(v)) {
+            return "–";
+        }
+        if (number instanceof Long || number instanceof Integer || v == Math.rint(v) && Math.abs(v) >= 1000) {
+            return String.format(Locale.ROOT, "%,d", Math.round(v));
+        }
+        if (Math.abs(v) >= 100) {
+            return String.format(Locale.ROOT, "%,.0f", v);
+        }
+        if (Math.abs(v) >= 10) {
+            return String.format(Locale.ROOT, "%.1f", v);
+        }
+        return String.format(Locale.ROOT, "%.3g", v);
+    }
+
+    static String ratio(Double value) {
+        return value == null ? "–" : String.format(Locale.ROOT, "%.2fx", value);
+    }
+
+    private static void table(StringBuilder md, List<String> header, List<List<String>> rows) {
+        md.append("| ").append(String.join(" | ", header)).append(" |\n|");
+        header.forEach(h -> md.append(" --- |"));
+        md.append('\n');
+        for (List<String> row : rows) {
+            md.append("| ").append(String.join(" | ", row)).append(" |\n");
+        }
+        md.append('\n');
+    }
+
+    private static List<ScenarioResult> of(BenchReport report, String scenario) {
+        return report.results().stream().filter(r -> r.scenario().equals(scenario)).toList();
+    }
+
+    private static List<String> metricRow(ScenarioResult result, List<String> metrics) {
+        List<String> row = new ArrayList<>();
+        row.add(result.system());
+        if (!result.status().equals(ScenarioResult.OK)) {
+            row.add(result.status() + (result.note().isEmpty() ? "" : ": " + result.note()));
+            for (int i = 1; i < metrics.size(); i++) {
+                row.add("");
+            }
+            return row;
+        }
+        for (String metric : metrics) {
+            row.add(num(result.metrics().get(metric)));
+        }
+        return row;
+    }
+
+    /** The Markdown text of a report. */
+    @SuppressWarnings("unchecked")
+    public static String markdown(BenchReport report) {
+        StringBuilder md = new StringBuilder();
+        Map<String, Object> h = report.header();
+        md.append("# Homa side by side with gRPC-java and RSocket-java\n\n");
+        md.append("Mode **").append(h.get("mode")).append("**, ").append(h.get("date")).append(", command `")
+                .append(h.get("command")).append("`, ").append(h.get("duration_s")).append(" s.\n\n");
+        List<List<String>> env = new ArrayList<>();
+        if (h.get("machine") instanceof Map<?, ?> machine) {
+            machine.forEach((k, v) -> env.add(List.of("machine " + k, String.valueOf(v))));
+        }
+        env.add(List.of("JDK", String.valueOf(h.get("jdk"))));
+        if (h.get("versions") instanceof Map<?, ?> versions) {
+            versions.forEach((k, v) -> env.add(List.of(String.valueOf(k), String.valueOf(v))));
+        }
+        env.add(List.of("CPU placement", String.valueOf(h.get("placement"))));
+        if (h.get("settings") instanceof Map<?, ?> settings) {
+            settings.forEach((k, v) -> env.add(List.of(String.valueOf(k), String.valueOf(v))));
+        }
+        table(md, List.of("", ""), env);
+
+        md.append("## Systems\n\n");
+        if (h.get("systems") instanceof Map<?, ?> systems) {
+            systems.forEach((k, v) -> md.append("- `").append(k).append("`: ").append(v).append('\n'));
+        }
+        md.append("\n## Scenarios\n\n");
+        report.scenarios().forEach((k, v) -> md.append("- **").append(k.toUpperCase(Locale.ROOT)).append("** ")
+                .append(v).append('\n'));
+        md.append('\n');
+
+        md.append("## Ratios (Homa / peer)\n\n");
+        md.append("Below 1 is better for Homa when lower is better (latency, slowdown, time), above 1 when higher is "
+                + "better (RPCs/s, Gbit/s). Floors: `udp` and `tcp` ping-pong.\n\n");
+        List<List<String>> ratioRows = new ArrayList<>();
+        for (Ratios.Row row : report.ratios()) {
+            List<String> cells = new ArrayList<>(List.of(row.scenario().toUpperCase(Locale.ROOT),
+                    row.metric() + (row.lowerIsBetter() ? " (lower better)" : " (higher better)"), row.homaSystem(),
+                    num(row.homa())));
+            for (String peer : Ratios.PEERS) {
+                cells.add(num(row.peers().get(peer)));
+            }
+            for (String peer : Ratios.PEERS) {
+                cells.add(ratio(row.ratios().get(peer)));
+            }
+            ratioRows.add(cells);
+        }
+        List<String> ratioHeader = new ArrayList<>(List.of("scenario", "metric", "Homa system", "Homa"));
+        Ratios.PEERS.forEach(ratioHeader::add);
+        Ratios.PEERS.forEach(p -> ratioHeader.add("Homa/" + p));
+        table(md, ratioHeader, ratioRows);
+
+        md.append("## Targets of the issue (Homa message layer)\n\n");
+        List<List<String>> targetRows = new ArrayList<>();
+        for (Targets.Check check : report.targets()) {
+            targetRows.add(List.of(check.target(), check.measured(),
+                    check.met() == null ? "not measured" : check.met() ? "met" : "**missed**", check.gap()));
+        }
+        table(md, List.of("target", "measured", "result", "gap"), targetRows);
+
+        md.append("## S1 unloaded 100 B echo\n\n");
+        List<String> s1 = List.of("p50_us", "p90_us", "p99_us", "p99.9_us", "max_us", "rpcs_per_s", "failures");
+        table(md, List.of("system", "p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs", "RPCs/s", "failures"),
+                of(report, "s1").stream().map(r -> metricRow(r, s1)).toList());
+
+        md.append("## S2 head-of-line: 100 B echoes while 1 MiB echoes stream\n\n");
+        Map<String, Double> s1p99 = new LinkedHashMap<>();
+        of(report, "s1").forEach(r -> s1p99.put(r.system(), r.number("p99_us")));
+        List<List<String>> s2Rows = new ArrayList<>();
+        for (ScenarioResult r : of(report, "s2")) {
+            List<String> row = metricRow(r, List.of("p50_us", "p99_us", "p99.9_us", "large_goodput_gbps", "failures"));
+            Double base = s1p99.get(r.system());
+            row.add(4, r.status().equals(ScenarioResult.OK) && base != null && base > 0
+                    ? String.format(Locale.ROOT, "%.1fx", r.number("p99_us") / base) : "");
+            s2Rows.add(row);
+        }
+        table(md, List.of("system", "short p50 µs", "short p99 µs", "short p99.9 µs", "p99 vs S1",
+                "1 MiB goodput Gbit/s", "failures"), s2Rows);
+
+        md.append("## S3 throughput: 100 B echoes, 32 outstanding\n\n");
+        List<String> s3 = List.of("rpcs_per_s", "p50_us", "p99_us", "failures");
+        table(md, List.of("system", "RPCs/s", "p50 µs", "p99 µs", "failures"),
+                of(report, "s3").stream().map(r -> metricRow(r, s3)).toList());
+
+        md.append("## S4 large messages: 1 MiB echoes, 4 outstanding\n\n");
+        md.append("Goodput counts the response payload (one direction); the requests carry as many bytes the other way.\n\n");
+        List<String> s4 = List.of("goodput_gbps", "rpcs_per_s", "p50_us", "p99_us", "failures");
+        table(md, List.of("system", "goodput Gbit/s", "RPCs/s", "p50 µs", "p99 µs", "failures"),
+                of(report, "s4").stream().map(r -> metricRow(r, s4)).toList());
+
+        markdownS5(report, md);
+        markdownS6(report, md);
+
+        List<ScenarioResult> counted = report.results().stream()
+                .filter(r -> r.metrics().get("client_counters") instanceof Map<?, ?>).toList();
+        if (!counted.isEmpty()) {
+            md.append("## Homa client engine counters per scenario (where the time goes)\n\n");
+            md.append("Change of the client transport's engine counters over each scenario (warm-up included). "
+                    + "RESENDs and retransmissions mean lost datagrams (loopback socket buffers overflowing) "
+                    + "recovered after the resend interval.\n\n");
+            List<String> keys = List.of("rpcs_completed", "sent_data", "received_data", "sent_grant", "received_grant",
+                    "resends_sent", "received_resend", "retransmitted_data_packets", "timeouts", "received_busy",
+                    "dropped_datagrams", "received_rpc_unknown");
+            List<String> counterHeader = new ArrayList<>(List.of("scenario", "system"));
+            counterHeader.addAll(keys);
+            List<List<String>> counterRows = new ArrayList<>();
+            for (ScenarioResult r : counted) {
+                Map<?, ?> counters = (Map<?, ?>) r.metrics().get("client_counters");
+                List<String> row = new ArrayList<>(List.of(r.scenario().toUpperCase(Locale.ROOT), r.system()));
+                for (String key : keys) {
+                    Object value = counters.get(key);
+                    row.add(value == null ? "0" : num(value));
+                }
+                counterRows.add(row);
+            }
+            table(md, counterHeader, counterRows);
+        }
+
+        if (!report.charts().isEmpty()) {
+            md.append("## Charts\n\n");
+            for (String chart : report.charts()) {
+                md.append("![").append(chart).append("](").append(chart).append(")\n\n");
+            }
+        }
+        List<ScenarioResult> notes = report.results().stream().filter(r -> !r.note().isEmpty()).toList();
+        if (!notes.isEmpty()) {
+            md.append("## Notes\n\n");
+            for (ScenarioResult r : notes) {
+                md.append("- ").append(r.scenario().toUpperCase(Locale.ROOT)).append(' ').append(r.system())
+                        .append(" (").append(r.status()).append("): ").append(r.note()).append('\n');
+            }
+            md.append('\n');
+        }
+        return md.toString();
+    }
+
+    private static void markdownS5(BenchReport report, StringBuilder md) {
+        List<ScenarioResult> s5 = of(report, "s5");
+        if (s5.isEmpty()) {
+            return;
+        }
+        md.append("## S5 workloads at a fixed fraction of each system's measured maximum\n\n");
+        md.append("Slowdown = round trip / the best unloaded round trip of any RPC system for that length "
+                + "(measured at 8 B .. 1 MB, interpolated log-log). Deciles split the recorded calls by length, "
+                + "shortest first, 10% of the calls each (as the x-axis of the paper's Figure 8).\n\n");
+        List<String> workloads = new ArrayList<>();
+        for (ScenarioResult r : s5) {
+            if (r.metrics().get("workloads") instanceof Map<?, ?> map) {
+                map.keySet().forEach(k -> {
+                    if (!workloads.contains(k.toString())) {
+                        workloads.add(k.toString());
+                    }
+                });
+            }
+        }
+        for (ScenarioResult r : s5) {
+            if (!r.status().equals(ScenarioResult.OK)) {
+                md.append("- ").append(r.system()).append(": ").append(r.status()).append(' ').append(r.note()).append('\n');
+            }
+        }
+        for (String workload : workloads) {
+            md.append("### ").append(workload.toUpperCase(Locale.ROOT)).append("\n\n");
+            List<List<String>> rows = new ArrayList<>();
+            for (ScenarioResult r : s5) {
+                Map<?, ?> w = workload(r, workload);
+                if (w == null) {
+                    continue;
+                }
+                List<String> row = new ArrayList<>(List.of(r.system()));
+                for (String key : List.of("max_rpcs_per_s", "offered_rpcs_per_s", "achieved_rpcs_per_s", "p50_us",
+                        "p99_us", "p50_slowdown", "p99_slowdown", "failures", "skipped_arrivals")) {
+                    row.add(num(w.get(key)));
+                }
+                rows.add(row);
+            }
+            table(md, List.of("system", "max RPCs/s", "offered/s", "achieved/s", "p50 µs", "p99 µs", "p50 slowdown",
+                    "p99 slowdown", "failures", "skipped arrivals"), rows);
+            List<String> header = new ArrayList<>(List.of("decile", "lengths (B)"));
+            List<List<Map<?, ?>>> perSystem = new ArrayList<>();
+            for (ScenarioResult r : s5) {
+                List<Map<?, ?>> deciles = Charts.deciles(r, workload);
+                if (!deciles.isEmpty()) {
+                    header.add(r.system() + " p50 / p99 slowdown");
+                    perSystem.add(deciles);
+                }
+            }
+            if (perSystem.isEmpty()) {
+                continue;
+            }
+            List<List<String>> decileRows = new ArrayList<>();
+            for (int d = 0; d < perSystem.get(0).size(); d++) {
+                Map<?, ?> first = perSystem.get(0).get(d);
+                List<String> row = new ArrayList<>(List.of(String.valueOf(first.get("decile")),
+                        num(first.get("min_bytes")) + " – " + num(first.get("max_bytes"))));
+                for (List<Map<?, ?>> deciles : perSystem) {
+                    Map<?, ?> decile = d < deciles.size() ? deciles.get(d) : null;
+                    row.add(decile == null ? "–" : num(decile.get("p50_slowdown")) + " / " + num(decile.get("p99_slowdown")));
+                }
+                decileRows.add(row);
+            }
+            table(md, header, decileRows);
+        }
+    }
+
+    static Map<?, ?> workload(ScenarioResult r, String workload) {
+        if (r.status().equals(ScenarioResult.OK) && r.metrics().get("workloads") instanceof Map<?, ?> map
+                && map.get(workload) instanceof Map<?, ?> w) {
+            return w;
+        }
+        return null;
+    }
+
+    private static void markdownS6(BenchReport report, StringBuilder md) {
+        List<ScenarioResult> s6 = of(report, "s6");
+        if (s6.isEmpty()) {
+            return;
+        }
+        md.append("## S6 incast: N concurrent RPCs, 100 B requests, 10 KB responses, fanned out over the server processes\n\n");
+        md.append("Median completion time of a burst in ms (all N answered or failed), failed calls in brackets.\n\n");
+        List<Integer> fanouts = new ArrayList<>();
+        List<String> header = new ArrayList<>(List.of("N"));
+        for (ScenarioResult r : s6) {
+            header.add(r.system());
+            if (r.metrics().get("fanouts") instanceof List<?> rows) {
+                for (Object row : rows) {
+                    if (row instanceof Map<?, ?> map && map.get("n") instanceof Number n && !fanouts.contains(n.intValue())) {
+                        fanouts.add(n.intValue());
+                    }
+                }
+            }
+        }
+        List<List<String>> rows = new ArrayList<>();
+        for (int n : fanouts) {
+            List<String> row = new ArrayList<>(List.of(Integer.toString(n)));
+            for (ScenarioResult r : s6) {
+                String cell = r.status().equals(ScenarioResult.OK) ? "–" : r.status();
+                if (r.metrics().get("fanouts") instanceof List<?> list) {
+                    for (Object entry : list) {
+                        if (entry instanceof Map<?, ?> map && map.get("n") instanceof Number v && v.intValue() == n) {
+                            cell = num(map.get("completion_median_ms")) + " (" + num(map.get("failures")) + ")";
+                        }
+                    }
+                }
+                row.add(cell);
+            }
+            rows.add(row);
+        }
+        table(md, header, rows);
+        Object servers = s6.stream().map(r -> r.metrics().get("servers")).filter(Objects::nonNull).findFirst().orElse("?");
+        md.append("Server processes: ").append(servers).append(".\n\n");
+    }
+}

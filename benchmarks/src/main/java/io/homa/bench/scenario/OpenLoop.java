@@ -1,0 +1,136 @@
+package io.homa.bench.scenario;
+
+import io.homa.bench.systems.EchoClient;
+import io.homa.bench.systems.EchoProtocol;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * Open-loop load: echo calls arrive as a Poisson process at a fixed rate, each with a length
+ * drawn by {@code lengths} (a function of a uniform random int). Calls issued inside the
+ * measurement window are recorded with their length and round-trip time. Arrivals that would
+ * exceed {@code maxOutstanding} calls in flight are skipped and counted.
+ */
+public final class OpenLoop {
+    /** What one run measured. */
+    public record Result(int[] lengthsBytes, long[] rttNs, int recorded, long issuedInWindow, long failed,
+            long skipped, double windowSeconds, String firstError) {
+        /** Recorded calls per second over the window. */
+        public double achievedPerSecond() {
+            return recorded / windowSeconds;
+        }
+    }
+
+    private final EchoClient client;
+    private final int target;
+    private final IntUnaryOperator lengths;
+    private final double ratePerSecond;
+    private final int maxOutstanding;
+    private final long callTimeoutMs;
+    private final long seed;
+
+    /**
+     * @param lengths maps a uniform random int (any value) to a request length in bytes
+     * @param ratePerSecond mean arrival rate, > 0
+     * @param maxOutstanding cap on calls in flight, >= 1
+     */
+    public OpenLoop(EchoClient client, int target, IntUnaryOperator lengths, double ratePerSecond, int maxOutstanding,
+            long callTimeoutMs, long seed) {
+        if (!(ratePerSecond > 0)) {
+            throw new IllegalArgumentException("ratePerSecond must be > 0, was " + ratePerSecond);
+        }
+        this.client = client;
+        this.target = target;
+        this.lengths = lengths;
+        this.ratePerSecond = ratePerSecond;
+        this.maxOutstanding = maxOutstanding;
+        this.callTimeoutMs = callTimeoutMs;
+        this.seed = seed;
+    }
+
+    /** Runs warm-up then the window on the calling thread, then waits up to {@code drainMs} for calls in flight. */
+    public Result run(long warmupMs, long measureMs, long drainMs) {
+        int capacity = (int) Math.min(20_000_000, ratePerSecond * measureMs / 1000.0 * 1.5 + 1000);
+        int[] lengthsBytes = new int[capacity];
+        long[] rttNs = new long[capacity];
+        int[] recorded = {0};
+        AtomicLong inFlight = new AtomicLong();
+        AtomicLong failed = new AtomicLong();
+        AtomicReference<String> firstError = new AtomicReference<>();
+        long issuedInWindow = 0;
+        long skipped = 0;
+        SplittableRandom random = new SplittableRandom(seed);
+        double meanGapNs = 1e9 / ratePerSecond;
+        long windowStart = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmupMs);
+        long windowEnd = windowStart + TimeUnit.MILLISECONDS.toNanos(measureMs);
+        double next = System.nanoTime();
+        while (true) {
+            next += -Math.log(1 - random.nextDouble()) * meanGapNs;
+            long wait = (long) next - System.nanoTime();
+            if (wait > 20_000) {
+                LockSupport.parkNanos(wait);
+            }
+            long now = System.nanoTime();
+            if (now >= windowEnd) {
+                break;
+            }
+            boolean inWindow = now >= windowStart;
+            if (inFlight.get() >= maxOutstanding) {
+                if (inWindow) {
+                    skipped++;
+                }
+                continue;
+            }
+            int length = Math.max(EchoProtocol.HEADER_BYTES, lengths.applyAsInt(random.nextInt()));
+            byte[] request = EchoProtocol.echoRequest(length);
+            if (inWindow) {
+                issuedInWindow++;
+            }
+            inFlight.incrementAndGet();
+            long startNs = System.nanoTime();
+            CompletableFuture<byte[]> call;
+            try {
+                call = client.call(target, request);
+            } catch (RuntimeException e) {
+                call = CompletableFuture.failedFuture(e);
+            }
+            call.orTimeout(callTimeoutMs, TimeUnit.MILLISECONDS).whenComplete((response, error) -> {
+                long endNs = System.nanoTime();
+                inFlight.decrementAndGet();
+                if (error == null && response.length != length) {
+                    error = new IllegalStateException("response of " + response.length + " bytes, expected " + length);
+                }
+                if (error != null) {
+                    failed.incrementAndGet();
+                    firstError.compareAndSet(null, ClosedLoop.describe(error));
+                    return;
+                }
+                if (inWindow) {
+                    synchronized (recorded) {
+                        int i = recorded[0];
+                        if (i < capacity) {
+                            lengthsBytes[i] = length;
+                            rttNs[i] = endNs - startNs;
+                            recorded[0] = i + 1;
+                        }
+                    }
+                }
+            });
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(drainMs);
+        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+            ClosedLoop.sleepMs(2);
+        }
+        synchronized (recorded) {
+            int count = recorded[0];
+            return new Result(Arrays.copyOf(lengthsBytes, count), Arrays.copyOf(rttNs, count), count, issuedInWindow,
+                    failed.get(), skipped, measureMs / 1000.0, firstError.get());
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.homa.bench.scenario;
+
+import java.util.List;
+
+/**
+ * Durations and sizes of one run; {@link #quick()} and {@link #full()} are the two modes.
+ *
+ * @param warmupMs closed-loop warm-up of each system before its first scenario
+ * @param scenarioWarmupMs load before each measurement window
+ * @param s1MeasureMs S1 window
+ * @param s2MeasureMs S2 window
+ * @param s2LargeOutstanding 1 MiB echoes in flight during S2
+ * @param s3MeasureMs S3 window
+ * @param s4MeasureMs S4 window
+ * @param s5CalibrationSamples unloaded echoes per calibration length in S5 (a tenth of it, at least
+ *     3, for lengths of 100 KB and more)
+ * @param s5MaxMs closed-loop window that measures a system's maximum rate on a workload
+ * @param s5MaxOutstanding calls in flight for that maximum
+ * @param s5LoadMs the Poisson window
+ * @param s6Fanouts the values of N
+ * @param s6Repetitions bursts per N
+ * @param callTimeoutMs a call not answered within it fails
+ * @param s6TimeoutMs an incast call not answered within it fails
+ */
+public record RunPlan(
+        String mode,
+        long warmupMs,
+        long scenarioWarmupMs,
+        long s1MeasureMs,
+        long s2MeasureMs,
+        int s2LargeOutstanding,
+        long s3MeasureMs,
+        long s4MeasureMs,
+        int s5CalibrationSamples,
+        long s5MaxMs,
+        int s5MaxOutstanding,
+        long s5LoadMs,
+        List<Integer> s6Fanouts,
+        int s6Repetitions,
+        long callTimeoutMs,
+        long s6TimeoutMs) {
+
+    /** About two minutes for all scenarios and systems on a 2-core machine. */
+    public static RunPlan quick() {
+        return new RunPlan("quick", 2_500, 300, 1_500, 2_000, 2, 1_500, 1_500, 30, 400, 16, 800,
+                List.of(10, 100, 1000), 2, 10_000, 5_000);
+    }
+
+    /** About 10-15 minutes. */
+    public static RunPlan full() {
+        return new RunPlan("full", 15_000, 1_000, 10_000, 15_000, 2, 10_000, 10_000, 200, 3_000, 16, 10_000,
+                List.of(10, 50, 100, 200, 500, 1000), 5, 10_000, 10_000);
+    }
+}

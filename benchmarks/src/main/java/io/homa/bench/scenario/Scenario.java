@@ -1,0 +1,64 @@
+package io.homa.bench.scenario;
+
+import io.homa.bench.systems.SystemKind;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** The scenarios S1-S6 of the benchmark (issue 5). */
+public enum Scenario {
+    S1("unloaded 100 B echo round trip, 1 outstanding: p50 / p99 / p99.9"),
+    S2("head-of-line: 100 B echoes measured while the same client streams 1 MiB echoes to the same server"),
+    S3("throughput: 100 B echoes, 32 outstanding: RPCs/s"),
+    S4("large messages: 1 MiB echoes, 4 outstanding: goodput"),
+    S5("workloads W1-W5 (capped at 1,000,000 B), Poisson arrivals at a fraction of the measured maximum: "
+            + "RTT and slowdown per decile of message length"),
+    S6("incast: N concurrent RPCs (100 B requests, 10 KB responses) fanned out to several server processes: "
+            + "completion time and failures per N");
+
+    private final String description;
+
+    Scenario(String description) {
+        this.description = description;
+    }
+
+    public String id() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /** Why this scenario does not apply to a system, or {@code null} when it does. */
+    public String notApplicable(SystemKind system) {
+        if (system == SystemKind.UDP && (this == S2 || this == S4)) {
+            return "1 MiB does not fit in one UDP datagram (the floor carries at most "
+                    + SystemKind.UDP.maxMessageBytes() + " B)";
+        }
+        if (system.floor() && this == S5) {
+            return "S5 compares the RPC systems (workload messages up to 1,000,000 B; the floors have no "
+                    + "multiplexing or segmentation)";
+        }
+        return null;
+    }
+
+    /**
+     * Looks up a scenario by id.
+     *
+     * @throws IllegalArgumentException naming {@code --scenarios} and the allowed ids
+     */
+    public static Scenario fromId(String id) {
+        String key = id == null ? "" : id.trim().toUpperCase(Locale.ROOT);
+        for (Scenario scenario : values()) {
+            if (scenario.name().equals(key)) {
+                return scenario;
+            }
+        }
+        throw new IllegalArgumentException("--scenarios: unknown scenario '" + id + "'; allowed: " + ids());
+    }
+
+    public static String ids() {
+        return Arrays.stream(values()).map(Scenario::id).collect(Collectors.joining(","));
+    }
+}

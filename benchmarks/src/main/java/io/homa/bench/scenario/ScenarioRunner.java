@@ -1,0 +1,425 @@
+package io.homa.bench.scenario;
+
+import io.homa.bench.report.ScenarioResult;
+import io.homa.bench.systems.EchoClient;
+import io.homa.bench.systems.EchoProtocol;
+import io.homa.bench.systems.SystemKind;
+import io.homa.bench.workload.Workload;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.HdrHistogram.Histogram;
+
+/** Runs the scenarios against connected clients; one method per scenario. */
+public final class ScenarioRunner {
+    /** Short message length of S1-S3 and the incast request. */
+    public static final int SMALL_BYTES = 100;
+    /** Long message length of S2 and S4. */
+    public static final int LARGE_BYTES = 1024 * 1024;
+    /** Incast response length. */
+    public static final int INCAST_RESPONSE_BYTES = 10_000;
+    /** Lengths at which S5 measures unloaded round trips (the slowdown baseline). */
+    public static final int[] CALIBRATION_LENGTHS = {8, 100, 1_000, 10_000, 100_000, 1_000_000};
+    /** Cap on calls in flight in the Poisson load of S5. */
+    public static final int S5_MAX_OUTSTANDING = 1_000;
+
+    private final RunPlan plan;
+    private final Map<SystemKind, EchoClient> clients;
+    private final double s5LoadFraction;
+
+    /**
+     * @param s5LoadFraction the Poisson rate in S5 as a fraction of the system's measured maximum, (0, 1]
+     */
+    public ScenarioRunner(RunPlan plan, Map<SystemKind, EchoClient> clients, double s5LoadFraction) {
+        if (!(s5LoadFraction > 0 && s5LoadFraction <= 1)) {
+            throw new IllegalArgumentException("--s5-load must be in (0, 1], was " + s5LoadFraction);
+        }
+        this.plan = plan;
+        this.clients = clients;
+        this.s5LoadFraction = s5LoadFraction;
+    }
+
+    private EchoClient client(SystemKind system) {
+        EchoClient client = clients.get(system);
+        if (client == null) {
+            throw new IllegalStateException("no client for " + system.id());
+        }
+        return client;
+    }
+
+    private static Supplier<byte[]> fixed(int lengthBytes) {
+        byte[] request = EchoProtocol.echoRequest(lengthBytes);
+        return () -> request;
+    }
+
+    /** Runs a scenario body and adds the change of the client's protocol counters (if any) to its metrics. */
+    public ScenarioResult withCounters(SystemKind system, java.util.function.Supplier<ScenarioResult> body) {
+        Map<String, Long> before = client(system).counters();
+        ScenarioResult result = body.get();
+        if (!before.isEmpty() && result.status().equals(ScenarioResult.OK)) {
+            Map<String, Long> after = client(system).counters();
+            Map<String, Long> delta = new LinkedHashMap<>();
+            after.forEach((name, value) -> {
+                long change = value - before.getOrDefault(name, 0L);
+                if (change != 0) {
+                    delta.put(name, change);
+                }
+            });
+            result.metrics().put("client_counters", delta);
+        }
+        return result;
+    }
+
+    /** Warms up a system (JIT, pools, connections): small and medium echoes, closed loop. */
+    public void warmup(SystemKind system) {
+        int medium = Math.min(64 * 1024, system.maxMessageBytes());
+        ClosedLoop small = new ClosedLoop(client(system), 0, fixed(SMALL_BYTES), 16, plan.callTimeoutMs());
+        ClosedLoop large = new ClosedLoop(client(system), 0, fixed(medium), 1, plan.callTimeoutMs());
+        ClosedLoop.runTogether(0, plan.warmupMs(), plan.callTimeoutMs(), small, large);
+    }
+
+    private static Map<String, Object> loopMetrics(ClosedLoop loop, long measureMs, String prefix) {
+        Map<String, Object> metrics = new LinkedHashMap<>();
+        double seconds = measureMs / 1000.0;
+        metrics.put(prefix + "rpcs_per_s", Math.round(loop.completedInWindow() / seconds));
+        metrics.putAll(LatencyStats.summary(loop.latency(), prefix));
+        metrics.put(prefix + "failures", loop.failed());
+        return metrics;
+    }
+
+    private static ScenarioResult finish(Scenario scenario, SystemKind system, Map<String, Object> metrics,
+            ClosedLoop... loops) {
+        StringBuilder note = new StringBuilder();
+        for (ClosedLoop loop : loops) {
+            if (loop.firstError() != null && note.isEmpty()) {
+                note.append(loop.failed()).append(" failed calls, first: ").append(loop.firstError());
+            }
+            if (loop.completedInWindow() == 0) {
+                return ScenarioResult.failed(scenario.id(), system.id(),
+                        "no call completed in the measurement window" + (note.isEmpty() ? "" : "; " + note));
+            }
+        }
+        return ScenarioResult.ok(scenario.id(), system.id(), note.toString(), metrics);
+    }
+
+    /** S1: 100 B echoes, 1 outstanding. */
+    public ScenarioResult s1(SystemKind system) {
+        ClosedLoop loop = new ClosedLoop(client(system), 0, fixed(SMALL_BYTES), 1, plan.callTimeoutMs());
+        ClosedLoop.runTogether(plan.scenarioWarmupMs(), plan.s1MeasureMs(), plan.callTimeoutMs(), loop);
+        Map<String, Object> metrics = loopMetrics(loop, plan.s1MeasureMs(), "");
+        metrics.put("distribution_us", LatencyStats.distribution(loop.latency()));
+        return finish(Scenario.S1, system, metrics, loop);
+    }
+
+    /** S2: 100 B echoes, 1 outstanding, measured while 1 MiB echoes stream on the same client to the same server. */
+    public ScenarioResult s2(SystemKind system) {
+        ClosedLoop small = new ClosedLoop(client(system), 0, fixed(SMALL_BYTES), 1, plan.callTimeoutMs());
+        ClosedLoop large = new ClosedLoop(client(system), 0, fixed(LARGE_BYTES), plan.s2LargeOutstanding(),
+                plan.callTimeoutMs());
+        ClosedLoop.runTogether(plan.scenarioWarmupMs(), plan.s2MeasureMs(), plan.callTimeoutMs(), small, large);
+        Map<String, Object> metrics = loopMetrics(small, plan.s2MeasureMs(), "");
+        metrics.put("distribution_us", LatencyStats.distribution(small.latency()));
+        metrics.put("large_outstanding", plan.s2LargeOutstanding());
+        metrics.put("large_rpcs_per_s", round1(large.completedInWindow() / (plan.s2MeasureMs() / 1000.0)));
+        metrics.put("large_goodput_gbps", gbps(large.bytesInWindow(), plan.s2MeasureMs()));
+        metrics.put("large_failures", large.failed());
+        return finish(Scenario.S2, system, metrics, small, large);
+    }
+
+    /** S3: 100 B echoes, 32 outstanding. */
+    public ScenarioResult s3(SystemKind system) {
+        ClosedLoop loop = new ClosedLoop(client(system), 0, fixed(SMALL_BYTES), 32, plan.callTimeoutMs());
+        ClosedLoop.runTogether(plan.scenarioWarmupMs(), plan.s3MeasureMs(), plan.callTimeoutMs(), loop);
+        return finish(Scenario.S3, system, loopMetrics(loop, plan.s3MeasureMs(), ""), loop);
+    }
+
+    /** S4: 1 MiB echoes, 4 outstanding; goodput counts response payload bytes (one direction). */
+    public ScenarioResult s4(SystemKind system) {
+        ClosedLoop loop = new ClosedLoop(client(system), 0, fixed(LARGE_BYTES), 4, plan.callTimeoutMs());
+        ClosedLoop.runTogether(plan.scenarioWarmupMs(), plan.s4MeasureMs(), plan.callTimeoutMs(), loop);
+        Map<String, Object> metrics = new LinkedHashMap<>();
+        metrics.put("goodput_gbps", gbps(loop.bytesInWindow(), plan.s4MeasureMs()));
+        metrics.putAll(loopMetrics(loop, plan.s4MeasureMs(), ""));
+        return finish(Scenario.S4, system, metrics, loop);
+    }
+
+    static double gbps(long bytes, long ms) {
+        return Math.round(bytes * 8.0 / (ms / 1000.0) / 1e9 * 1000) / 1000.0;
+    }
+
+    static double round1(double value) {
+        return Math.round(value * 10) / 10.0;
+    }
+
+    /** S5 measurements of one system before slowdowns are computed. */
+    public record S5Raw(SystemKind system, Map<Integer, Double> calibrationP50Ns, Map<String, S5Workload> workloads) {}
+
+    /** One workload's measurements. */
+    public record S5Workload(double maxPerSecond, double offeredPerSecond, OpenLoop.Result result) {}
+
+    /** S5 for one system: unloaded round trips per calibration length, then per workload its maximum and the Poisson load. */
+    public S5Raw s5(SystemKind system, List<Workload> workloads) {
+        EchoClient client = client(system);
+        Map<Integer, Double> calibration = new LinkedHashMap<>();
+        for (int length : CALIBRATION_LENGTHS) {
+            int samples = length >= 100_000 ? Math.max(3, plan.s5CalibrationSamples() / 10) : plan.s5CalibrationSamples();
+            double[] rtts = new double[samples];
+            int ok = 0;
+            byte[] request = EchoProtocol.echoRequest(length);
+            for (int i = 0; i < samples + 2; i++) {
+                long start = System.nanoTime();
+                try {
+                    byte[] response = client.call(0, request).get(plan.callTimeoutMs(), TimeUnit.MILLISECONDS);
+                    if (response.length == length && i >= 2) { // the first two are warm-up
+                        rtts[ok++] = System.nanoTime() - start;
+                    }
+                } catch (Exception e) {
+                    // counted by absence
+                }
+            }
+            if (ok > 0) {
+                calibration.put(length, LatencyStats.percentile(rtts, ok, 50));
+            }
+        }
+        Map<String, S5Workload> results = new LinkedHashMap<>();
+        long seed = 42;
+        for (Workload workload : workloads) {
+            ClosedLoop max = new ClosedLoop(client, 0,
+                    () -> EchoProtocol.echoRequest(workload.sample(ThreadLocalRandom.current())),
+                    plan.s5MaxOutstanding(), plan.callTimeoutMs());
+            ClosedLoop.runTogether(plan.scenarioWarmupMs(), plan.s5MaxMs(), plan.callTimeoutMs(), max);
+            double maxPerSecond = max.completedInWindow() / (plan.s5MaxMs() / 1000.0);
+            double offered = Math.max(1, maxPerSecond * s5LoadFraction);
+            OpenLoop load = new OpenLoop(client, 0,
+                    u -> workload.lengthFor((u & 0x7fff_ffff) / (double) (1L << 31)),
+                    offered, S5_MAX_OUTSTANDING, plan.callTimeoutMs(), seed++);
+            results.put(workload.name(), new S5Workload(maxPerSecond, offered,
+                    load.run(plan.scenarioWarmupMs(), plan.s5LoadMs(), plan.callTimeoutMs())));
+        }
+        return new S5Raw(system, calibration, results);
+    }
+
+    /**
+     * The slowdown baseline: for each calibration length, the smallest unloaded p50 round trip
+     * among the systems; between lengths, interpolated linearly in log-log space.
+     */
+    public static double[][] baseline(List<S5Raw> raws) {
+        List<double[]> points = new ArrayList<>();
+        for (int length : CALIBRATION_LENGTHS) {
+            double best = Double.POSITIVE_INFINITY;
+            for (S5Raw raw : raws) {
+                Double p50 = raw.calibrationP50Ns().get(length);
+                if (p50 != null) {
+                    best = Math.min(best, p50);
+                }
+            }
+            if (best < Double.POSITIVE_INFINITY) {
+                points.add(new double[] {length, best});
+            }
+        }
+        return points.toArray(double[][]::new);
+    }
+
+    /** The baseline round trip for a length, ns (log-log interpolation, clamped at the ends). */
+    public static double baselineNs(double[][] baseline, int lengthBytes) {
+        if (baseline.length == 0) {
+            return Double.NaN;
+        }
+        if (lengthBytes <= baseline[0][0]) {
+            return baseline[0][1];
+        }
+        for (int i = 1; i < baseline.length; i++) {
+            if (lengthBytes == baseline[i][0]) {
+                return baseline[i][1];
+            }
+            if (lengthBytes < baseline[i][0]) {
+                double x0 = Math.log(baseline[i - 1][0]);
+                double x1 = Math.log(baseline[i][0]);
+                double y0 = Math.log(baseline[i - 1][1]);
+                double y1 = Math.log(baseline[i][1]);
+                double t = (Math.log(lengthBytes) - x0) / (x1 - x0);
+                return Math.exp(y0 + t * (y1 - y0));
+            }
+        }
+        return baseline[baseline.length - 1][1];
+    }
+
+    /** Turns raw S5 measurements into one result per system, with deciles and slowdowns against the common baseline. */
+    public static List<ScenarioResult> finishS5(List<S5Raw> raws, double loadFraction) {
+        double[][] baseline = baseline(raws);
+        List<ScenarioResult> results = new ArrayList<>();
+        for (S5Raw raw : raws) {
+            Map<String, Object> metrics = new LinkedHashMap<>();
+            metrics.put("load_fraction", loadFraction);
+            Map<String, Object> calibration = new LinkedHashMap<>();
+            raw.calibrationP50Ns().forEach((length, ns) -> calibration.put(Integer.toString(length), LatencyStats.us(ns)));
+            metrics.put("unloaded_p50_us_by_length", calibration);
+            Map<String, Object> workloads = new LinkedHashMap<>();
+            boolean anyRecorded = false;
+            StringBuilder note = new StringBuilder();
+            for (Map.Entry<String, S5Workload> entry : raw.workloads().entrySet()) {
+                S5Workload w = entry.getValue();
+                OpenLoop.Result r = w.result();
+                anyRecorded |= r.recorded() > 0;
+                if (r.firstError() != null && note.isEmpty()) {
+                    note.append(entry.getKey()).append(": ").append(r.failed()).append(" failed calls, first: ")
+                            .append(r.firstError());
+                }
+                workloads.put(entry.getKey(), workloadMetrics(w, baseline));
+            }
+            metrics.put("workloads", workloads);
+            results.add(anyRecorded
+                    ? ScenarioResult.ok(Scenario.S5.id(), raw.system().id(), note.toString(), metrics)
+                    : ScenarioResult.failed(Scenario.S5.id(), raw.system().id(),
+                            "no call completed under load" + (note.isEmpty() ? "" : "; " + note)));
+        }
+        return results;
+    }
+
+    static Map<String, Object> workloadMetrics(S5Workload w, double[][] baseline) {
+        OpenLoop.Result r = w.result();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("max_rpcs_per_s", round1(w.maxPerSecond()));
+        m.put("offered_rpcs_per_s", round1(w.offeredPerSecond()));
+        m.put("achieved_rpcs_per_s", round1(r.achievedPerSecond()));
+        m.put("calls", r.recorded());
+        m.put("failures", r.failed());
+        m.put("skipped_arrivals", r.skipped());
+        int n = r.recorded();
+        if (n == 0) {
+            m.put("deciles", List.of());
+            return m;
+        }
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> Integer.compare(r.lengthsBytes()[a], r.lengthsBytes()[b]));
+        double[] allSlowdowns = new double[n];
+        double[] allRtt = new double[n];
+        for (int i = 0; i < n; i++) {
+            allRtt[i] = r.rttNs()[i];
+            allSlowdowns[i] = r.rttNs()[i] / baselineNs(baseline, r.lengthsBytes()[i]);
+        }
+        List<Map<String, Object>> deciles = new ArrayList<>();
+        for (int d = 0; d < 10; d++) {
+            int from = (int) ((long) n * d / 10);
+            int to = (int) ((long) n * (d + 1) / 10);
+            if (to <= from) {
+                continue;
+            }
+            double[] rtt = new double[to - from];
+            double[] slowdown = new double[to - from];
+            for (int i = from; i < to; i++) {
+                int index = order[i];
+                rtt[i - from] = r.rttNs()[index];
+                slowdown[i - from] = allSlowdowns[index];
+            }
+            Map<String, Object> decile = new LinkedHashMap<>();
+            decile.put("decile", d + 1);
+            decile.put("min_bytes", r.lengthsBytes()[order[from]]);
+            decile.put("max_bytes", r.lengthsBytes()[order[to - 1]]);
+            decile.put("calls", to - from);
+            decile.put("p50_us", LatencyStats.us(LatencyStats.percentile(rtt, rtt.length, 50)));
+            decile.put("p99_us", LatencyStats.us(LatencyStats.percentile(rtt, rtt.length, 99)));
+            decile.put("p50_slowdown", round2(LatencyStats.percentile(slowdown, slowdown.length, 50)));
+            decile.put("p99_slowdown", round2(LatencyStats.percentile(slowdown, slowdown.length, 99)));
+            deciles.add(decile);
+        }
+        m.put("p50_us", LatencyStats.us(LatencyStats.percentile(allRtt.clone(), n, 50)));
+        m.put("p99_us", LatencyStats.us(LatencyStats.percentile(allRtt.clone(), n, 99)));
+        m.put("p50_slowdown", round2(LatencyStats.percentile(allSlowdowns.clone(), n, 50)));
+        m.put("p99_slowdown", round2(LatencyStats.percentile(allSlowdowns.clone(), n, 99)));
+        m.put("deciles", deciles);
+        return m;
+    }
+
+    static double round2(double value) {
+        return Math.round(value * 100) / 100.0;
+    }
+
+    /** S6: bursts of N concurrent calls (100 B request, 10 KB response) spread round-robin over the servers. */
+    public ScenarioResult s6(SystemKind system) {
+        EchoClient client = client(system);
+        byte[] request = EchoProtocol.request(SMALL_BYTES, INCAST_RESPONSE_BYTES);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        long totalOk = 0;
+        String firstError = null;
+        for (int fanout : plan.s6Fanouts()) {
+            double[] completionMs = new double[plan.s6Repetitions()];
+            Histogram perCall = LatencyStats.newHistogram();
+            long failures = 0;
+            for (int rep = 0; rep < plan.s6Repetitions(); rep++) {
+                AtomicInteger failed = new AtomicInteger();
+                AtomicLong lastEnd = new AtomicLong();
+                AtomicReference<String> error = new AtomicReference<>();
+                CompletableFuture<?>[] calls = new CompletableFuture<?>[fanout];
+                long start = System.nanoTime();
+                for (int i = 0; i < fanout; i++) {
+                    CompletableFuture<byte[]> call;
+                    try {
+                        call = client.call(i % client.targets(), request);
+                    } catch (RuntimeException e) {
+                        call = CompletableFuture.failedFuture(e);
+                    }
+                    calls[i] = call.orTimeout(plan.s6TimeoutMs(), TimeUnit.MILLISECONDS).handle((response, e) -> {
+                        long end = System.nanoTime();
+                        lastEnd.accumulateAndGet(end, Math::max);
+                        if (e == null && response.length == INCAST_RESPONSE_BYTES) {
+                            synchronized (perCall) {
+                                LatencyStats.record(perCall, end - start);
+                            }
+                        } else {
+                            failed.incrementAndGet();
+                            error.compareAndSet(null, e == null ? "response of " + response.length + " bytes"
+                                    : ClosedLoop.describe(e));
+                        }
+                        return null;
+                    });
+                }
+                CompletableFuture.allOf(calls).join();
+                completionMs[rep] = (lastEnd.get() - start) / 1e6;
+                failures += failed.get();
+                totalOk += fanout - failed.get();
+                if (firstError == null) {
+                    firstError = error.get();
+                }
+                ClosedLoop.sleepMs(50);
+            }
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("n", fanout);
+            row.put("repetitions", plan.s6Repetitions());
+            row.put("completion_median_ms", round2(LatencyStats.percentile(completionMs.clone(), completionMs.length, 50)));
+            row.put("completion_max_ms", round2(LatencyStats.percentile(completionMs.clone(), completionMs.length, 100)));
+            row.put("failures", failures);
+            row.put("calls", (long) fanout * plan.s6Repetitions());
+            if (perCall.getTotalCount() > 0) {
+                row.put("call_p50_us", LatencyStats.us(perCall.getValueAtPercentile(50)));
+                row.put("call_p99_us", LatencyStats.us(perCall.getValueAtPercentile(99)));
+            }
+            rows.add(row);
+        }
+        Map<String, Object> metrics = new LinkedHashMap<>();
+        metrics.put("servers", client.targets());
+        metrics.put("response_bytes", INCAST_RESPONSE_BYTES);
+        metrics.put("fanouts", rows);
+        Map<String, Object> last = rows.get(rows.size() - 1);
+        metrics.put("max_n", last.get("n"));
+        metrics.put("completion_ms_at_max_n", last.get("completion_median_ms"));
+        metrics.put("failures_at_max_n", last.get("failures"));
+        metrics.put("failures", rows.stream().mapToLong(row -> (Long) row.get("failures")).sum());
+        String note = firstError == null ? "" : "first failure: " + firstError;
+        return totalOk == 0
+                ? ScenarioResult.failed(Scenario.S6.id(), system.id(), "every incast call failed; " + note)
+                : ScenarioResult.ok(Scenario.S6.id(), system.id(), note, metrics);
+    }
+}

@@ -1,0 +1,33 @@
+package io.homa.bench.systems;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The client side of one system under test, connected to one or more echo servers ("targets").
+ * Thread-safe: calls may be issued from any thread, including completion callbacks.
+ */
+public interface EchoClient extends AutoCloseable {
+    /**
+     * Sends one request (an {@link EchoProtocol} template, not modified) to a target.
+     *
+     * @param target index of the server, 0..targets-1
+     * @param request the request bytes
+     * @return completes with the response bytes, or exceptionally when the RPC fails
+     */
+    CompletableFuture<byte[]> call(int target, byte[] request);
+
+    /**
+     * Protocol counters of the client side, by name (Homa: the engine's counters; others: none).
+     * Scenarios report the change over their run.
+     */
+    default java.util.Map<String, Long> counters() {
+        return java.util.Map.of();
+    }
+
+    /** Number of servers this client talks to. */
+    int targets();
+
+    /** Releases connections and threads; waits a bounded time. */
+    @Override
+    void close();
+}

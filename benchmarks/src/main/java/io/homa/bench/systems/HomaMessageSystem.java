@@ -1,0 +1,104 @@
+package io.homa.bench.systems;
+
+import io.homa.engine.EngineConfig;
+import io.homa.engine.EngineCounters;
+import io.homa.reactive.HomaRequestHandler;
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.HomaTransportConfig;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import reactor.core.publisher.Mono;
+
+/** Homa's message layer: {@link HomaTransport#call(InetSocketAddress, byte[])}, handler on the default scheduler. */
+final class HomaMessageSystem {
+    static final Duration BIND_TIMEOUT = Duration.ofSeconds(10);
+
+    private HomaMessageSystem() {}
+
+    /** Loopback transport settings shared by both Homa systems. */
+    static HomaTransportConfig config(SystemSettings settings, int maxMessageBytes) {
+        return HomaTransportConfig.builder()
+                .bindAddress(Loopback.HOST)
+                .linkMbps(settings.homaLinkMbps())
+                .engine(EngineConfig.builder().mtuBytes(settings.homaMtuBytes()).maxMessageBytes(maxMessageBytes).build())
+                .build();
+    }
+
+    /** The engine counters of a transport that matter for the report, by name. */
+    static Map<String, Long> counters(HomaTransport transport) {
+        EngineCounters c = transport.counters().block(Duration.ofSeconds(5));
+        Map<String, Long> map = new LinkedHashMap<>();
+        if (c == null) {
+            return map;
+        }
+        map.put("rpcs_completed", c.rpcsCompleted());
+        map.put("resends_sent", c.resendsSent());
+        map.put("retransmitted_data_packets", c.retransmittedDataPackets());
+        map.put("timeouts", c.timeouts());
+        map.put("duplicate_packets", c.duplicatePackets());
+        map.put("busy_sent", c.busySent());
+        map.put("dropped_for_buffer_space", c.droppedForBufferSpace());
+        map.put("dropped_datagrams", transport.droppedDatagrams());
+        c.packetsSentByType().forEach((type, n) -> map.put("sent_" + type.name().toLowerCase(Locale.ROOT), n));
+        c.packetsReceivedByType().forEach((type, n) -> map.put("received_" + type.name().toLowerCase(Locale.ROOT), n));
+        return map;
+    }
+
+    static EchoServer startServer(SystemSettings settings) {
+        HomaRequestHandler echo = request -> {
+            ByteBuf payload = request.payload();
+            int responseBytes = payload.getInt(payload.readerIndex());
+            if (responseBytes == EchoProtocol.ECHO) {
+                return Mono.just(payload.retain());
+            }
+            return Mono.just(Unpooled.wrappedBuffer(new byte[responseBytes]));
+        };
+        HomaTransport transport = HomaTransport.bindNow(
+                config(settings, EngineConfig.DEFAULT_MAX_MESSAGE_BYTES), echo, BIND_TIMEOUT);
+        return new EchoServer() {
+            @Override
+            public int port() {
+                return transport.localAddress().getPort();
+            }
+
+            @Override
+            public void close() {
+                transport.disposeNow(Duration.ofSeconds(5));
+            }
+        };
+    }
+
+    static EchoClient connect(List<Integer> ports, SystemSettings settings) {
+        HomaTransport transport = HomaTransport.bindNow(
+                config(settings, EngineConfig.DEFAULT_MAX_MESSAGE_BYTES), null, BIND_TIMEOUT);
+        InetSocketAddress[] servers = Loopback.sockets(ports);
+        return new EchoClient() {
+            @Override
+            public CompletableFuture<byte[]> call(int target, byte[] request) {
+                return transport.call(servers[target], request).toFuture();
+            }
+
+            @Override
+            public Map<String, Long> counters() {
+                return HomaMessageSystem.counters(transport);
+            }
+
+            @Override
+            public int targets() {
+                return servers.length;
+            }
+
+            @Override
+            public void close() {
+                transport.disposeNow(Duration.ofSeconds(5));
+            }
+        };
+    }
+}

@@ -1,0 +1,99 @@
+package io.homa.bench.systems;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** The systems under test, with their command-line ids. */
+public enum SystemKind {
+    HOMA("homa", "Homa message layer (HomaTransport.call, byte[])", false, 1024 * 1024),
+    HOMA_RPC("homa-rpc", "Homa RPC layer (HomaClient + RpcDispatcher, JSON)", false, 1024 * 1024),
+    GRPC("grpc", "gRPC-java (grpc-netty-shaded, unary, byte[] marshaller)", false, 1024 * 1024),
+    RSOCKET("rsocket", "RSocket-java (TCP transport, request-response)", false, 1024 * 1024),
+    UDP("udp", "floor: plain Java UDP ping-pong (DatagramChannel)", true, UdpFloor.MAX_BODY_BYTES),
+    TCP("tcp", "floor: plain Java TCP ping-pong (length-prefixed)", true, 1024 * 1024);
+
+    private final String id;
+    private final String description;
+    private final boolean floor;
+    private final int maxMessageBytes;
+
+    SystemKind(String id, String description, boolean floor, int maxMessageBytes) {
+        this.id = id;
+        this.description = description;
+        this.floor = floor;
+        this.maxMessageBytes = maxMessageBytes;
+    }
+
+    /** The command-line id, e.g. {@code homa-rpc}. */
+    public String id() {
+        return id;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /** Whether this is a floor (plain socket ping-pong), not an RPC system. */
+    public boolean floor() {
+        return floor;
+    }
+
+    /** Whether this is one of the two Homa systems. */
+    public boolean homa() {
+        return this == HOMA || this == HOMA_RPC;
+    }
+
+    /** Largest request or response the benchmark sends through this system, in bytes. */
+    public int maxMessageBytes() {
+        return maxMessageBytes;
+    }
+
+    /** Starts this system's echo server on a free loopback port. */
+    public EchoServer startServer(SystemSettings settings) throws Exception {
+        return switch (this) {
+            case HOMA -> HomaMessageSystem.startServer(settings);
+            case HOMA_RPC -> HomaRpcSystem.startServer(settings);
+            case GRPC -> GrpcSystem.startServer(settings);
+            case RSOCKET -> RSocketSystem.startServer(settings);
+            case UDP -> UdpFloor.startServer();
+            case TCP -> TcpFloor.startServer();
+        };
+    }
+
+    /** Connects a client to servers of this system on the given loopback ports. */
+    public EchoClient connect(List<Integer> ports, SystemSettings settings) throws Exception {
+        if (ports.isEmpty()) {
+            throw new IllegalArgumentException("ports must not be empty");
+        }
+        return switch (this) {
+            case HOMA -> HomaMessageSystem.connect(ports, settings);
+            case HOMA_RPC -> HomaRpcSystem.connect(ports, settings);
+            case GRPC -> GrpcSystem.connect(ports, settings);
+            case RSOCKET -> RSocketSystem.connect(ports);
+            case UDP -> UdpFloor.connect(ports);
+            case TCP -> TcpFloor.connect(ports);
+        };
+    }
+
+    /**
+     * Looks up a system by id.
+     *
+     * @throws IllegalArgumentException naming {@code --systems} and the allowed ids
+     */
+    public static SystemKind fromId(String id) {
+        String key = id == null ? "" : id.trim().toLowerCase(Locale.ROOT);
+        for (SystemKind kind : values()) {
+            if (kind.id.equals(key)) {
+                return kind;
+            }
+        }
+        throw new IllegalArgumentException("--systems: unknown system '" + id + "'; allowed: " + ids());
+    }
+
+    /** All ids, comma-separated. */
+    public static String ids() {
+        return Arrays.stream(values()).map(SystemKind::id).collect(Collectors.joining(","));
+    }
+}

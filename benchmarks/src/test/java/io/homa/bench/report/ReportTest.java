@@ -1,0 +1,100 @@
+package io.homa.bench.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.homa.bench.LoadGenerator;
+import io.homa.bench.scenario.Scenario;
+import io.homa.bench.systems.SystemKind;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReportTest {
+    private static ScenarioResult s1(String system, double p50Us, double p99Us) {
+        Map<String, Object> metrics = new LinkedHashMap<>();
+        metrics.put("p50_us", p50Us);
+        metrics.put("p99_us", p99Us);
+        metrics.put("distribution_us", List.of(new double[] {50, p50Us}, new double[] {99, p99Us}));
+        return ScenarioResult.ok("s1", system, "", metrics);
+    }
+
+    private static ScenarioResult s3(String system, double rps) {
+        Map<String, Object> metrics = new LinkedHashMap<>();
+        metrics.put("rpcs_per_s", rps);
+        return ScenarioResult.ok("s3", system, "", metrics);
+    }
+
+    private static List<ScenarioResult> results() {
+        return new ArrayList<>(List.of(s1("homa", 20, 40), s1("grpc", 80, 400), s1("rsocket", 50, 100),
+                s1("udp", 10, 20), ScenarioResult.notApplicable("s1", "tcp", "not in this test"),
+                s3("homa", 30_000), s3("grpc", 10_000), s3("rsocket", 40_000)));
+    }
+
+    @Test
+    void shouldDivideHomaByEachPeerAndLeaveMissingPeersEmpty() {
+        List<Ratios.Row> rows = Ratios.compute(results(), List.of());
+
+        Ratios.Row p50 = rows.stream().filter(r -> r.metric().equals("p50 µs")).findFirst().orElseThrow();
+        assertThat(p50.homaSystem()).isEqualTo("homa");
+        assertThat(p50.ratios().get("grpc")).isEqualTo(0.25);
+        assertThat(p50.ratios().get("rsocket")).isEqualTo(0.4);
+        assertThat(p50.ratios().get("udp")).isEqualTo(2.0);
+        assertThat(p50.ratios().get("tcp")).isNull(); // n/a results do not count
+        Ratios.Row rps = rows.stream().filter(r -> r.scenario().equals("s3")).findFirst().orElseThrow();
+        assertThat(rps.lowerIsBetter()).isFalse();
+        assertThat(rps.ratios().get("rsocket")).isEqualTo(0.75);
+        assertThat(rows).noneMatch(r -> r.homaSystem().equals("homa-rpc"));
+        assertThat(Ratios.ratio(1.0, 0.0)).isNull();
+    }
+
+    @Test
+    void shouldCheckTargetsWithTheirGaps() {
+        List<Targets.Check> checks = Targets.check(results());
+
+        assertThat(checks.get(0).met()).isFalse(); // 20 µs vs 1.5 x 10 µs
+        assertThat(checks.get(0).gap()).isEqualTo("needs 1.33x lower");
+        assertThat(checks.get(1).met()).isTrue(); // 20 <= 50 / 2
+        assertThat(checks.get(2).met()).isNull(); // S2 not measured
+        assertThat(checks.get(3).met()).isFalse(); // 30,000 < 40,000
+        assertThat(checks.get(3).gap()).isEqualTo("needs 1.33x higher");
+    }
+
+    @Test
+    void shouldWriteJsonAndMarkdownAndVerifyEveryPairRan(@TempDir Path dir) throws Exception {
+        List<ScenarioResult> results = results();
+        BenchReport report = new BenchReport(Map.of("mode", "test", "machine", Map.of("cores", 2)),
+                Map.of("s1", "unloaded"), results, Ratios.compute(results, List.of()), Targets.check(results),
+                Charts.write(results, List.of(), dir));
+
+        ReportWriter.write(report, dir);
+
+        assertThat(report.charts()).containsExactly("s1-latency.png");
+        assertThat(Files.size(dir.resolve("s1-latency.png"))).isPositive();
+        String markdown = Files.readString(dir.resolve(ReportWriter.MARKDOWN_FILE));
+        assertThat(markdown).contains("| S1 | p50 µs (lower better) | homa | 20.0 | 80.0 | 50.0 | 10.0 | – | 0.25x | 0.40x | 2.00x | – |");
+        assertThat(markdown).contains("**missed**");
+        Map<String, Object> json = ReportWriter.readJson(dir.resolve(ReportWriter.JSON_FILE));
+        assertThat((List<?>) json.get("results")).hasSize(results.size());
+
+        List<SystemKind> systems = List.of(SystemKind.HOMA, SystemKind.GRPC, SystemKind.TCP);
+        assertThat(LoadGenerator.verify(dir, List.of(Scenario.S1), systems)).isEmpty();
+        assertThat(LoadGenerator.verify(dir, List.of(Scenario.S1, Scenario.S2), systems))
+                .contains("s2/homa: no result");
+        assertThat(LoadGenerator.verify(dir.resolve("missing"), List.of(Scenario.S1), systems))
+                .singleElement().asString().contains("report files missing");
+    }
+
+    @Test
+    void shouldFlagAFailedPair(@TempDir Path dir) throws Exception {
+        List<ScenarioResult> results = List.of(ScenarioResult.failed("s1", "homa", "no call completed"));
+        ReportWriter.write(new BenchReport(Map.of(), Map.of(), results, List.of(), List.of(), List.of()), dir);
+
+        assertThat(LoadGenerator.verify(dir, List.of(Scenario.S1), List.of(SystemKind.HOMA)))
+                .containsExactly("s1/homa: failed no call completed");
+    }
+}

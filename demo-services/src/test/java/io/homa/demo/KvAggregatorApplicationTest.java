@@ -1,0 +1,149 @@
+package io.homa.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.homa.demo.aggregator.AggregateStats;
+import io.homa.demo.aggregator.AggregatorClient;
+import io.homa.demo.aggregator.ShardStats;
+import io.homa.demo.kv.KeyNotFoundException;
+import io.homa.demo.kv.KvClient;
+import io.homa.demo.kv.KvRecord;
+import io.homa.demo.kv.KvShardClients;
+import io.homa.demo.kv.KvShardServers;
+import io.homa.demo.kv.KvShards;
+import io.homa.demo.kv.KvStats;
+import io.homa.reactive.HomaException;
+import io.homa.reactive.HomaRemoteException;
+import io.homa.reactive.HomaStatus;
+import io.homa.reactive.HomaTransport;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
+
+/**
+ * The demo's key-value and aggregator services end to end over loopback UDP: the application as
+ * {@code --mode=server} runs it (aggregator on its own endpoint, three key-value shards in this
+ * JVM, each a Spring application with its own Homa endpoint), called through the declarative
+ * clients {@link KvClient} (one per shard, from {@link KvShardClients}) and {@link AggregatorClient}.
+ */
+class KvAggregatorApplicationTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final int SHARDS = 3;
+
+    private static ConfigurableApplicationContext context;
+    private static KvShardClients shards;
+    private static AggregatorClient aggregator;
+
+    @BeforeAll
+    static void startDemo() {
+        context = SpringApplication.run(DemoApplication.class, "--mode=server", "--port=0", "--kv-shards=" + SHARDS,
+                "--homa.server.port=0", "--homa.server.bind-address=127.0.0.1");
+        shards = context.getBean(KvShardClients.class);
+        aggregator = context.getBean(AggregatorClient.class);
+    }
+
+    @AfterAll
+    static void stopDemo() {
+        if (context != null) {
+            context.close();
+        }
+    }
+
+    @Test
+    void shouldRunEachShardOnItsOwnEndpoint() {
+        Map<Integer, InetSocketAddress> addresses = context.getBean(KvShardServers.class).addresses();
+        InetSocketAddress own = context.getBean(HomaTransport.class).localAddress();
+
+        assertThat(addresses).containsOnlyKeys(0, 1, 2);
+        assertThat(new HashSet<>(addresses.values())).hasSize(SHARDS).doesNotContain(own);
+        assertThat(shards.count()).isEqualTo(SHARDS);
+    }
+
+    @Test
+    void shouldPutGetAndScanOnTheChosenShardThroughTheDeclarativeClient() {
+        shards.shard(1).put("direct-b", "B").block(TIMEOUT);
+        shards.shard(1).put("direct-a", "A").block(TIMEOUT);
+        shards.shard(1).put("direct-c", "C").block(TIMEOUT);
+
+        assertThat(shards.shard(1).get("direct-a").block(TIMEOUT)).isEqualTo("A");
+        StepVerifier.create(shards.shard(1).scan("direct-", 2))
+                .expectNext(new KvRecord("direct-a", "A"), new KvRecord("direct-b", "B"))
+                .expectComplete()
+                .verify(TIMEOUT);
+        assertThat(shards.shard(1).stats("direct-").block(TIMEOUT)).isEqualTo(new KvStats(3, 3));
+        assertThat(shards.shard(0).stats("direct-").block(TIMEOUT))
+                .as("another shard is another store").isEqualTo(new KvStats(0, 0));
+    }
+
+    @Test
+    void shouldReportAMissingKeyAsNotFoundWithTheRemoteExceptionType() {
+        shards.shard(2).put("only-on-2", "x").block(TIMEOUT);
+
+        assertThatThrownBy(() -> shards.shard(0).get("only-on-2").block(TIMEOUT))
+                .isInstanceOfSatisfying(HomaRemoteException.class, e -> {
+                    assertThat(e.status()).isEqualTo(HomaStatus.NOT_FOUND);
+                    assertThat(e.remoteMessage()).isEqualTo("no value for key 'only-on-2'");
+                    assertThat(e.remoteType()).isEqualTo(KeyNotFoundException.class.getName());
+                });
+    }
+
+    @Test
+    void shouldCarryInvalidArgumentAndRefuseAnUnconfiguredPeer() {
+        assertThatThrownBy(() -> shards.shard(0).get("").block(TIMEOUT))
+                .isInstanceOfSatisfying(HomaRemoteException.class,
+                        e -> assertThat(e.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT));
+        assertThatThrownBy(() -> context.getBean(KvClient.class).get("k").block(TIMEOUT))
+                .as("the plain KvClient bean calls homa.client.peers.kv, not configured here")
+                .isInstanceOfSatisfying(HomaException.class,
+                        e -> assertThat(e.status()).isEqualTo(HomaStatus.UNAVAILABLE));
+    }
+
+    @Test
+    void shouldFanOutToEveryShardAndMergeTheirAnswers() {
+        List<String> keys = IntStream.range(0, 60).mapToObj(i -> String.format(Locale.ROOT, "agg-%02d", i)).toList();
+        Flux.fromIterable(keys).flatMap(key -> aggregator.put(key, "v" + key), 8).blockLast(TIMEOUT);
+
+        AggregateStats stats = aggregator.stats("agg-").block(TIMEOUT);
+        assertThat(stats.keys()).isEqualTo(60);
+        assertThat(stats.valueChars()).isEqualTo(60 * 7);
+        assertThat(stats.shards()).extracting(ShardStats::shard).containsExactly(0, 1, 2);
+        for (ShardStats shard : stats.shards()) {
+            KvStats direct = shards.shard(shard.shard()).stats("agg-").block(TIMEOUT);
+            assertThat(shard.keys()).as("shard %d holds its share", shard.shard())
+                    .isPositive().isEqualTo(direct.keys());
+            long expected = keys.stream().filter(key -> KvShards.shardOf(key, SHARDS) == shard.shard()).count();
+            assertThat(shard.keys()).isEqualTo(expected);
+        }
+
+        assertThat(aggregator.scan("agg-", 100).map(KvRecord::key).collectList().block(TIMEOUT))
+                .as("merged in key order from all shards").isEqualTo(keys);
+        assertThat(aggregator.scan("agg-10", 5).map(KvRecord::key).collectList().block(TIMEOUT))
+                .containsExactly("agg-10", "agg-11", "agg-12", "agg-13", "agg-14");
+        assertThat(aggregator.get("agg-33").block(TIMEOUT)).isEqualTo("vagg-33");
+    }
+
+    @Test
+    void shouldReportAMissingKeyThroughTheAggregatorAsNotFound() {
+        assertThatThrownBy(() -> aggregator.get("never-put").block(TIMEOUT))
+                .isInstanceOfSatisfying(HomaRemoteException.class, e -> {
+                    assertThat(e.status()).isEqualTo(HomaStatus.NOT_FOUND);
+                    assertThat(e.remoteType()).isEqualTo(KeyNotFoundException.class.getName());
+                    assertThat(e.remoteMessage()).isEqualTo("no value for key 'never-put'");
+                });
+        assertThatThrownBy(() -> aggregator.scan("a", 0).blockLast(TIMEOUT))
+                .isInstanceOfSatisfying(HomaRemoteException.class,
+                        e -> assertThat(e.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT));
+    }
+}

@@ -1,0 +1,303 @@
+package io.homa.reactive.rpc;
+
+import io.homa.reactive.HomaException;
+import io.homa.reactive.HomaStatus;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.FluxSink;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The client side of one stream call: turns the subscriber's demand into batch RPCs (open, then
+ * next), one at a time, each asking for at most the outstanding demand, and emits the items.
+ * Cancelling sends a cancel RPC. State is guarded by {@code this}; sink signals happen outside it.
+ */
+final class ClientStream<T> {
+    private static final Logger log = LoggerFactory.getLogger(ClientStream.class);
+
+    private final HomaClient client;
+    private final RpcCall call;
+    private final PayloadCodec codec;
+    private final long timeoutNs;
+    private final long startNs;
+    private final int batchSize;
+    private final @Nullable Scheduler resultScheduler;
+    private final FluxSink<T> sink;
+
+    private long demand;
+    private boolean fetching;
+    /** The stream ended here: completed, failed, timed out or cancelled. */
+    private boolean done;
+    private boolean cancelled;
+    /** Set by the open response; 0 before. */
+    private long streamId;
+    /** Set when the service is resolved. */
+    private @Nullable InetSocketAddress server;
+    private @Nullable Disposable fetch;
+    /** Counts batch RPCs, so a late {@link #drain} does not store a finished one as {@link #fetch}. */
+    private long fetchNumber;
+    private @Nullable Disposable deadlineTimer;
+
+    ClientStream(HomaClient client, RpcCall call, PayloadCodec codec, long timeoutNs, int batchSize,
+                 @Nullable Scheduler resultScheduler, FluxSink<T> sink) {
+        this.client = client;
+        this.call = call;
+        this.codec = codec;
+        this.timeoutNs = timeoutNs;
+        this.startNs = System.nanoTime();
+        this.batchSize = batchSize;
+        this.resultScheduler = resultScheduler;
+        this.sink = sink;
+    }
+
+    void start() {
+        if (timeoutNs > 0) {
+            Disposable timer = Schedulers.parallel().schedule(this::expire, timeoutNs, TimeUnit.NANOSECONDS);
+            synchronized (this) {
+                deadlineTimer = timer;
+            }
+        }
+        sink.onCancel(this::cancel);
+        sink.onRequest(this::request);
+    }
+
+    private void request(long n) {
+        synchronized (this) {
+            demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;
+        }
+        drain();
+    }
+
+    /** Starts the next batch RPC if there is demand and none is in flight. */
+    private void drain() {
+        int count;
+        long id;
+        long number;
+        synchronized (this) {
+            if (fetching || done || demand == 0) {
+                return;
+            }
+            fetching = true;
+            number = ++fetchNumber;
+            count = (int) Math.min(demand, batchSize);
+            id = streamId;
+        }
+        Mono<byte[]> exchange;
+        if (id == 0) {
+            exchange = client.resolve(call).flatMap(address -> {
+                synchronized (this) {
+                    server = address;
+                }
+                byte[] request = client.encodeRequest(call, codec, startNs, timeoutNs, Map.of(
+                        RpcMetadata.STREAM, RpcMetadata.STREAM_OPEN,
+                        RpcMetadata.STREAM_REQUEST, Integer.toString(count)), true);
+                return client.transport().call(address, request);
+            });
+        } else {
+            InetSocketAddress address = currentServer();
+            exchange = Mono.fromCallable(() -> client.encodeRequest(call, codec, startNs, timeoutNs, Map.of(
+                            RpcMetadata.STREAM, RpcMetadata.STREAM_NEXT,
+                            RpcMetadata.STREAM_ID, Long.toString(id),
+                            RpcMetadata.STREAM_REQUEST, Integer.toString(count)), false))
+                    .flatMap(request -> client.transport().call(address, request));
+        }
+        if (resultScheduler != null) {
+            exchange = exchange.publishOn(resultScheduler);
+        }
+        // The subscriber's Reactor Context (tracing, routing keys) reaches the resolver and the
+        // transport call of every batch, as it does for unary calls.
+        Disposable subscription = exchange.contextWrite(sink.contextView()).subscribe(this::onBatch, this::onFailure);
+        synchronized (this) {
+            if (fetching && fetchNumber == number) {
+                fetch = subscription;
+            }
+        }
+    }
+
+    private synchronized InetSocketAddress currentServer() {
+        InetSocketAddress address = server;
+        if (address == null) {
+            throw new IllegalStateException("stream " + streamId + " has no server");
+        }
+        return address;
+    }
+
+    private void onBatch(byte[] bytes) {
+        RpcEnvelope.Response response;
+        List<T> items;
+        try {
+            response = HomaClient.decodeResponse(call, bytes);
+            String id = response.metadata().get(RpcMetadata.STREAM_ID);
+            if (id != null) {
+                synchronized (this) {
+                    if (streamId == 0) {
+                        streamId = Long.parseLong(id);
+                    }
+                }
+            }
+            items = decodeItems(response);
+        } catch (RuntimeException e) {
+            onFailure(e instanceof HomaException ? e : new HomaException(HomaStatus.INTERNAL,
+                    "bad stream batch from " + call.fullMethodName() + ": " + e, e));
+            return;
+        }
+        boolean end = "true".equals(response.metadata().get(RpcMetadata.STREAM_END))
+                || response.status() != HomaStatus.OK;
+        boolean sendCancel = false;
+        synchronized (this) {
+            fetch = null;
+            fetching = false;
+            if (done) {
+                // cancelled (or expired) while this batch was in flight: tell the server unless it ended
+                sendCancel = cancelled && !end && streamId != 0;
+                items = List.of();
+            } else if (demand != Long.MAX_VALUE) {
+                demand -= items.size();
+            }
+            if (end) {
+                done = true;
+                dispose(deadlineTimer);
+            }
+        }
+        if (sendCancel) {
+            sendCancel();
+            return;
+        }
+        for (T item : items) {
+            sink.next(item);
+        }
+        if (end) {
+            if (response.status() == HomaStatus.OK) {
+                sink.complete();
+            } else {
+                sink.error(HomaClient.remoteException(response));
+            }
+            return;
+        }
+        drain();
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<T> decodeItems(RpcEnvelope.Response response) {
+        if (response.payload().length == 0) {
+            return List.of();
+        }
+        List<byte[]> frames = RpcEnvelope.decodeFrames(response.payload());
+        List<T> items = new ArrayList<>(frames.size());
+        for (byte[] frame : frames) {
+            Object item;
+            try {
+                item = codec.decode(frame, call.responseType());
+            } catch (HomaException e) {
+                throw new HomaException(HomaStatus.INTERNAL,
+                        "cannot decode an item of " + call.fullMethodName() + ": " + e.getMessage(), e);
+            }
+            if (item == null) {
+                throw new HomaException(HomaStatus.INTERNAL, "an item of " + call.fullMethodName() + " decoded as null");
+            }
+            items.add((T) item);
+        }
+        return items;
+    }
+
+    private void onFailure(Throwable error) {
+        boolean sendCancel;
+        synchronized (this) {
+            fetch = null;
+            fetching = false;
+            if (done) {
+                return;
+            }
+            done = true;
+            sendCancel = streamId != 0;
+            dispose(deadlineTimer);
+        }
+        if (sendCancel) {
+            sendCancel();
+        }
+        sink.error(error);
+    }
+
+    /** The subscriber cancelled. */
+    private void cancel() {
+        boolean sendCancel;
+        synchronized (this) {
+            if (done) {
+                return;
+            }
+            done = true;
+            cancelled = true;
+            dispose(deadlineTimer);
+            // with an open in flight the id is still unknown: onBatch sends the cancel when it arrives
+            sendCancel = streamId != 0;
+            if (sendCancel) {
+                dispose(fetch);
+                fetch = null;
+            }
+        }
+        if (sendCancel) {
+            sendCancel();
+        }
+    }
+
+    /** The deadline passed. */
+    private void expire() {
+        boolean sendCancel;
+        synchronized (this) {
+            if (done) {
+                return;
+            }
+            done = true;
+            cancelled = true;
+            sendCancel = streamId != 0;
+            if (sendCancel) {
+                dispose(fetch);
+                fetch = null;
+            }
+        }
+        if (sendCancel) {
+            sendCancel();
+        }
+        sink.error(HomaClient.deadlineExceeded(call, timeoutNs));
+    }
+
+    /** Fire and forget: the server cancels its subscription to the method's Flux. */
+    private void sendCancel() {
+        long id;
+        InetSocketAddress address;
+        synchronized (this) {
+            id = streamId;
+            address = server;
+        }
+        if (id == 0 || address == null) {
+            return;
+        }
+        byte[] request;
+        try {
+            request = client.encodeRequest(call, codec, startNs, 0, Map.of(
+                    RpcMetadata.STREAM, RpcMetadata.STREAM_CANCEL,
+                    RpcMetadata.STREAM_ID, Long.toString(id)), false);
+        } catch (RuntimeException e) {
+            log.debug("cannot encode the cancel of stream {} of {}", id, call.fullMethodName(), e);
+            return;
+        }
+        client.transport().call(address, request).subscribe(
+                bytes -> {},
+                error -> log.debug("cancel of stream {} of {} failed: {}", id, call.fullMethodName(), error.toString()));
+    }
+
+    private static void dispose(@Nullable Disposable disposable) {
+        if (disposable != null) {
+            disposable.dispose();
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package io.homa.reactive.rpc;
+
+import io.homa.reactive.HomaException;
+import io.homa.reactive.HomaStatus;
+import java.lang.reflect.Type;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * A {@link PayloadCodec} over a Jackson 3 {@link ObjectMapper} of any format (JSON, Smile, CBOR).
+ * A {@code null} value encodes as the format's null, which decodes back to {@code null}. Two or
+ * more arguments are one array of the format; each element decodes as its parameter's type.
+ */
+public abstract class JacksonPayloadCodec implements PayloadCodec {
+    private final String name;
+    private final String formatName;
+    private final ObjectMapper mapper;
+
+    /**
+     * @param name the codec name in envelopes
+     * @param formatName the format's name in error messages, e.g. {@code "JSON"}
+     * @param mapper the mapper for that format
+     */
+    protected JacksonPayloadCodec(String name, String formatName, ObjectMapper mapper) {
+        this.name = Objects.requireNonNull(name, "name must not be null");
+        this.formatName = Objects.requireNonNull(formatName, "formatName must not be null");
+        this.mapper = Objects.requireNonNull(mapper, "mapper must not be null");
+    }
+
+    @Override
+    public final String name() {
+        return name;
+    }
+
+    /** The mapper this codec uses. */
+    public ObjectMapper mapper() {
+        return mapper;
+    }
+
+    @Override
+    public byte[] encode(@Nullable Object value) {
+        try {
+            return mapper.writeValueAsBytes(value);
+        } catch (JacksonException e) {
+            throw new HomaException(HomaStatus.INTERNAL, "cannot encode "
+                    + (value == null ? "null" : value.getClass().getName()) + " as " + formatName + ": "
+                    + e.getOriginalMessage(), e);
+        }
+    }
+
+    @Override
+    public @Nullable Object decode(byte[] bytes, Type type) {
+        Objects.requireNonNull(bytes, "bytes must not be null");
+        Objects.requireNonNull(type, "type must not be null");
+        try {
+            return mapper.readValue(bytes, mapper.getTypeFactory().constructType(type));
+        } catch (JacksonException e) {
+            throw new HomaException(HomaStatus.INVALID_ARGUMENT,
+                    "cannot decode " + formatName + " as " + type.getTypeName() + ": " + e.getOriginalMessage(), e);
+        }
+    }
+
+    @Override
+    public byte[] encodeArguments(@Nullable Object @Nullable [] arguments) {
+        if (arguments == null || arguments.length < 2) {
+            return PayloadCodec.super.encodeArguments(arguments);
+        }
+        return encode(arguments);
+    }
+
+    @Override
+    public @Nullable Object[] decodeArguments(byte[] bytes, Type[] types) {
+        Objects.requireNonNull(bytes, "bytes must not be null");
+        Objects.requireNonNull(types, "types must not be null");
+        if (types.length < 2) {
+            return PayloadCodec.super.decodeArguments(bytes, types);
+        }
+        Object[] values = new Object[types.length];
+        try (JsonParser parser = mapper.createParser(bytes)) {
+            if (parser.nextToken() != JsonToken.START_ARRAY) {
+                throw new HomaException(HomaStatus.INVALID_ARGUMENT,
+                        "expected a " + formatName + " array of " + types.length + " arguments");
+            }
+            for (int i = 0; i < types.length; i++) {
+                JsonToken token = parser.nextToken();
+                if (token == JsonToken.END_ARRAY || token == null) {
+                    throw new HomaException(HomaStatus.INVALID_ARGUMENT,
+                            "expected " + types.length + " arguments, got " + i);
+                }
+                values[i] = mapper.readerFor(mapper.getTypeFactory().constructType(types[i]))
+                        .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                        .readValue(parser);
+            }
+            if (parser.nextToken() != JsonToken.END_ARRAY) {
+                throw new HomaException(HomaStatus.INVALID_ARGUMENT,
+                        "expected " + types.length + " arguments, got more");
+            }
+        } catch (JacksonException e) {
+            throw new HomaException(HomaStatus.INVALID_ARGUMENT,
+                    "cannot decode " + formatName + " arguments: " + e.getOriginalMessage(), e);
+        }
+        return values;
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + name + "]";
+    }
+}

@@ -1,0 +1,166 @@
+package io.homa.spring.observability;
+
+import io.homa.engine.EngineCounters;
+import io.homa.engine.wire.PacketType;
+import io.homa.reactive.HomaTransport;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToLongFunction;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Protocol meters of one {@link HomaTransport}, from its engine's {@link EngineCounters}. The
+ * counters live on the transport's event loop, so they are never read on scrape: a snapshot is
+ * taken every {@code sampleInterval} ({@link HomaTransport#counters()}, asynchronous) and the
+ * meters read the latest one; they lag by at most one interval. Sampling starts when the binder is
+ * first bound to a registry and stops on {@link #close()} or when the transport is disposed.
+ *
+ * <p>Function counters (monotonic, base unit in brackets):
+ * <ul>
+ *   <li>{@code homa.packets.sent}, {@code homa.packets.received} [packets], tag {@code type}: one
+ *       per Homa packet type (DATA, GRANT, RESEND, RPC_UNKNOWN, BUSY, CUTOFFS, NEED_ACK, ACK), so
+ *       grants sent are {@code homa.packets.sent{type=GRANT}};</li>
+ *   <li>{@code homa.resends} [packets]: RESENDs sent; {@code homa.busy} [packets]: BUSYs sent;</li>
+ *   <li>{@code homa.packets.retransmitted} [packets]: DATA sent again;
+ *       {@code homa.packets.duplicate}; {@code homa.packets.malformed};
+ *       {@code homa.packets.dropped} (tag {@code reason=inbound-buffer-full}): first packets of
+ *       new messages dropped for {@code max-inbound-buffer};
+ *       {@code homa.datagrams.dropped}: datagrams dropped before the engine saw them;</li>
+ *   <li>{@code homa.rpcs.timeouts} [rpcs]: RPCs aborted because the peer went silent;
+ *       {@code homa.rpcs.started} and {@code homa.rpcs.completed} [rpcs]: client RPCs;
+ *       {@code homa.requests.delivered} and {@code homa.requests.dropped} [requests]: server side
+ *       (dropped = no handler);</li>
+ *   <li>{@code homa.incast.marked} [requests]: requests sent with the INCAST flag;
+ *       {@code homa.peers.forgotten} [peers].</li>
+ * </ul>
+ * RPCs in flight are the gauges {@code homa.client.calls.active} and
+ * {@code homa.server.calls.active} of the call interceptors.
+ */
+public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
+
+    /** Default time between two samples of the engine's counters. */
+    public static final Duration DEFAULT_SAMPLE_INTERVAL = Duration.ofSeconds(5);
+
+    private final HomaTransport transport;
+
+    private final Duration sampleInterval;
+
+    private final AtomicReference<EngineCounters> latest = new AtomicReference<>(new EngineCounters());
+
+    private final AtomicReference<@Nullable Disposable> sampling = new AtomicReference<>();
+
+    private volatile boolean closed;
+
+    /**
+     * @param transport the transport whose engine is sampled
+     * @param sampleInterval time between samples, positive
+     * @throws IllegalArgumentException if {@code sampleInterval} is not positive
+     */
+    public HomaTransportMetrics(HomaTransport transport, Duration sampleInterval) {
+        this.transport = Objects.requireNonNull(transport, "transport must not be null");
+        Objects.requireNonNull(sampleInterval, "sampleInterval must not be null");
+        if (sampleInterval.isNegative() || sampleInterval.isZero()) {
+            throw new IllegalArgumentException("sampleInterval must be positive, was " + sampleInterval);
+        }
+        this.sampleInterval = sampleInterval;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (PacketType type : PacketType.values()) {
+            String tag = type.name();
+            counter(registry, "homa.packets.sent", "Homa packets sent, by type", "packets",
+                    (counters) -> counters.packetsSent(type), "type", tag);
+            counter(registry, "homa.packets.received", "Well-formed Homa packets received, by type", "packets",
+                    (counters) -> counters.packetsReceived(type), "type", tag);
+        }
+        counter(registry, "homa.resends", "RESEND packets sent", "packets", EngineCounters::resendsSent);
+        counter(registry, "homa.busy", "BUSY packets sent", "packets", EngineCounters::busySent);
+        counter(registry, "homa.packets.retransmitted", "DATA packets sent again after a RESEND", "packets",
+                EngineCounters::retransmittedDataPackets);
+        counter(registry, "homa.packets.duplicate", "DATA packets whose bytes had all arrived before", "packets",
+                EngineCounters::duplicatePackets);
+        counter(registry, "homa.packets.malformed", "Packets dropped as short, unknown or inconsistent", "packets",
+                EngineCounters::malformedPackets);
+        counter(registry, "homa.packets.dropped", "First packets of new messages dropped for max-inbound-buffer",
+                "packets", EngineCounters::droppedForBufferSpace, "reason", "inbound-buffer-full");
+        counter(registry, "homa.rpcs.timeouts", "RPCs aborted because the peer went silent", "rpcs",
+                EngineCounters::timeouts);
+        counter(registry, "homa.rpcs.started", "Client RPCs started", "rpcs", EngineCounters::rpcsStarted);
+        counter(registry, "homa.rpcs.completed", "Client RPCs whose response arrived", "rpcs",
+                EngineCounters::rpcsCompleted);
+        counter(registry, "homa.requests.delivered", "Requests handed to the server", "requests",
+                EngineCounters::requestsDelivered);
+        counter(registry, "homa.incast.marked", "Requests sent with the INCAST flag", "requests",
+                EngineCounters::incastMarked);
+        counter(registry, "homa.peers.forgotten", "Idle peers whose state was dropped", "peers",
+                EngineCounters::peersForgotten);
+        FunctionCounter.builder("homa.datagrams.dropped", this.transport, HomaTransport::droppedDatagrams)
+                .description("Datagrams dropped before the engine saw them")
+                .baseUnit("datagrams")
+                .register(registry);
+        FunctionCounter.builder("homa.requests.dropped", this.transport, HomaTransport::droppedRequests)
+                .description("Requests dropped unanswered because the endpoint has no handler")
+                .baseUnit("requests")
+                .register(registry);
+        startSampling();
+    }
+
+    private void counter(MeterRegistry registry, String name, String description, String unit,
+            ToLongFunction<EngineCounters> value, String... tags) {
+        FunctionCounter.builder(name, this.latest, (holder) -> value.applyAsLong(holder.get()))
+                .description(description)
+                .baseUnit(unit)
+                .tags(tags)
+                .register(registry);
+    }
+
+    /**
+     * Takes a snapshot of the engine's counters now; the meters read it once it arrives.
+     *
+     * @return the snapshot, emitted on the transport's event loop; an error if the transport is
+     *     disposed
+     */
+    public Mono<EngineCounters> sample() {
+        return this.transport.counters().doOnNext(this.latest::set);
+    }
+
+    /** The snapshot the meters read. */
+    public EngineCounters latest() {
+        return this.latest.get();
+    }
+
+    private void startSampling() {
+        if (this.closed || this.sampling.get() != null) {
+            return;
+        }
+        Disposable loop = Flux.interval(Duration.ZERO, this.sampleInterval)
+                .onBackpressureDrop()
+                .concatMap((tick) -> sample().timeout(this.sampleInterval).onErrorResume((error) -> Mono.empty()), 1)
+                .takeUntilOther(this.transport.onDispose())
+                .subscribe();
+        if (!this.sampling.compareAndSet(null, loop)) {
+            loop.dispose();
+        }
+        else if (this.closed) {
+            loop.dispose();
+        }
+    }
+
+    /** Stops sampling; the meters keep the last snapshot. */
+    @Override
+    public void close() {
+        this.closed = true;
+        Disposable loop = this.sampling.get();
+        if (loop != null) {
+            loop.dispose();
+        }
+    }
+}

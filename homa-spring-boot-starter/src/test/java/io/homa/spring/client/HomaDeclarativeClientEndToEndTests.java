@@ -1,0 +1,373 @@
+package io.homa.spring.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.homa.reactive.HomaException;
+import io.homa.reactive.HomaRemoteException;
+import io.homa.reactive.HomaStatus;
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.rpc.HomaServerInterceptor;
+import io.homa.reactive.rpc.RpcDispatcher;
+import io.homa.reactive.rpc.ServiceResolver;
+import io.homa.spring.HomaAutoConfiguration;
+import io.homa.spring.HomaControllerAdvice;
+import io.homa.spring.HomaExceptionHandler;
+import io.homa.spring.HomaMethod;
+import io.homa.spring.HomaService;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.annotation.Order;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Declarative clients calling {@code @HomaService} beans over loopback UDP: server and client in
+ * one context, on an ephemeral port.
+ */
+class HomaDeclarativeClientEndToEndTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(HomaAutoConfiguration.class))
+            .withPropertyValues("homa.server.port=0", "homa.server.bind-address=127.0.0.1",
+                    "homa.client.services.kv.methods.slow.timeout=300ms")
+            .withUserConfiguration(SelfConfiguration.class);
+
+    @Test
+    void shouldCallMonoFluxPlainVoidAndMultiArgumentMethodsWithRecords() {
+        this.contextRunner.run((context) -> {
+            assertThat(context).hasNotFailed();
+            KvClient kv = context.getBean(KvClient.class);
+            KvService service = context.getBean(KvService.class);
+            kv.put(new Item("a1", 1));
+            assertThat(kv.putLater(new Item("a2", 2)).block(WAIT)).isNull();
+            kv.put(new Item("b1", 3));
+            assertThat(kv.get("a2").block(WAIT)).isEqualTo(new Item("a2", 2));
+            assertThat(kv.scan("a", 10).collectList().block(WAIT)).containsExactly(new Item("a1", 1), new Item("a2", 2));
+            assertThat(kv.scan("", 2).collectList().block(WAIT)).containsExactly(new Item("a1", 1), new Item("a2", 2));
+            assertThat(kv.add(20, 22)).isEqualTo(42);
+            assertThat(service.lastThread).doesNotContain("nio").doesNotContain("epoll");
+            assertThat(kv.size()).isEqualTo(3L);
+            assertThat(kv.getOrNull("zz").block(WAIT)).isNull();
+        });
+    }
+
+    @Test
+    void shouldFailWithDeadlineExceededWhenTheYmlTimeoutPasses() {
+        this.contextRunner.run((context) -> {
+            KvClient kv = context.getBean(KvClient.class);
+            long startNs = System.nanoTime();
+            assertThatThrownBy(() -> kv.slow(3_000).block(WAIT))
+                    .isInstanceOfSatisfying(HomaException.class,
+                            (ex) -> assertThat(ex.status()).isEqualTo(HomaStatus.DEADLINE_EXCEEDED));
+            assertThat(Duration.ofNanos(System.nanoTime() - startNs)).isLessThan(Duration.ofMillis(2_500));
+            assertThat(kv.slow(10).block(WAIT)).isEqualTo("late");
+        });
+    }
+
+    @Test
+    void shouldMapExceptionsThroughTheServiceHandlersFirstThenTheAdvice() {
+        this.contextRunner.run((context) -> {
+            KvClient kv = context.getBean(KvClient.class);
+            assertThatThrownBy(() -> kv.get("nope").block(WAIT)).isInstanceOfSatisfying(HomaRemoteException.class,
+                    (ex) -> {
+                        assertThat(ex.status()).isEqualTo(HomaStatus.NOT_FOUND);
+                        assertThat(ex.remoteMessage()).isEqualTo("no key 'nope'");
+                        assertThat(ex.remoteType()).isEqualTo(NoSuchKeyException.class.getName());
+                    });
+            assertThatThrownBy(() -> kv.check("")).isInstanceOfSatisfying(HomaRemoteException.class, (ex) -> {
+                assertThat(ex.status()).isEqualTo(HomaStatus.OUT_OF_RANGE);
+                assertThat(ex.remoteType()).isEqualTo(IllegalArgumentException.class.getName());
+            });
+            assertThatThrownBy(() -> kv.check("x")).isInstanceOfSatisfying(HomaRemoteException.class, (ex) -> {
+                assertThat(ex.status()).isEqualTo(HomaStatus.FAILED_PRECONDITION);
+                assertThat(ex.remoteMessage()).isEqualTo("try later: locked x");
+                assertThat(ex.remoteType()).isEqualTo(IllegalStateException.class.getName());
+            });
+            assertThatThrownBy(() -> kv.boom()).isInstanceOfSatisfying(HomaRemoteException.class, (ex) -> {
+                assertThat(ex.status()).isEqualTo(HomaStatus.INTERNAL);
+                assertThat(ex.remoteMessage()).contains("UnsupportedOperationException: boom");
+                assertThat(ex.remoteType()).isEqualTo(UnsupportedOperationException.class.getName());
+            });
+        });
+    }
+
+    @Test
+    void shouldPassEveryCallThroughTheServerInterceptorBeansInOrder() {
+        ServerInterceptors.SEEN.clear();
+        this.contextRunner.withUserConfiguration(ServerInterceptors.class).run((context) -> {
+            assertThat(context.getBean(KvClient.class).add(1, 2)).isEqualTo(3);
+            assertThat(ServerInterceptors.SEEN).containsExactly("outer kv.add", "inner kv.add");
+        });
+    }
+
+    @Test
+    void shouldAnswerUnknownMethodsWithUnimplemented() {
+        this.contextRunner.run((context) -> {
+            KvClient kv = context.getBean(KvClient.class);
+            assertThatThrownBy(() -> kv.missing().block(WAIT)).isInstanceOfSatisfying(HomaRemoteException.class,
+                    (ex) -> assertThat(ex.status()).isEqualTo(HomaStatus.UNIMPLEMENTED))
+                    .hasMessageContaining("kv.missing");
+        });
+    }
+
+    @Test
+    void shouldAnswerEachClientInItsOwnCodec() {
+        this.contextRunner.withPropertyValues("homa.client.services.kv.codec=smile").run((context) -> {
+            KvClient kv = context.getBean(KvClient.class);
+            kv.put(new Item("k", 7));
+            assertThat(context.getBean(CborKvClient.class).get("k").block(WAIT)).isEqualTo(new Item("k", 7));
+            assertThat(kv.get("k").block(WAIT)).isEqualTo(new Item("k", 7));
+        });
+        this.contextRunner.withPropertyValues("homa.server.codecs=json").run((context) -> {
+            assertThatThrownBy(() -> context.getBean(CborKvClient.class).get("k").block(WAIT))
+                    .isInstanceOfSatisfying(HomaRemoteException.class,
+                            (ex) -> assertThat(ex.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT))
+                    .hasMessageContaining("cbor");
+        });
+    }
+
+    @Test
+    void shouldLetAnInFlightCallFinishOnShutdownAndRefuseNewOnes() {
+        ApplicationContextRunner servers = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(HomaAutoConfiguration.class))
+                .withPropertyValues("homa.server.port=0", "homa.server.bind-address=127.0.0.1")
+                .withUserConfiguration(KvService.class);
+        servers.run((server) -> {
+            int port = server.getBean(HomaTransport.class).localAddress().getPort();
+            RpcDispatcher dispatcher = server.getBean(RpcDispatcher.class);
+            this.contextRunner.withPropertyValues("homa.server.enabled=false", "homa.client.peers.kv=127.0.0.1:" + port)
+                    .withPropertyValues("homa.client.services.kv.methods.slow.timeout=10s")
+                    .run((client) -> {
+                        KvClient kv = client.getBean(KvClient.class);
+                        CompletableFuture<String> inFlight = kv.slow(800).toFuture();
+                        awaitTrue(() -> dispatcher.inFlight() == 1);
+                        CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
+                        awaitTrue(dispatcher::isShuttingDown);
+                        assertThatThrownBy(kv::size).isInstanceOfSatisfying(HomaRemoteException.class,
+                                (ex) -> assertThat(ex.status()).isEqualTo(HomaStatus.UNAVAILABLE));
+                        assertThat(inFlight.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("late");
+                        closing.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                    });
+        });
+    }
+
+    @Test
+    void shouldAbandonCallsThatOutlastTheGracePeriod() {
+        ApplicationContextRunner servers = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(HomaAutoConfiguration.class))
+                .withPropertyValues("homa.server.port=0", "homa.server.bind-address=127.0.0.1",
+                        "homa.server.shutdown-grace-period=0")
+                .withUserConfiguration(KvService.class);
+        servers.run((server) -> {
+            int port = server.getBean(HomaTransport.class).localAddress().getPort();
+            RpcDispatcher dispatcher = server.getBean(RpcDispatcher.class);
+            this.contextRunner.withPropertyValues("homa.server.enabled=false", "homa.client.peers.kv=127.0.0.1:" + port)
+                    .withPropertyValues("homa.client.services.kv.methods.slow.timeout=10s")
+                    .run((client) -> {
+                        CompletableFuture<String> inFlight = client.getBean(KvClient.class).slow(5_000).toFuture();
+                        awaitTrue(() -> dispatcher.inFlight() == 1);
+                        long startNs = System.nanoTime();
+                        server.close();
+                        assertThat(Duration.ofNanos(System.nanoTime() - startNs)).isLessThan(Duration.ofSeconds(3));
+                        assertThatThrownBy(() -> inFlight.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+                                .hasCauseInstanceOf(HomaException.class);
+                    });
+        });
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadlineNs = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadlineNs > 0) {
+                throw new AssertionError("condition not met within " + WAIT);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ServerInterceptors {
+
+        static final List<String> SEEN = new CopyOnWriteArrayList<>();
+
+        @Bean
+        @Order(2)
+        HomaServerInterceptor inner() {
+            return (call, next) -> {
+                SEEN.add("inner " + call.fullMethodName());
+                return next.apply(call);
+            };
+        }
+
+        @Bean
+        @Order(1)
+        HomaServerInterceptor outer() {
+            return (call, next) -> {
+                SEEN.add("outer " + call.fullMethodName());
+                return next.apply(call);
+            };
+        }
+    }
+
+    public record Item(String key, int value) {
+    }
+
+    static class NoSuchKeyException extends RuntimeException {
+
+        NoSuchKeyException(String key) {
+            super("no key '" + key + "'");
+        }
+    }
+
+    @HomaService("kv")
+    static class KvService {
+
+        final Map<String, Item> store = new ConcurrentHashMap<>();
+
+        volatile String lastThread = "";
+
+        public Mono<Item> get(String key) {
+            Item item = this.store.get(key);
+            return (item != null) ? Mono.just(item) : Mono.error(new NoSuchKeyException(key));
+        }
+
+        public Mono<Item> find(String key) {
+            return Mono.justOrEmpty(this.store.get(key));
+        }
+
+        public Flux<Item> scan(String prefix, int limit) {
+            return Flux.fromStream(() -> this.store.values().stream()
+                    .filter((item) -> item.key().startsWith(prefix))
+                    .sorted(Comparator.comparing(Item::key)))
+                    .take(limit);
+        }
+
+        public int add(int left, int right) {
+            this.lastThread = Thread.currentThread().getName();
+            return left + right;
+        }
+
+        public void put(Item item) {
+            this.store.put(item.key(), item);
+        }
+
+        @HomaMethod(name = "size", idempotent = true)
+        public long count() {
+            return this.store.size();
+        }
+
+        public Mono<String> slow(long millis) {
+            return Mono.delay(Duration.ofMillis(millis)).thenReturn("late");
+        }
+
+        public String check(String key) {
+            if (key.isEmpty()) {
+                throw new IllegalArgumentException("empty key");
+            }
+            throw new IllegalStateException("locked " + key);
+        }
+
+        public String boom() {
+            throw new UnsupportedOperationException("boom");
+        }
+
+        @HomaExceptionHandler
+        public HomaStatus outOfRange(IllegalArgumentException ex) {
+            return HomaStatus.OUT_OF_RANGE;
+        }
+    }
+
+    @HomaControllerAdvice
+    static class KvAdvice {
+
+        @HomaExceptionHandler
+        public HomaStatus notFound(NoSuchKeyException ex) {
+            return HomaStatus.NOT_FOUND;
+        }
+
+        @HomaExceptionHandler
+        public HomaStatus invalid(IllegalArgumentException ex) {
+            return HomaStatus.INVALID_ARGUMENT;
+        }
+
+        @HomaExceptionHandler
+        public HomaException locked(IllegalStateException ex) {
+            return new HomaException(HomaStatus.FAILED_PRECONDITION, "try later: " + ex.getMessage());
+        }
+    }
+
+    @HomaExchange(service = "kv", timeout = "5s")
+    interface KvClient {
+
+        Mono<Item> get(String key);
+
+        @HomaMethod("find")
+        Mono<Item> getOrNull(String key);
+
+        Flux<Item> scan(String prefix, int limit);
+
+        int add(int left, int right);
+
+        void put(Item item);
+
+        @HomaMethod("put")
+        Mono<Void> putLater(Item item);
+
+        @HomaMethod(name = "size", idempotent = true)
+        long size();
+
+        @HomaMethod(timeout = "20s")
+        Mono<String> slow(long millis);
+
+        String check(String key);
+
+        String boom();
+
+        Mono<String> missing();
+    }
+
+    @HomaExchange(service = "kv", codec = "cbor")
+    interface CborKvClient {
+
+        Mono<Item> get(String key);
+    }
+
+    /**
+     * The services, the clients, and a resolver that sends every service to this context's own
+     * endpoint unless {@code homa.client.peers} names it.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @Import({KvService.class, KvAdvice.class})
+    @ImportHomaClients({KvClient.class, CborKvClient.class})
+    static class SelfConfiguration {
+
+        @Bean
+        ServiceResolver selfResolver(ObjectProvider<HomaTransport> transport,
+                org.springframework.core.env.Environment environment) {
+            return (service) -> Mono.fromSupplier(() -> {
+                String peer = environment.getProperty("homa.client.peers." + service);
+                if (peer != null) {
+                    return new InetSocketAddress("127.0.0.1", Integer.parseInt(peer.substring(peer.indexOf(':') + 1)));
+                }
+                return new InetSocketAddress("127.0.0.1", transport.getObject().localAddress().getPort());
+            });
+        }
+    }
+}
