@@ -767,15 +767,17 @@ public final class HomaEngine {
 
     /**
      * Whether a silent client RPC waits for this endpoint rather than for its server: every byte
-     * of the response we granted has arrived (the rest waits for our grant scheduler), or the
-     * server, which has answered about this RPC and spoke to us within the interval, is waiting
-     * for more of a request we are still sending (its own RESENDs cover lost request bytes).
+     * of the response we granted has arrived (the rest waits for our grant scheduler, however long
+     * it serves other messages: draft "Retransmission", no RESEND for bytes not yet granted, and
+     * so no timeout; the FIFO grant share grants it eventually, and then a dead server is found
+     * out), or the server, which has answered about this RPC and spoke to us within the interval,
+     * is waiting for more of a request we are still sending (its own RESENDs cover lost request
+     * bytes).
      */
     private boolean waitingOnOurselves(ClientRpc rpc, long nowNs) {
         InboundMessage response = rpc.response;
         if (response != null) {
-            return response.receivedBytes() >= response.grantedOffset
-                    && nowNs - rpc.server.lastHeardNs < silenceTimeoutNs;
+            return response.receivedBytes() >= response.grantedOffset && response.grantedOffset < response.lengthBytes;
         }
         return rpc.heardAbout && rpc.request.nextOffset < rpc.request.lengthBytes
                 && nowNs - rpc.server.lastHeardNs < config.resendIntervalNs();
@@ -899,8 +901,13 @@ public final class HomaEngine {
                     // The application holds the request; the client's RESENDs get BUSY.
                 }
                 case SENDING_RESPONSE, AWAITING_ACK -> {
-                    if (silentTooLong) {
-                        // The client is gone (draft: the server MAY then reclaim the state).
+                    if (silentTooLong && !(waitingForGrants(rpc) && nowNs - peer.lastHeardNs < config.peerIdleTimeoutNs())) {
+                        // The client is gone (draft: the server MAY then reclaim the state). A
+                        // response that has sent all it was granted waits for the client's grant
+                        // scheduler, which may serve other messages (SRPT, max-incoming) for a
+                        // long while: the receiver drives, so only a client silent for
+                        // peer-idle-timeout is taken for gone. Reclaiming sooner made the client
+                        // fail live RPCs with RPC_UNKNOWN under incast.
                         reclaimed = reclaim(reclaimed, rpc);
                         break;
                     }
@@ -925,6 +932,14 @@ public final class HomaEngine {
                 counters.timeouts++;
             }
         }
+    }
+
+    /** Whether a response has sent every byte the client granted and waits for more grants. */
+    private static boolean waitingForGrants(ServerRpc rpc) {
+        OutboundMessage response = rpc.response;
+        return rpc.state == ServerRpc.State.SENDING_RESPONSE && response != null
+                && response.nextOffset >= response.grantedOffset && response.nextOffset < response.lengthBytes
+                && !response.hasRetransmit();
     }
 
     private static List<ServerRpc> reclaim(List<ServerRpc> reclaimed, ServerRpc rpc) {
