@@ -95,6 +95,14 @@ public final class LoadGenerator implements Callable<Integer> {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
         CommandLine commandLine = new CommandLine(new LoadGenerator()).setCaseInsensitiveEnumValuesAllowed(true);
+        commandLine.setExecutionExceptionHandler((error, line, parsed) -> {
+            if (error instanceof IllegalArgumentException) { // a bad option value, named in the message
+                line.getErr().println(error.getMessage());
+                line.usage(line.getErr());
+                return 2;
+            }
+            throw error;
+        });
         int code = commandLine.execute(args);
         System.exit(code);
     }
@@ -110,7 +118,10 @@ public final class LoadGenerator implements Callable<Integer> {
         List<Scenario> scenarioList = scenarios.stream().map(Scenario::fromId).distinct().sorted().toList();
         List<Workload> workloadList = workloads.stream().map(Workload::load).toList();
         if (servers < 1 || servers > 8) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--servers must be between 1 and 8, was " + servers);
+            throw new IllegalArgumentException("--servers must be between 1 and 8, was " + servers);
+        }
+        if (!(s5Load > 0 && s5Load <= 1)) {
+            throw new IllegalArgumentException("--s5-load must be in (0, 1], was " + s5Load);
         }
         SystemSettings settings = new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor);
         RunPlan plan = mode == Mode.FULL ? RunPlan.full() : RunPlan.quick();
