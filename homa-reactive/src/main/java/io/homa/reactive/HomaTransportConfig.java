@@ -37,8 +37,9 @@ import java.util.Objects;
  * @param deviceMtu whether a transport bound to one address (not the wildcard) sizes its packets by
  *     that interface's MTU (capped at 65,535 bytes) instead of {@code engine.mtuBytes()}, as Linux
  *     Homa sizes them by the route's device: on loopback (MTU 65,536) one datagram carries up to
- *     65,451 message bytes instead of 1,416. A receiver reads datagrams up to its own MTU, so
- *     every endpoint of a conversation needs the same setting. Default false (experimental)
+ *     65,451 message bytes instead of 1,416: a sixth of the per-packet work, and a short message
+ *     waits behind far fewer packets. Every transport receives datagrams of up to 65,507 bytes,
+ *     whatever its own MTU. Default true
  */
 public record HomaTransportConfig(
         String bindAddress,
@@ -56,7 +57,7 @@ public record HomaTransportConfig(
     public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
     public static final int DEFAULT_LINK_MBPS = 2_000;
     public static final int MAX_LINK_MBPS = 1_000_000;
-    public static final long DEFAULT_MAX_NIC_QUEUE_NS = 200_000;
+    public static final long DEFAULT_MAX_NIC_QUEUE_NS = 50_000;
     public static final long MIN_MAX_NIC_QUEUE_NS = 1_000;
     public static final long MAX_MAX_NIC_QUEUE_NS = 10_000_000;
 
@@ -123,7 +124,7 @@ public record HomaTransportConfig(
         private int linkMbps = DEFAULT_LINK_MBPS;
         private boolean priorityTos = true;
         private long maxNicQueueNs = DEFAULT_MAX_NIC_QUEUE_NS;
-        private boolean deviceMtu;
+        private boolean deviceMtu = true;
 
         private Builder() {}
 

@@ -78,8 +78,8 @@ import reactor.netty.resources.LoopResources;
  * receivers' socket buffers.
  *
  * <p>Packet size: bound to one address, the transport uses that interface's MTU
- * ({@link HomaTransportConfig#deviceMtu()}; 65,535 on loopback). It receives datagrams up to its
- * own MTU, so both ends of a conversation need the same setting.
+ * ({@link HomaTransportConfig#deviceMtu()}; 65,535 on loopback), and it receives datagrams of up to
+ * {@value #MAX_DATAGRAM_BYTES} bytes whatever its own MTU.
  *
  * <p>Priorities: with {@link HomaTransportConfig#priorityTos()}, packets leave with their
  * priority in the IP TOS byte ({@code priority << 5}) through a {@link PriorityTosWriter}, which
@@ -92,8 +92,12 @@ final class NettyHomaTransport extends HomaTransport {
 
     /** Packets handed to the channel per {@link #drive()} before yielding the event loop. */
     static final int TRANSMIT_BUDGET_PACKETS = 64;
-    /** Smallest receive buffer per datagram; larger when the MTU allows larger datagrams. */
-    static final int MIN_RECEIVE_DATAGRAM_BYTES = 2048;
+    /**
+     * Receive buffer per datagram: the largest UDP payload, whatever this endpoint's own MTU, so
+     * that a peer with a larger one (bound to loopback, {@link HomaTransportConfig#deviceMtu()}) is
+     * heard. Measured on loopback: no throughput or latency cost against 2 KiB buffers (pooled).
+     */
+    static final int MAX_DATAGRAM_BYTES = 65_535 - EngineConfig.IP_UDP_HEADER_BYTES;
     /** Messages up to this many bytes (one standard Ethernet packet) bypass the pacer. */
     static final int URGENT_MESSAGE_BYTES = 1_500 - EngineConfig.IP_UDP_HEADER_BYTES - DataHeader.HEADER_LENGTH;
     /** Reads (recvmsg or recvmmsg calls) per readiness notification: in effect, until the socket is empty. */
@@ -183,7 +187,7 @@ final class NettyHomaTransport extends HomaTransport {
             Class<? extends DatagramChannel> channelType = Loops.channelType(group);
             EventLoop loop = Loops.next(group);
             EngineConfig engineConfig = engineConfig(config, bindAddress);
-            int receiveDatagramBytes = Math.max(MIN_RECEIVE_DATAGRAM_BYTES, engineConfig.maxDatagramBytes());
+            int receiveDatagramBytes = MAX_DATAGRAM_BYTES;
             DatagramHandler datagramHandler = new DatagramHandler();
             Bootstrap bootstrap = new Bootstrap()
                     .group(loop)

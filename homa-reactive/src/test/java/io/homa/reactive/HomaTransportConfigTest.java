@@ -21,8 +21,8 @@ class HomaTransportConfigTest {
         assertThat(config.engine()).isEqualTo(EngineConfig.defaults());
         assertThat(config.linkMbps()).isEqualTo(HomaTransportConfig.DEFAULT_LINK_MBPS);
         assertThat(config.priorityTos()).isTrue();
-        assertThat(config.maxNicQueueNs()).isEqualTo(200_000);
-        assertThat(config.deviceMtu()).isFalse();
+        assertThat(config.maxNicQueueNs()).isEqualTo(50_000);
+        assertThat(config.deviceMtu()).isTrue();
     }
 
     @Test

@@ -600,7 +600,7 @@ public class HomaProperties implements InitializingBean {
          * one-packet messages bypass the pacer.
          */
         @DurationUnit(ChronoUnit.NANOS)
-        private Duration maxNicQueue = Duration.ofNanos(200_000);
+        private Duration maxNicQueue = Duration.ofNanos(50_000);
 
         public int getLinkMbps() {
             return this.linkMbps;
@@ -759,10 +759,10 @@ public class HomaProperties implements InitializingBean {
          * Whether a transport bound to one address (homa.server.bind-address other than 0.0.0.0
          * or ::) sizes its packets by that interface's MTU, capped at 65535 (loopback: 64 KB
          * datagrams instead of 1500-byte ones), instead of homa.protocol.mtu. A receiver reads
-         * datagrams up to its own MTU, so every endpoint of a conversation needs the same
-         * setting. Experimental.
+         * datagrams of any size, so endpoints with different settings talk. As Linux Homa, which
+         * sizes packets by the route's device.
          */
-        private boolean deviceMtu = false;
+        private boolean deviceMtu = true;
 
         /** Moved to homa.protocol.link-mbps; setting it fails start-up with a message saying so. */
         private @Nullable Integer linkMbps;

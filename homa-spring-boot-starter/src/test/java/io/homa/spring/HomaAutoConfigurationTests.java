@@ -93,7 +93,7 @@ class HomaAutoConfigurationTests {
                         "homa.protocol.max-message-size=2MB", "homa.protocol.resend-interval=25",
                         "homa.protocol.timeout-resends=7", "homa.transport.receive-buffer-size=8MB",
                         "homa.transport.send-buffer-size=65536", "homa.transport.native=false",
-                        "homa.protocol.link-mbps=10000", "homa.protocol.max-nic-queue=50us", "homa.transport.device-mtu=true", "homa.protocol.peer-idle-timeout=5m",
+                        "homa.protocol.link-mbps=10000", "homa.protocol.max-nic-queue=20us", "homa.transport.device-mtu=false", "homa.protocol.peer-idle-timeout=5m",
                         "homa.protocol.max-inbound-buffer=1GB", "homa.protocol.max-overcommit=3",
                         "homa.protocol.max-grants-per-peer=2", "homa.protocol.max-incoming=1MB",
                         "homa.protocol.fifo-grant-fraction=0.2", "homa.protocol.priority-levels=4",
@@ -110,8 +110,8 @@ class HomaAutoConfigurationTests {
                     assertThat(config.sendBufferBytes()).isEqualTo(65536);
                     assertThat(config.nativeTransport()).isFalse();
                     assertThat(config.linkMbps()).isEqualTo(10_000);
-                    assertThat(config.maxNicQueueNs()).isEqualTo(50_000);
-                    assertThat(config.deviceMtu()).isTrue();
+                    assertThat(config.maxNicQueueNs()).isEqualTo(20_000);
+                    assertThat(config.deviceMtu()).isFalse();
                     assertThat(config.engine().peerIdleTimeoutNs()).isEqualTo(300_000_000_000L);
                     assertThat(config.engine().maxInboundBufferBytes()).isEqualTo(1L << 30);
                     assertThat(config.engine().maxOvercommit()).isEqualTo(3);

@@ -47,9 +47,9 @@ class HomaPropertiesMetadataTests {
         assertThat(properties.get("homa.server.port").get("defaultValue").asInt()).isEqualTo(4000);
         assertThat(properties.get("homa.protocol.mtu").get("defaultValue").asInt()).isEqualTo(1500);
         assertThat(properties.get("homa.protocol.resend-interval").get("defaultValue").asString()).isEqualTo("10ms");
-        assertThat(properties.get("homa.protocol.max-nic-queue").get("defaultValue").asString()).isEqualTo("200us");
+        assertThat(properties.get("homa.protocol.max-nic-queue").get("defaultValue").asString()).isEqualTo("50us");
         assertThat(properties.get("homa.protocol.link-mbps").get("defaultValue").asInt()).isEqualTo(2000);
-        assertThat(properties.get("homa.transport.device-mtu").get("defaultValue").asBoolean()).isFalse();
+        assertThat(properties.get("homa.transport.device-mtu").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.transport.native").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.transport.priority-tos").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.protocol.fifo-grant-fraction").get("defaultValue").asDouble()).isEqualTo(0.05);
