@@ -74,7 +74,7 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--homa-link-mbps", description = "Pacer rate of every Homa transport, Mbit/s, 0 = no pacing. Default: the transport's default (${DEFAULT-VALUE}).")
     int homaLinkMbps = SystemSettings.defaults().homaLinkMbps();
 
-    @Option(names = "--homa-mtu-bytes", description = "MTU of every Homa engine, 256..65535. Default: the engine's default (${DEFAULT-VALUE}).")
+    @Option(names = "--homa-mtu-bytes", description = "MTU of every Homa engine, 256..65535, or 0 for the transport's default, the device's (65,535 on loopback). Default: ${DEFAULT-VALUE}.")
     int homaMtuBytes = SystemSettings.defaults().homaMtuBytes();
 
     @Option(names = "--grpc-direct-executor", negatable = true, description = "gRPC handlers and callbacks on its event loops (as gRPC's own benchmarks). Default: ${DEFAULT-VALUE}.")
@@ -287,7 +287,7 @@ public final class LoadGenerator implements Callable<Integer> {
         s.put("server JVM options", String.join(" ", serverOptions));
         s.put("client JVM options", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
         s.put("Homa pacer (link-mbps)", settings.homaLinkMbps() == 0 ? "off" : settings.homaLinkMbps() + " Mbit/s");
-        s.put("Homa MTU", settings.homaMtuBytes() + " B");
+        s.put("Homa MTU", settings.homaMtuBytes() == 0 ? "the device's (65,535 B on loopback)" : settings.homaMtuBytes() + " B");
         s.put("gRPC executor", settings.grpcDirectExecutor() ? "direct (event loop)" : "default thread pool");
         s.put("S5 load", s5Load + " of each system's measured maximum (closed loop, " + plan.s5MaxOutstanding()
                 + " outstanding)");

@@ -1036,10 +1036,7 @@ public final class HomaEngine {
     public int pollTransmit(long nowNs, PacketSink sink, int maxPackets) {
         int sent = 0;
         while (sent < maxPackets) {
-            PendingControl control = controlQueue.poll();
-            if (control != null) {
-                transmitControl(control, sink);
-                controlPool.add(control);
+            if (transmitNextControl(sink)) {
                 sent++;
                 continue;
             }
@@ -1082,10 +1079,7 @@ public final class HomaEngine {
     public int pollUrgentTransmit(long nowNs, PacketSink sink, int maxUrgentMessageBytes, int maxPackets) {
         int sent = 0;
         while (sent < maxPackets) {
-            PendingControl control = controlQueue.poll();
-            if (control != null) {
-                transmitControl(control, sink);
-                controlPool.add(control);
+            if (transmitNextControl(sink)) {
                 sent++;
                 continue;
             }
@@ -1097,6 +1091,17 @@ public final class HomaEngine {
             sent++;
         }
         return sent;
+    }
+
+    /** Hands the oldest queued control packet to the sink; false when none is queued. */
+    private boolean transmitNextControl(PacketSink sink) {
+        PendingControl control = controlQueue.poll();
+        if (control == null) {
+            return false;
+        }
+        transmitControl(control, sink);
+        controlPool.add(control);
+        return true;
     }
 
     /** Whether {@link #pollTransmit} has packets to hand out now. */

@@ -24,10 +24,15 @@ final class HomaMessageSystem {
 
     /** Loopback transport settings shared by both Homa systems. */
     static HomaTransportConfig config(SystemSettings settings, int maxMessageBytes) {
+        EngineConfig.Builder engine = EngineConfig.builder().maxMessageBytes(maxMessageBytes);
+        if (settings.homaMtuBytes() != 0) {
+            engine.mtuBytes(settings.homaMtuBytes());
+        }
         return HomaTransportConfig.builder()
                 .bindAddress(Loopback.HOST)
                 .linkMbps(settings.homaLinkMbps())
-                .engine(EngineConfig.builder().mtuBytes(settings.homaMtuBytes()).maxMessageBytes(maxMessageBytes).build())
+                .deviceMtu(settings.homaMtuBytes() == 0)
+                .engine(engine.build())
                 .build();
     }
 

@@ -1,6 +1,5 @@
 package io.homa.bench.systems;
 
-import io.homa.engine.EngineConfig;
 import io.homa.reactive.HomaTransportConfig;
 
 /**
@@ -8,8 +7,9 @@ import io.homa.reactive.HomaTransportConfig;
  *
  * @param homaLinkMbps pacer rate of every Homa transport in Mbit/s (0 = no pacing), see
  *     {@link HomaTransportConfig#linkMbps()}
- * @param homaMtuBytes MTU of every Homa engine (largest IP packet, headers included), 256..65535;
- *     loopback carries up to 65,535, which cuts the packets per 1 MiB message from ~750 to ~17
+ * @param homaMtuBytes MTU of every Homa engine (largest IP packet, headers included), 256..65535,
+ *     or 0 for the transport's default: the MTU of the bound device, 65,535 on loopback
+ *     ({@link HomaTransportConfig#deviceMtu()}), ~17 packets per 1 MiB message instead of ~750
  * @param grpcDirectExecutor whether gRPC runs handlers and callbacks on its event loops
  *     ({@code directExecutor()}, what gRPC's own benchmarks do) instead of a thread pool
  */
@@ -19,13 +19,14 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
             throw new IllegalArgumentException("--homa-link-mbps must be between 0 and "
                     + HomaTransportConfig.MAX_LINK_MBPS + ", was " + homaLinkMbps);
         }
-        if (homaMtuBytes < 256 || homaMtuBytes > 65_535) {
-            throw new IllegalArgumentException("--homa-mtu-bytes must be between 256 and 65535, was " + homaMtuBytes);
+        if (homaMtuBytes != 0 && (homaMtuBytes < 256 || homaMtuBytes > 65_535)) {
+            throw new IllegalArgumentException(
+                    "--homa-mtu-bytes must be 0 (the device's) or between 256 and 65535, was " + homaMtuBytes);
         }
     }
 
-    /** The transport's default pacer rate and MTU, and gRPC with a direct executor. */
+    /** The transport's default pacer rate and MTU (the device's), and gRPC with a direct executor. */
     public static SystemSettings defaults() {
-        return new SystemSettings(HomaTransportConfig.DEFAULT_LINK_MBPS, EngineConfig.DEFAULT_MTU_BYTES, true);
+        return new SystemSettings(HomaTransportConfig.DEFAULT_LINK_MBPS, 0, true);
     }
 }

@@ -5,13 +5,7 @@ import io.homa.reactive.rpc.HomaServerInterceptor;
 import io.homa.reactive.rpc.RpcEnvelope;
 import io.homa.reactive.rpc.RpcMetadata;
 import io.homa.reactive.rpc.ServerCall;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
-import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.springframework.core.Ordered;
@@ -35,17 +29,11 @@ public class HomaServerMetricsInterceptor implements HomaServerInterceptor, Orde
     /** Order among the server interceptors this starter adds: inside the observation. */
     public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 200;
 
-    private final MeterRegistry registry;
-
-    private final AtomicInteger active = new AtomicInteger();
+    private final HomaCallTimer timer;
 
     /** Registers {@value #ACTIVE_METRIC} with {@code registry}. */
     public HomaServerMetricsInterceptor(MeterRegistry registry) {
-        this.registry = Objects.requireNonNull(registry, "registry must not be null");
-        Gauge.builder(ACTIVE_METRIC, this.active, AtomicInteger::get)
-                .description("Homa server calls in progress")
-                .strongReference(true)
-                .register(registry);
+        this.timer = new HomaCallTimer(registry, CALLS_METRIC, ACTIVE_METRIC, "Homa server calls");
     }
 
     @Override
@@ -60,15 +48,7 @@ public class HomaServerMetricsInterceptor implements HomaServerInterceptor, Orde
             return next.apply(call);
         }
         return Mono.defer(() -> {
-            this.active.incrementAndGet();
-            long startNs = this.registry.config().clock().monotonicTime();
-            AtomicBoolean stopped = new AtomicBoolean();
-            Consumer<HomaStatus> stop = (status) -> {
-                if (stopped.compareAndSet(false, true)) {
-                    this.active.decrementAndGet();
-                    record(call, status, this.registry.config().clock().monotonicTime() - startNs);
-                }
-            };
+            Consumer<HomaStatus> stop = this.timer.start(call.service(), call.method());
             return next.apply(call)
                     .doOnSuccess((response) -> stop.accept(response != null ? response.status() : HomaStatus.OK))
                     .doOnError((error) -> stop.accept(HomaCallStatuses.ofServerError(error)))
@@ -80,13 +60,5 @@ public class HomaServerMetricsInterceptor implements HomaServerInterceptor, Orde
     static boolean isTimed(ServerCall call) {
         String phase = call.streamPhase();
         return phase == null || RpcMetadata.STREAM_OPEN.equals(phase);
-    }
-
-    private void record(ServerCall call, HomaStatus status, long durationNs) {
-        Timer.builder(CALLS_METRIC)
-                .description("Homa server calls")
-                .tags("service", call.service(), "method", call.method(), "status", status.name())
-                .register(this.registry)
-                .record(durationNs, TimeUnit.NANOSECONDS);
     }
 }

