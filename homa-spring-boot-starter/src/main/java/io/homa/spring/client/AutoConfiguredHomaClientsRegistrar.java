@@ -1,15 +1,8 @@
 package io.homa.spring.client;
 
 import java.util.List;
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
-import org.springframework.context.EnvironmentAware;
-import org.springframework.context.ResourceLoaderAware;
-import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
-import org.springframework.core.env.Environment;
-import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
@@ -19,29 +12,7 @@ import org.springframework.core.type.AnnotationMetadata;
  * processed before auto-configuration, so its marker is already registered). Imported by the
  * starter's auto-configuration.
  */
-public final class AutoConfiguredHomaClientsRegistrar implements ImportBeanDefinitionRegistrar, BeanFactoryAware,
-        EnvironmentAware, ResourceLoaderAware {
-
-    private BeanFactory beanFactory;
-
-    private Environment environment;
-
-    private ResourceLoader resourceLoader;
-
-    @Override
-    public void setBeanFactory(BeanFactory beanFactory) {
-        this.beanFactory = beanFactory;
-    }
-
-    @Override
-    public void setEnvironment(Environment environment) {
-        this.environment = environment;
-    }
-
-    @Override
-    public void setResourceLoader(ResourceLoader resourceLoader) {
-        this.resourceLoader = resourceLoader;
-    }
+public final class AutoConfiguredHomaClientsRegistrar extends HomaClientsRegistrarSupport {
 
     @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
