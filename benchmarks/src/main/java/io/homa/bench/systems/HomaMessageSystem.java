@@ -67,6 +67,11 @@ final class HomaMessageSystem {
         };
         HomaTransport transport = HomaTransport.bindNow(
                 config(settings, EngineConfig.DEFAULT_MAX_MESSAGE_BYTES), echo, BIND_TIMEOUT);
+        return server(transport);
+    }
+
+    /** An echo server over a bound transport: its port, and closing disposes it. */
+    static EchoServer server(HomaTransport transport) {
         return new EchoServer() {
             @Override
             public int port() {

@@ -31,17 +31,7 @@ final class HomaRpcSystem {
                         argument -> Mono.just(EchoProtocol.respond((byte[]) argument))));
         HomaTransport transport = HomaTransport.bindNow(
                 HomaMessageSystem.config(settings, MAX_MESSAGE_BYTES), dispatcher, HomaMessageSystem.BIND_TIMEOUT);
-        return new EchoServer() {
-            @Override
-            public int port() {
-                return transport.localAddress().getPort();
-            }
-
-            @Override
-            public void close() {
-                transport.disposeNow(Duration.ofSeconds(5));
-            }
-        };
+        return HomaMessageSystem.server(transport);
     }
 
     static EchoClient connect(List<Integer> ports, SystemSettings settings) {

@@ -229,10 +229,27 @@ final class ClientStream<T> {
 
     /** The subscriber cancelled. */
     private void cancel() {
+        stopAndCancelServer();
+    }
+
+    /** The deadline passed. */
+    private void expire() {
+        if (stopAndCancelServer()) {
+            sink.error(HomaClient.deadlineExceeded(call, timeoutNs));
+        }
+    }
+
+    /**
+     * Ends the stream on this side (the subscriber cancelled or the deadline passed) and tells
+     * the server to cancel its Flux.
+     *
+     * @return false when the stream had already ended
+     */
+    private boolean stopAndCancelServer() {
         boolean sendCancel;
         synchronized (this) {
             if (done) {
-                return;
+                return false;
             }
             done = true;
             cancelled = true;
@@ -247,27 +264,7 @@ final class ClientStream<T> {
         if (sendCancel) {
             sendCancel();
         }
-    }
-
-    /** The deadline passed. */
-    private void expire() {
-        boolean sendCancel;
-        synchronized (this) {
-            if (done) {
-                return;
-            }
-            done = true;
-            cancelled = true;
-            sendCancel = streamId != 0;
-            if (sendCancel) {
-                dispose(fetch);
-                fetch = null;
-            }
-        }
-        if (sendCancel) {
-            sendCancel();
-        }
-        sink.error(HomaClient.deadlineExceeded(call, timeoutNs));
+        return true;
     }
 
     /** Fire and forget: the server cancels its subscription to the method's Flux. */

@@ -20,9 +20,13 @@ import io.homa.reactive.HomaStatus;
 import io.homa.reactive.rpc.CallOptions;
 import io.homa.reactive.rpc.HomaClientInterceptor;
 import io.homa.reactive.rpc.RpcCall;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 import org.springframework.core.Ordered;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -123,17 +127,8 @@ public class HomaResilienceInterceptor implements HomaClientInterceptor, Ordered
     @Override
     public <T> Mono<T> interceptUnary(RpcCall call, Mono<T> next) {
         Mono<Object> guarded = shield(next.map(Object.class::cast));
-        CircuitBreaker circuitBreaker = circuitBreaker(call);
-        if (circuitBreaker != null) {
-            guarded = guarded.transform(CircuitBreakerOperator.of(circuitBreaker));
-        }
-        Bulkhead bulkhead = bulkhead();
-        if (bulkhead != null) {
-            guarded = guarded.transform(BulkheadOperator.of(bulkhead));
-        }
-        RateLimiter rateLimiter = rateLimiter();
-        if (rateLimiter != null) {
-            guarded = guarded.transform(RateLimiterOperator.of(rateLimiter));
+        for (UnaryOperator<Publisher<Object>> guard : guards(call)) {
+            guarded = guarded.transform(guard);
         }
         Retry retry = call.options().idempotent() ? retry() : null;
         if (retry != null) {
@@ -146,19 +141,28 @@ public class HomaResilienceInterceptor implements HomaClientInterceptor, Ordered
     public <T> Flux<T> interceptStream(RpcCall call, Flux<T> next) {
         Flux<Object> guarded = next.map(Object.class::cast)
                 .onErrorResume(error -> !this.serviceFailure.test(error), error -> Flux.just(new Passed(error)));
+        for (UnaryOperator<Publisher<Object>> guard : guards(call)) {
+            guarded = guarded.transform(guard);
+        }
+        return guarded.<T>handle(HomaResilienceInterceptor::unshield).onErrorMap(this::translate);
+    }
+
+    /** The call's circuit breaker, then the client's bulkhead and rate limiter, those that apply. */
+    private List<UnaryOperator<Publisher<Object>>> guards(RpcCall call) {
+        List<UnaryOperator<Publisher<Object>>> guards = new ArrayList<>(3);
         CircuitBreaker circuitBreaker = circuitBreaker(call);
         if (circuitBreaker != null) {
-            guarded = guarded.transform(CircuitBreakerOperator.of(circuitBreaker));
+            guards.add(CircuitBreakerOperator.of(circuitBreaker));
         }
         Bulkhead bulkhead = bulkhead();
         if (bulkhead != null) {
-            guarded = guarded.transform(BulkheadOperator.of(bulkhead));
+            guards.add(BulkheadOperator.of(bulkhead));
         }
         RateLimiter rateLimiter = rateLimiter();
         if (rateLimiter != null) {
-            guarded = guarded.transform(RateLimiterOperator.of(rateLimiter));
+            guards.add(RateLimiterOperator.of(rateLimiter));
         }
-        return guarded.<T>handle(HomaResilienceInterceptor::unshield).onErrorMap(this::translate);
+        return guards;
     }
 
     private @Nullable CircuitBreaker circuitBreaker(RpcCall call) {
