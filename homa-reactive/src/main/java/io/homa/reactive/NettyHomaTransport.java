@@ -59,10 +59,10 @@ import reactor.netty.resources.LoopResources;
  * The {@link HomaTransport}: one Netty datagram channel on one event loop, driving one
  * {@link HomaEngine}.
  *
- * <p>Confinement: the engine, the map of pending calls, the pacer and the timer are touched only on
+ * <p>Confinement: the engine, the map of pending calls and the timer are touched only on
  * the channel's event loop; other threads hand work to it with {@code eventLoop.execute}. After
  * every engine interaction {@link #drive()} hands engine events to their callers, puts up to
- * {@value #TRANSMIT_BUDGET_PACKETS} packets on the wire (as far as the pacer's credit allows;
+ * {@value #TRANSMIT_BUDGET_PACKETS} packets on the wire (as far as the engine's pacer allows;
  * re-queuing itself while the engine has more and the channel is writable, so that receiving is not
  * starved) and re-arms the single timer at {@link HomaEngine#nextTimeoutNs()}.
  *
@@ -70,12 +70,11 @@ import reactor.netty.resources.LoopResources;
  * edge-triggered), using recvmmsg(2) on epoll, and drives the engine every
  * {@value #DATAGRAMS_PER_DRIVE} datagrams and when the read completes.
  *
- * <p>Pacer: a token bucket filled at {@link HomaTransportConfig#linkMbps()} holding at most
- * {@link HomaTransportConfig#maxNicQueueNs()} of transmission; every packet costs its UDP payload
- * plus 28 header bytes, and a packet may leave whenever the credit is positive (so packets larger
- * than the bucket still go, and the credit turns negative). Control packets and messages of one
- * packet bypass it ({@link HomaEngine#pollUrgentTransmit}). Without it, loopback senders overrun
- * receivers' socket buffers.
+ * <p>Pacing is the engine's ({@link EngineConfig#linkMbps()}, draft "Pacing"): the transport hands
+ * the engine {@link HomaTransportConfig#linkMbps()} and {@link HomaTransportConfig#maxNicQueueNs()},
+ * polls it for packets, and when the engine holds DATA back for lack of credit, comes back at
+ * {@link HomaEngine#nextTimeoutNs()} like for any other deadline. Without pacing, loopback senders
+ * overrun receivers' socket buffers.
  *
  * <p>Packet size: bound to one address, the transport uses that interface's MTU
  * ({@link HomaTransportConfig#deviceMtu()}; 65,535 on loopback), and it receives datagrams of up to
@@ -98,8 +97,6 @@ final class NettyHomaTransport extends HomaTransport {
      * heard. Measured on loopback: no throughput or latency cost against 2 KiB buffers (pooled).
      */
     static final int MAX_DATAGRAM_BYTES = 65_535 - EngineConfig.IP_UDP_HEADER_BYTES;
-    /** Messages up to this many bytes (one standard Ethernet packet) bypass the pacer. */
-    static final int URGENT_MESSAGE_BYTES = 1_500 - EngineConfig.IP_UDP_HEADER_BYTES - DataHeader.HEADER_LENGTH;
     /** Reads (recvmsg or recvmmsg calls) per readiness notification: in effect, until the socket is empty. */
     static final int MAX_READS_PER_READINESS = 1 << 16;
     /** Datagrams handed to the engine between two {@link #drive()}s while a read drains the socket. */
@@ -136,15 +133,6 @@ final class NettyHomaTransport extends HomaTransport {
     private boolean driveAgain;
     private boolean transmitTaskQueued;
     private int datagramsSinceDrive;
-    /** Pacer (token bucket): bytes per ns, 0 when pacing is off. */
-    private final double pacerBytesPerNs;
-    private final double pacerMaxCreditBytes;
-    private final Runnable pacerTask = this::runPacerTask;
-    private double pacerCreditBytes;
-    private long pacerUpdatedNs;
-    private boolean pacerTaskScheduled;
-    /** Wire bytes (UDP payload + IP/UDP headers) handed to the channel by the current pollTransmit. */
-    private long transmittedWireBytes;
     private @Nullable ScheduledFuture<?> timer;
     private long timerDeadlineNs;
 
@@ -161,10 +149,6 @@ final class NettyHomaTransport extends HomaTransport {
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
         this.localAddress = (InetSocketAddress) channel.localAddress();
-        this.pacerBytesPerNs = config.linkMbps() / 8_000.0;
-        this.pacerMaxCreditBytes = config.maxNicQueueNs() * pacerBytesPerNs;
-        this.pacerCreditBytes = pacerMaxCreditBytes;
-        this.pacerUpdatedNs = System.nanoTime();
         DatagramChannelConfig channelConfig = ((DatagramChannel) channel).config();
         this.writer = new PriorityTosWriter(channel, config.priorityTos(),
                 config.priorityTos() ? channelConfig.getTrafficClass() : 0, channelConfig::setTrafficClass);
@@ -239,14 +223,27 @@ final class NettyHomaTransport extends HomaTransport {
     }
 
     /**
-     * The engine's settings: {@code config.engine()}, with the MTU of the bound interface when
-     * {@link HomaTransportConfig#deviceMtu()} is on and the address is not the wildcard (capped at
-     * 65,535, and so that a full packet fits in {@code max-incoming}).
+     * The engine's settings: {@code config.engine()} with the transport's pacer settings
+     * ({@link HomaTransportConfig#linkMbps()}, {@link HomaTransportConfig#maxNicQueueNs()}), and with
+     * the MTU of the bound interface when {@link HomaTransportConfig#deviceMtu()} is on and the
+     * address is not the wildcard (capped at 65,535, and so that a full packet fits in
+     * {@code max-incoming}).
      */
     static EngineConfig engineConfig(HomaTransportConfig config, InetSocketAddress bindAddress) {
         EngineConfig engine = config.engine();
+        EngineConfig.Builder builder = engine.toBuilder().linkMbps(config.linkMbps()).maxNicQueueNs(config.maxNicQueueNs());
+        int mtu = deviceMtu(config, bindAddress);
+        if (mtu > engine.mtuBytes()) {
+            builder.mtuBytes(mtu);
+        }
+        return builder.build();
+    }
+
+    /** The bound interface's MTU as the engine may use it, or -1 where it does not apply. */
+    private static int deviceMtu(HomaTransportConfig config, InetSocketAddress bindAddress) {
+        EngineConfig engine = config.engine();
         if (!config.deviceMtu() || bindAddress.getAddress().isAnyLocalAddress()) {
-            return engine;
+            return -1;
         }
         int deviceMtu;
         try {
@@ -254,11 +251,10 @@ final class NettyHomaTransport extends HomaTransport {
             deviceMtu = device == null ? -1 : device.getMTU();
         } catch (SocketException e) {
             log.debug("Homa transport: no MTU for {}; using {}", bindAddress, engine.mtuBytes(), e);
-            return engine;
+            return -1;
         }
         int fitsIncoming = engine.maxIncomingBytes() + EngineConfig.IP_UDP_HEADER_BYTES + DataHeader.HEADER_LENGTH;
-        int mtu = Math.min(Math.min(deviceMtu, 65_535), fitsIncoming);
-        return mtu > engine.mtuBytes() ? engine.toBuilder().mtuBytes(mtu).build() : engine;
+        return Math.min(Math.min(deviceMtu, 65_535), fitsIncoming);
     }
 
     // ------------------------------------------------------------------ public API
@@ -501,60 +497,18 @@ final class NettyHomaTransport extends HomaTransport {
             return; // channelWritabilityChanged drives again
         }
         long nowNs = System.nanoTime();
-        transmittedWireBytes = 0;
-        int sent;
-        if (pacerBytesPerNs <= 0) {
-            sent = engine.pollTransmit(nowNs, packetSink, TRANSMIT_BUDGET_PACKETS);
-        } else {
-            // Urgent packets (control, one-packet messages) first and regardless of credit; then
-            // one packet at a time while the credit lasts: packets differ in size (DATA of 1 byte
-            // up to a loopback MTU of 64 KiB), so the budget is in bytes, not packets.
-            sent = engine.pollUrgentTransmit(nowNs, packetSink, URGENT_MESSAGE_BYTES, TRANSMIT_BUDGET_PACKETS);
-            double credit = refillPacer(nowNs) - transmittedWireBytes;
-            while (sent < TRANSMIT_BUDGET_PACKETS && credit > 0) {
-                long before = transmittedWireBytes;
-                if (engine.pollTransmit(nowNs, packetSink, 1) == 0) {
-                    break;
-                }
-                sent++;
-                credit -= transmittedWireBytes - before;
-            }
-            pacerCreditBytes -= transmittedWireBytes;
-        }
+        int sent = engine.pollTransmit(nowNs, packetSink, TRANSMIT_BUDGET_PACKETS);
         if (sent > 0) {
             writer.flush();
         }
         if (writer.hasHeld()) {
             scheduleHeldRetry();
-        } else if (engine.hasTransmit() && channel.isWritable()) {
-            if (pacerBytesPerNs > 0 && pacerCreditBytes <= 0) {
-                schedulePacer();
-            } else if (!transmitTaskQueued) {
-                transmitTaskQueued = true;
-                eventLoop.execute(transmitTask);
-            }
+        } else if (channel.isWritable() && engine.canTransmit(nowNs) && !transmitTaskQueued) {
+            // More to send now: yield the loop to reads first. Packets the pacer holds back are
+            // the engine's next deadline, which armTimer covers.
+            transmitTaskQueued = true;
+            eventLoop.execute(transmitTask);
         }
-    }
-
-    /** Adds the credit earned since the last refill (capped at max-nic-queue); returns the credit. */
-    private double refillPacer(long nowNs) {
-        pacerCreditBytes = Math.min(pacerMaxCreditBytes, pacerCreditBytes + (nowNs - pacerUpdatedNs) * pacerBytesPerNs);
-        pacerUpdatedNs = nowNs;
-        return pacerCreditBytes;
-    }
-
-    /**
-     * Drives again once the pacer has earned a quarter of max-nic-queue (at least 10 µs of it: a
-     * wake-up per small packet would cost more than the packet).
-     */
-    private void schedulePacer() {
-        if (pacerTaskScheduled) {
-            return;
-        }
-        pacerTaskScheduled = true;
-        double wantedBytes = Math.max(pacerMaxCreditBytes / 4, 10_000 * pacerBytesPerNs);
-        long delayNs = (long) Math.ceil((wantedBytes - pacerCreditBytes) / pacerBytesPerNs);
-        eventLoop.schedule(pacerTask, Math.max(delayNs, 1_000L), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -574,11 +528,6 @@ final class NettyHomaTransport extends HomaTransport {
         drive();
     }
 
-    private void runPacerTask() {
-        pacerTaskScheduled = false;
-        drive();
-    }
-
     private void runTransmitTask() {
         transmitTaskQueued = false;
         drive();
@@ -595,7 +544,6 @@ final class NettyHomaTransport extends HomaTransport {
         buffer.writeBytes(packet);
         packet.position(position);
         writer.write(new DatagramPacket(buffer, peer), priority);
-        transmittedWireBytes += lengthBytes + EngineConfig.IP_UDP_HEADER_BYTES;
     }
 
     private void armTimer() {

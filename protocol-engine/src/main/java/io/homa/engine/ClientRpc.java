@@ -1,14 +1,48 @@
 package io.homa.engine;
 
-/** Client side of one RPC: the request being sent and the response being received. */
-final class ClientRpc {
+/**
+ * Client side of one RPC: the request being sent and the response being received (draft
+ * "Sender", "Receiver", "Retransmission"). Its lifecycle is {@link State}; every move goes through
+ * {@link #moveTo}, which rejects the moves the table does not allow.
+ */
+final class ClientRpc extends TimerEntry {
+    /**
+     * Lifecycle of a client RPC. Allowed moves (anything else is a bug and throws):
+     * <pre>
+     *   QUEUED ----------> SENDING_REQUEST ----------> RECEIVING_RESPONSE
+     *     |                     |                            |
+     *     +---------------------+------------> DONE <--------+
+     * </pre>
+     */
+    enum State {
+        /** Started; no packet has left yet, so no RESEND timer runs. */
+        QUEUED,
+        /** The request's first packet has left; the RESEND timer runs; no response byte yet. */
+        SENDING_REQUEST,
+        /** Response DATA arriving (the server had the whole request). */
+        RECEIVING_RESPONSE,
+        /** Completed, failed, timed out or cancelled; the engine no longer holds it. */
+        DONE;
+
+        boolean allows(State next) {
+            return switch (this) {
+                case QUEUED -> next == SENDING_REQUEST || next == DONE;
+                case SENDING_REQUEST -> next == RECEIVING_RESPONSE || next == DONE;
+                case RECEIVING_RESPONSE -> next == DONE;
+                case DONE -> false;
+            };
+        }
+    }
+
     final long rpcId;
     final Peer server;
+    private State state = State.QUEUED;
     OutboundMessage request;
+    /** Null until the first response DATA ({@link State#RECEIVING_RESPONSE}). */
     InboundMessage response;
     /** Last time any packet for this RPC arrived from the server (or the request started). */
     long lastHeardNs;
-    /** When to RESEND next; {@link Long#MAX_VALUE} until the first request packet leaves. */
+    /** When to RESEND next; meaningful from {@link State#SENDING_REQUEST} on. */
     long nextResendNs = Long.MAX_VALUE;
     /** Whether the server ever sent a packet about this RPC (so it knows of it). */
     boolean heardAbout;
@@ -18,5 +52,31 @@ final class ClientRpc {
     ClientRpc(long rpcId, Peer server) {
         this.rpcId = rpcId;
         this.server = server;
+    }
+
+    State state() {
+        return state;
+    }
+
+    /**
+     * Moves to {@code next}.
+     *
+     * @throws IllegalStateException if the lifecycle does not allow the move
+     */
+    void moveTo(State next) {
+        if (!state.allows(next)) {
+            throw new IllegalStateException("client RPC " + rpcId + ": " + state + " -> " + next + " is not allowed");
+        }
+        state = next;
+    }
+
+    /** A packet about this RPC arrived from its server: it is alive, and the RESEND timer restarts. */
+    void heard(long nowNs, long resendIntervalNs) {
+        heardAbout = true;
+        lastHeardNs = nowNs;
+        resendsWithoutAnswer = 0;
+        if (state != State.QUEUED) {
+            nextResendNs = nowNs + resendIntervalNs;
+        }
     }
 }

@@ -39,6 +39,14 @@ package io.homa.engine;
  * @param incastUnscheduledBytes unscheduled bytes a server sends of the response to an INCAST
  *     request (never more than {@code unscheduledBytes}); the rest waits for the client's
  *     GRANTs. 0..64 MiB, default 400.
+ * @param linkMbps the pacer's rate in megabits per second (Linux Homa's {@code link_mbps}; draft
+ *     "Pacing"): DATA of messages longer than one Ethernet packet leaves at most this fast, counting
+ *     UDP payload plus IP/UDP headers. 0 disables pacing (the engine's default: an engine that is
+ *     not told its link's rate hands out packets as fast as they are polled). 0..1,000,000
+ * @param maxNicQueueNs how far the pacer may run ahead of the link (Linux Homa's
+ *     {@code max_nic_queue_ns}), in nanoseconds of transmission at {@code linkMbps}: packets handed
+ *     to the kernel but not yet on the wire, where a short message would queue behind them.
+ *     1,000..10,000,000 ns, default 50,000
  */
 public record EngineConfig(
         int mtuBytes,
@@ -54,7 +62,15 @@ public record EngineConfig(
         double fifoGrantFraction,
         int priorityLevels,
         int incastThreshold,
-        int incastUnscheduledBytes) {
+        int incastUnscheduledBytes,
+        int linkMbps,
+        long maxNicQueueNs) {
+
+    /** Highest {@code linkMbps}. */
+    public static final int MAX_LINK_MBPS = 1_000_000;
+    public static final long DEFAULT_MAX_NIC_QUEUE_NS = 50_000;
+    public static final long MIN_MAX_NIC_QUEUE_NS = 1_000;
+    public static final long MAX_MAX_NIC_QUEUE_NS = 10_000_000;
 
     /** IPv4 (20) plus UDP (8) header bytes, subtracted from the MTU. */
     public static final int IP_UDP_HEADER_BYTES = 28;
@@ -105,6 +121,14 @@ public record EngineConfig(
         check("priority-levels", priorityLevels, 1, 8);
         check("incast-threshold", incastThreshold, 1, 1_000_000);
         check("incast-unscheduled-bytes", incastUnscheduledBytes, 0, MAX_MESSAGE_BYTES_CAP);
+        if (linkMbps < 0 || linkMbps > MAX_LINK_MBPS) {
+            throw new IllegalArgumentException(
+                    "link-mbps must be between 0 and " + MAX_LINK_MBPS + " (0 = no pacing), was " + linkMbps);
+        }
+        if (maxNicQueueNs < MIN_MAX_NIC_QUEUE_NS || maxNicQueueNs > MAX_MAX_NIC_QUEUE_NS) {
+            throw new IllegalArgumentException("max-nic-queue must be between " + MIN_MAX_NIC_QUEUE_NS + " and "
+                    + MAX_MAX_NIC_QUEUE_NS + " ns, was " + maxNicQueueNs + " ns");
+        }
     }
 
     private static void check(String name, long value, long min, long max) {
@@ -139,7 +163,9 @@ public record EngineConfig(
                 .fifoGrantFraction(fifoGrantFraction)
                 .priorityLevels(priorityLevels)
                 .incastThreshold(incastThreshold)
-                .incastUnscheduledBytes(incastUnscheduledBytes);
+                .incastUnscheduledBytes(incastUnscheduledBytes)
+                .linkMbps(linkMbps)
+                .maxNicQueueNs(maxNicQueueNs);
     }
 
     /** Largest UDP payload this engine sends: {@code mtuBytes - 28}. */
@@ -168,6 +194,8 @@ public record EngineConfig(
         private int priorityLevels = DEFAULT_PRIORITY_LEVELS;
         private int incastThreshold = DEFAULT_INCAST_THRESHOLD;
         private int incastUnscheduledBytes = DEFAULT_INCAST_UNSCHEDULED_BYTES;
+        private int linkMbps;
+        private long maxNicQueueNs = DEFAULT_MAX_NIC_QUEUE_NS;
 
         private Builder() {}
 
@@ -203,6 +231,18 @@ public record EngineConfig(
 
         public Builder incastUnscheduledBytes(int value) {
             this.incastUnscheduledBytes = value;
+            return this;
+        }
+
+        /** The pacer's rate in Mbit/s; 0 (the default) disables pacing. */
+        public Builder linkMbps(int value) {
+            this.linkMbps = value;
+            return this;
+        }
+
+        /** How far (ns at link speed) the pacer may run ahead of the link; 1,000..10,000,000. */
+        public Builder maxNicQueueNs(long value) {
+            this.maxNicQueueNs = value;
             return this;
         }
 
@@ -244,7 +284,7 @@ public record EngineConfig(
         public EngineConfig build() {
             return new EngineConfig(mtuBytes, unscheduledBytes, maxMessageBytes, resendIntervalNs, timeoutResends,
                     peerIdleTimeoutNs, maxInboundBufferBytes, maxOvercommit, maxGrantsPerPeer, maxIncomingBytes,
-                    fifoGrantFraction, priorityLevels, incastThreshold, incastUnscheduledBytes);
+                    fifoGrantFraction, priorityLevels, incastThreshold, incastUnscheduledBytes, linkMbps, maxNicQueueNs);
         }
     }
 }

@@ -1,17 +1,16 @@
 package io.homa.engine;
 
 import java.net.InetSocketAddress;
-import java.util.TreeSet;
 
 /**
  * What an endpoint knows about one other endpoint, in both roles: as its server (RPCs it sent us,
  * rpcids it has finished) and as its client (acks we still owe it). Survives RPC timeouts
  * (draft "Timeouts": per-peer state is not deleted).
  */
-final class Peer {
+final class Peer extends TimerEntry {
     /**
      * Finished client rpcids remembered individually per peer; beyond that, the oldest are folded
-     * into {@link #finishedFloorRpcId}.
+     * into a floor.
      */
     static final int FINISHED_RPC_IDS_KEPT = 4096;
 
@@ -19,12 +18,10 @@ final class Peer {
     /** This peer's RPCs we serve, by rpcid (a primitive map: looked up for every packet). */
     final LongMap<ServerRpc> serverRpcs = new LongMap<>();
     /**
-     * The draft's "additional state to detect long-delayed packets": every rpcid of this client at
-     * or below the floor counts as finished, as does every rpcid in {@link #finishedRpcIds}.
-     * Memory per client is bounded by {@link #FINISHED_RPC_IDS_KEPT}.
+     * The draft's "additional state to detect long-delayed packets": this client's finished
+     * rpcids, bounded by {@link #FINISHED_RPC_IDS_KEPT} (see {@link AtMostOnce}).
      */
-    private long finishedFloorRpcId;
-    private final TreeSet<Long> finishedRpcIds = new TreeSet<>();
+    final FinishedRpcIds finished = new FinishedRpcIds(FINISHED_RPC_IDS_KEPT);
     /** Client RPCs this endpoint has in progress to the peer (as its client). */
     int clientRpcCount;
     /** Acks this endpoint (as client) owes the peer (as server). */
@@ -40,8 +37,11 @@ final class Peer {
     /** Scratch for {@link GrantScheduler#schedule}: the pass that last counted this peer's grants. */
     long grantPass;
     int grantsThisPass;
-    /** Version of our cutoffs last sent to this peer in a CUTOFFS packet (0 = none). */
+    /** Version of our cutoffs last sent to this peer in a CUTOFFS packet (0 = none), and when. */
     int cutoffsSentVersion;
+    long cutoffsSentNs;
+    /** When the acks we owe this peer go out in an explicit ACK if no DATA has carried them. */
+    long ackFlushNs;
     /** Last time this endpoint started an RPC with the peer. */
     long lastUsedNs;
 
@@ -53,20 +53,6 @@ final class Peer {
         this.address = address;
         this.lastHeardNs = nowNs;
         this.lastUsedNs = nowNs;
-    }
-
-    void rememberFinished(long rpcId) {
-        if (rpcId <= finishedFloorRpcId) {
-            return;
-        }
-        finishedRpcIds.add(rpcId);
-        if (finishedRpcIds.size() > FINISHED_RPC_IDS_KEPT) {
-            finishedFloorRpcId = finishedRpcIds.pollFirst();
-        }
-    }
-
-    boolean isFinished(long rpcId) {
-        return rpcId <= finishedFloorRpcId || finishedRpcIds.contains(rpcId);
     }
 
     /** Whether nothing is in progress with this peer, in either role. */

@@ -2,26 +2,51 @@ package io.homa.engine;
 
 /**
  * Server side of one RPC, held from the first request DATA until the client acknowledges the
- * response (draft "At-most-once semantics").
+ * response (draft "At-most-once semantics"). Its lifecycle is {@link State}; every move goes
+ * through {@link #moveTo}, which rejects the moves the table does not allow.
  */
-final class ServerRpc {
-    /** Lifecycle; transitions only go down this list. */
+final class ServerRpc extends TimerEntry {
+    /**
+     * Lifecycle of a server RPC. Allowed moves (anything else is a bug and throws):
+     * <pre>
+     *   RECEIVING_REQUEST --> IN_SERVICE --> SENDING_RESPONSE --> AWAITING_ACK
+     *          |                  |                 |                  |
+     *          +------------------+-------> DEAD <--+------------------+
+     * </pre>
+     */
     enum State {
-        /** Request bytes arriving. */
+        /** Request bytes arriving; RESENDs for missing ones; reclaimed if the client goes silent. */
         RECEIVING_REQUEST,
-        /** Request delivered to the application; response not yet given. */
+        /** Request delivered to the application; response not yet given; RESENDs get BUSY. */
         IN_SERVICE,
         /** Response being sent. */
         SENDING_RESPONSE,
         /** Response fully sent; NEED_ACK until the client ACKs. */
-        AWAITING_ACK
+        AWAITING_ACK,
+        /** Released (ACK, RPC_UNKNOWN, abort, reclaim); the engine no longer holds it. */
+        DEAD;
+
+        boolean allows(State next) {
+            return switch (this) {
+                case RECEIVING_REQUEST -> next == IN_SERVICE || next == DEAD;
+                case IN_SERVICE -> next == SENDING_RESPONSE || next == DEAD;
+                case SENDING_RESPONSE -> next == AWAITING_ACK || next == DEAD;
+                case AWAITING_ACK -> next == DEAD;
+                case DEAD -> false;
+            };
+        }
+
+        /** Whether the request reached the application (so the rpcid must be remembered as finished). */
+        boolean delivered() {
+            return this == IN_SERVICE || this == SENDING_RESPONSE || this == AWAITING_ACK;
+        }
     }
 
     final long rpcId;
     final Peer client;
     final InboundMessage request;
     OutboundMessage response;
-    State state = State.RECEIVING_REQUEST;
+    private State state = State.RECEIVING_REQUEST;
     long lastHeardNs;
     /** When the next RESEND (while receiving) or NEED_ACK (while awaiting ack) is due. */
     long nextTimerNs;
@@ -33,5 +58,30 @@ final class ServerRpc {
         this.rpcId = rpcId;
         this.client = client;
         this.request = request;
+    }
+
+    State state() {
+        return state;
+    }
+
+    /**
+     * Moves to {@code next}.
+     *
+     * @throws IllegalStateException if the lifecycle does not allow the move
+     */
+    void moveTo(State next) {
+        if (!state.allows(next)) {
+            throw new IllegalStateException("server RPC " + rpcId + ": " + state + " -> " + next + " is not allowed");
+        }
+        state = next;
+    }
+
+    /** A packet about this RPC arrived from its client; while receiving, the RESEND timer restarts. */
+    void heard(long nowNs, long resendIntervalNs) {
+        lastHeardNs = nowNs;
+        resendsWithoutAnswer = 0;
+        if (state == State.RECEIVING_REQUEST) {
+            nextTimerNs = nowNs + resendIntervalNs;
+        }
     }
 }

@@ -22,11 +22,37 @@ final class UnscheduledCutoffs {
     private int sinceRecompute;
     private int[] cutoffs;
     private int version;
-    private int unscheduledLevels = 1;
+    private int unscheduledLevels;
 
-    UnscheduledCutoffs(int priorityLevels, int unscheduledBytes) {
+    /**
+     * Starts with the default cutoffs (every unscheduled byte at the highest level in use, as
+     * before any statistics) under {@code initialVersion}, so that a sender holding another
+     * endpoint's cutoffs (a previous process on the same port) is corrected from its first packet.
+     *
+     * @param initialVersion 1..65535; see {@link #initialVersion(long)}
+     */
+    UnscheduledCutoffs(int priorityLevels, int unscheduledBytes, int initialVersion) {
+        if (initialVersion < 1 || initialVersion > 65535) {
+            throw new IllegalArgumentException("initialVersion must be between 1 and 65535, was " + initialVersion);
+        }
         this.priorityLevels = priorityLevels;
         this.unscheduledBytes = unscheduledBytes;
+        this.cutoffs = compute(new int[0], priorityLevels, unscheduledBytes);
+        this.unscheduledLevels = unscheduledLevels(cutoffs, priorityLevels);
+        this.version = initialVersion;
+    }
+
+    /**
+     * A cutoff version (1..65535) derived from a value unique to this endpoint's run, such as its
+     * clock-derived first rpcid: a restarted endpoint starts under another version than its
+     * predecessor's with probability 65534/65535, so stale cutoffs are corrected.
+     */
+    static int initialVersion(long seed) {
+        long mixed = seed * 0x9E3779B97F4A7C15L;
+        mixed ^= mixed >>> 29;
+        mixed *= 0xBF58476D1CE4E5B9L;
+        mixed ^= mixed >>> 32;
+        return (int) Long.remainderUnsigned(mixed, 65535) + 1;
     }
 
     /** Records a new inbound message; recomputes now and then. */
@@ -37,7 +63,7 @@ final class UnscheduledCutoffs {
             sinceRecompute = 0;
             int[] lengths = Arrays.copyOf(recentLengths, Math.min(recorded, WINDOW));
             int[] computed = compute(lengths, priorityLevels, unscheduledBytes);
-            if (cutoffs == null || !Arrays.equals(cutoffs, computed)) {
+            if (!Arrays.equals(cutoffs, computed)) {
                 cutoffs = computed;
                 version = version == 65535 ? 1 : version + 1;
                 unscheduledLevels = unscheduledLevels(computed, priorityLevels);
@@ -45,12 +71,12 @@ final class UnscheduledCutoffs {
         }
     }
 
-    /** Current cutoffs (8 entries), or null before the first computation. */
+    /** Current cutoffs (8 entries; an immutable snapshot: a recomputation makes a new array). */
     int[] cutoffs() {
         return cutoffs;
     }
 
-    /** Current version; 0 before the first computation (senders then use the highest level). */
+    /** Current version, 1..65535 (never 0: a sender that has no cutoffs from us says 0). */
     int version() {
         return version;
     }

@@ -9,29 +9,65 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** {@link HomaEngine#pollUrgentTransmit}: what may bypass the pacer, and the large-MTU path. */
+/**
+ * The engine's pacer (draft "Pacing"): what may bypass it, how fast the rest leaves on virtual
+ * time, and the large-MTU path.
+ */
 class UrgentTransmitTest {
-    private static final int URGENT_BYTES = 1_416;
-
-    @Test
-    void shouldLetOnlyShortMessagesAndControlPacketsBypassThePacer() {
-        HomaEngine client = new HomaEngine(EngineConfig.defaults(), EnginePair.CLIENT.getPort(), 2);
-        client.sendRequest(0, EnginePair.SERVER, new byte[1_048_576]);
-        client.sendRequest(0, EnginePair.SERVER, new byte[100]);
-        List<Integer> lengths = new ArrayList<>();
-        PacketSink sink = (peer, packet, priority) -> {
+    private static PacketSink recordLengths(List<Integer> lengths) {
+        return (peer, packet, priority) -> {
             DataHeader data = new DataHeader().wrap(packet, packet.position());
             assertThat(data.typeCode()).isEqualTo(PacketType.DATA.code());
             lengths.add(data.messageLength());
         };
+    }
 
-        assertThat(client.pollUrgentTransmit(0, sink, URGENT_BYTES, 64)).isEqualTo(1);
+    @Test
+    void shouldLetOnlyShortMessagesAndControlPacketsBypassThePacer() {
+        // A pacer so slow that its bucket holds less than a byte: only what bypasses it goes at once.
+        EngineConfig config = EngineConfig.builder().linkMbps(1).maxNicQueueNs(1_000).build();
+        HomaEngine client = new HomaEngine(config, EnginePair.CLIENT.getPort(), 2);
+        client.sendRequest(0, EnginePair.SERVER, new byte[1_048_576]);
+        client.sendRequest(0, EnginePair.SERVER, new byte[100]);
+        List<Integer> lengths = new ArrayList<>();
+        PacketSink sink = recordLengths(lengths);
+
+        assertThat(client.pollTransmit(0, sink, 64)).as("the short message, then one paced packet").isEqualTo(1);
         assertThat(lengths).containsExactly(100);
-        assertThat(client.pollUrgentTransmit(0, sink, URGENT_BYTES, 64))
-                .as("the long message waits for the pacer").isZero();
+        assertThat(client.pollTransmit(0, sink, 64)).as("the long message waits for the pacer").isZero();
         assertThat(client.hasTransmit()).isTrue();
-        assertThat(client.pollTransmit(0, sink, 3)).isEqualTo(3);
-        assertThat(lengths).containsExactly(100, 1_048_576, 1_048_576, 1_048_576);
+        assertThat(client.canTransmit(0)).isFalse();
+        long wakeNs = client.nextTimeoutNs();
+        assertThat(wakeNs).as("the engine says when the pacer has credit again").isPositive().isLessThan(Long.MAX_VALUE);
+        client.onTimeout(wakeNs);
+        assertThat(client.canTransmit(wakeNs)).isTrue();
+        assertThat(client.pollTransmit(wakeNs, sink, 64)).isEqualTo(1);
+        assertThat(lengths).containsExactly(100, 1_048_576);
+    }
+
+    @Test
+    void shouldSendLongMessagesAtTheLinkRateOnVirtualTime() {
+        // 1,000 Mbit/s = 125 bytes per µs; 1,500-byte packets (1,416 message bytes each).
+        EngineConfig config = EngineConfig.builder().linkMbps(1_000).unscheduledBytes(4_000_000)
+                .maxMessageBytes(4_000_000).build();
+        HomaEngine client = new HomaEngine(config, EnginePair.CLIENT.getPort(), 2);
+        long originNs = -5_000_000_000L; // any clock origin works
+        long nowNs = originNs;
+        client.sendRequest(nowNs, EnginePair.SERVER, new byte[4_000_000]);
+        long[] wireBytes = new long[1];
+        PacketSink sink = (peer, packet, priority) -> wireBytes[0] += packet.remaining() + EngineConfig.IP_UDP_HEADER_BYTES;
+        int wakeUps = 0;
+        while (nowNs - originNs < 10_000_000L) { // 10 ms of virtual time
+            client.pollTransmit(nowNs, sink, 64);
+            long next = client.nextTimeoutNs();
+            assertThat(next - nowNs).as("the pacer calls back later, not at once").isPositive();
+            nowNs = next;
+            client.onTimeout(nowNs);
+            wakeUps++;
+        }
+        // 10 ms at 125 bytes/µs, plus the bucket it starts with (50 µs).
+        assertThat((double) wireBytes[0]).isCloseTo(1_250_000 + 6_250, org.assertj.core.data.Percentage.withPercentage(2));
+        assertThat(wakeUps).as("one wake-up per quarter bucket, not per packet").isLessThan(1_000);
     }
 
     @Test

@@ -1,0 +1,135 @@
+package io.homa.engine;
+
+import io.homa.engine.wire.AckHeader;
+import io.homa.engine.wire.HomaHeader;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * At-most-once execution (draft "At-most-once semantics", "ACK", "NEED_ACK", "RPC_UNKNOWN"): a
+ * server keeps an RPC's state, response included, until the client acknowledges the response,
+ * then remembers the rpcid as finished (per client, {@link FinishedRpcIds}) so that a late
+ * duplicate of the request never executes again; a client owes the server an ACK for every
+ * response it received and pays it on its next request DATA to that server or in an explicit ACK
+ * packet; RPC_UNKNOWN ends an RPC on either side.
+ */
+final class AtMostOnce {
+    private final EngineParams params;
+    private final RpcTable rpcs;
+    private final ControlQueue control;
+    private final TimerQueue timers;
+    private final ArrayDeque<HomaEvent> events;
+    private final AckHeader ackRx = new AckHeader();
+
+    AtMostOnce(EngineParams params, RpcTable rpcs, ControlQueue control, TimerQueue timers,
+            ArrayDeque<HomaEvent> events) {
+        this.params = params;
+        this.rpcs = rpcs;
+        this.control = control;
+        this.timers = timers;
+        this.events = events;
+    }
+
+    // ---- server side
+
+    /** The client says it has the response of {@code rpcId}: release the RPC's state. */
+    void acknowledge(Peer client, long rpcId) {
+        ServerRpc rpc = client.serverRpcs.get(rpcId);
+        if (rpc != null) {
+            release(rpc);
+        } else {
+            client.finished.remember(rpcId);
+        }
+    }
+
+    /**
+     * Ends a server RPC; if its request reached the application, its rpcid is remembered as
+     * finished, so that it never executes again.
+     */
+    void release(ServerRpc rpc) {
+        boolean delivered = rpc.state().delivered();
+        rpcs.removeServerRpc(rpc);
+        if (delivered) {
+            rpc.client.finished.remember(rpc.rpcId);
+        }
+    }
+
+    /**
+     * The application gave up a request without answering: the engine forgets the RPC and
+     * remembers it as finished; the client's next RESEND is answered RPC_UNKNOWN.
+     */
+    void abort(ServerRpc rpc) {
+        rpcs.removeServerRpc(rpc);
+        rpc.client.finished.remember(rpc.rpcId);
+    }
+
+    /**
+     * An ACK packet from a client: its header's rpcid and every rpcid it lists are released.
+     *
+     * @return false if the packet is malformed (short, or from a server)
+     */
+    boolean onAck(InetSocketAddress from, ByteBuffer packet, int offset, int length, boolean fromServer, long rpcId) {
+        if (length < AckHeader.HEADER_LENGTH || fromServer) {
+            return false;
+        }
+        ackRx.wrap(packet, offset);
+        int numAcks = ackRx.numAcks();
+        if (length < AckHeader.packetLength(numAcks)) {
+            return false;
+        }
+        Peer peer = rpcs.knownPeer(from);
+        if (peer == null) {
+            return true;
+        }
+        // Ports in the packet are not checked: one socket is one Homa port (see Receiver).
+        acknowledge(peer, rpcId);
+        for (int i = 0; i < numAcks; i++) {
+            acknowledge(peer, ackRx.ackRpcId(i) & ~HomaHeader.FROM_SERVER_BIT);
+        }
+        return true;
+    }
+
+    /**
+     * RPC_UNKNOWN. From a server: it has finished with (or given up) an RPC we still wait for, so
+     * the response is lost; sending the request again could execute it twice, so the RPC fails
+     * (a server that never saw the request asks for it with RESEND instead). From a client: it no
+     * longer knows an RPC we hold, so it cannot want the response.
+     */
+    void onRpcUnknown(InetSocketAddress from, boolean fromServer, long rpcId) {
+        if (fromServer) {
+            ClientRpc rpc = rpcs.clientRpc(rpcId, from);
+            if (rpc != null) {
+                rpcs.removeClientRpc(rpc);
+                events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_LOST_RPC,
+                        "server " + rpc.server.address + " no longer knows the RPC (RPC_UNKNOWN)"));
+            }
+            return;
+        }
+        ServerRpc rpc = rpcs.serverRpc(from, rpcId);
+        if (rpc != null) {
+            release(rpc);
+        }
+    }
+
+    // ---- client side
+
+    /**
+     * We received the whole response of {@code rpcId} from {@code server}: we owe it an ACK, sent
+     * with our next request DATA to it or, after {@link EngineParams#ackDelayNs()}, in an ACK.
+     */
+    void owe(Peer server, long rpcId, long nowNs) {
+        if (server.pendingAckCount == 0) {
+            server.ackFlushNs = nowNs + params.ackDelayNs();
+            timers.armAtOrBefore(server, server.ackFlushNs);
+        }
+        server.addPendingAck(rpcId);
+    }
+
+    /** Sends every ack still owed to {@code server} in explicit ACK packets. */
+    void flushAcks(Peer server) {
+        while (server.pendingAckCount > 0) {
+            control.ack(server, server.takePendingAck());
+        }
+    }
+}

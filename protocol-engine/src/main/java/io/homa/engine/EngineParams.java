@@ -1,0 +1,49 @@
+package io.homa.engine;
+
+import io.homa.engine.wire.AckHeader;
+
+/**
+ * Values every component derives from an {@link EngineConfig} the same way, computed once.
+ *
+ * @param payloadBytes message bytes per full DATA packet
+ * @param unscheduledBytes {@code config.unscheduledBytes()} rounded up to whole DATA packets, so
+ *     that packets stay full (also the receiver's {@code rttBytes})
+ * @param incastUnscheduledBytes unscheduled bytes of a response to an INCAST request: at least 1,
+ *     so that it can start (paper §3.6)
+ * @param grantIncrementBytes smallest increase of a message's granted offset worth a GRANT packet
+ * @param controlPriority priority of control packets: the highest level in use
+ * @param maxAcksPerPacket rpcids one ACK packet lists at most
+ * @param ackDelayNs how long acks we owe wait for a DATA packet to carry them before an explicit
+ *     ACK goes out
+ * @param silenceTimeoutNs silence from a peer, after {@code timeoutResends} RESENDs, that times
+ *     out its RPCs (draft "Timeouts")
+ * @param reclaimAfterNs silence after which a server reclaims an RPC: twice the silence that makes
+ *     a client give up, so that the client has aborted by then (draft "At-most-once semantics")
+ */
+record EngineParams(
+        int payloadBytes,
+        int unscheduledBytes,
+        int incastUnscheduledBytes,
+        int grantIncrementBytes,
+        int controlPriority,
+        int maxAcksPerPacket,
+        long ackDelayNs,
+        long silenceTimeoutNs,
+        long reclaimAfterNs) {
+
+    static EngineParams of(EngineConfig config) {
+        int payloadBytes = config.maxDataPayloadBytes();
+        int unscheduledBytes = (int) Math.min(EngineConfig.MAX_MESSAGE_BYTES_CAP,
+                ((long) config.unscheduledBytes() + payloadBytes - 1) / payloadBytes * payloadBytes);
+        return new EngineParams(
+                payloadBytes,
+                unscheduledBytes,
+                Math.max(1, Math.min(unscheduledBytes, config.incastUnscheduledBytes())),
+                Math.max(payloadBytes, unscheduledBytes / 8 / payloadBytes * payloadBytes),
+                config.priorityLevels() - 1,
+                Math.min(64, (config.maxDatagramBytes() - AckHeader.HEADER_LENGTH) / AckHeader.ACK_LENGTH),
+                Math.max(250_000L, config.resendIntervalNs() / 4),
+                (long) config.timeoutResends() * config.resendIntervalNs(),
+                2L * (config.timeoutResends() + 1) * config.resendIntervalNs());
+    }
+}

@@ -1,0 +1,293 @@
+package io.homa.engine;
+
+import io.homa.engine.wire.DataHeader;
+import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.wire.PacketType;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * The receiving side of messages (draft "Receiver", "Flow control", "Retransmission", "CUTOFFS";
+ * Linux Homa's {@code homa_incoming.c}): DATA in, reassembly by offset in any order, the grant
+ * scheduler run after every change, RESENDs for the missing ranges below the granted offset,
+ * CUTOFFS to a sender using stale ones, and NEED_ACK answered. A request that completes is
+ * delivered as {@link HomaEvent.RequestReceived}; a response as {@link HomaEvent.ResponseReceived},
+ * after which we owe the server an ACK.
+ *
+ * <p>Memory is charged as bytes arrive, never for a declared length; a new message is refused
+ * while {@code maxInboundBufferBytes} are held, and a first packet may carry only bytes the
+ * sender could have sent without our GRANT.
+ */
+final class Receiver {
+    private final EngineConfig config;
+    private final EngineParams params;
+    private final RpcTable rpcs;
+    private final GrantScheduler grantScheduler;
+    private final GrantScheduler.GrantSink grantSink = this::sendGrant;
+    private final UnscheduledCutoffs cutoffs;
+    private final ControlQueue control;
+    private final AtMostOnce atMostOnce;
+    private final TimerQueue timers;
+    private final ArrayDeque<HomaEvent> events;
+    private final EngineCounters counters;
+    private final DataHeader dataRx = new DataHeader();
+
+    Receiver(EngineConfig config, EngineParams params, RpcTable rpcs, GrantScheduler grantScheduler,
+            UnscheduledCutoffs cutoffs, ControlQueue control, AtMostOnce atMostOnce, TimerQueue timers,
+            ArrayDeque<HomaEvent> events, EngineCounters counters) {
+        this.config = config;
+        this.params = params;
+        this.rpcs = rpcs;
+        this.grantScheduler = grantScheduler;
+        this.cutoffs = cutoffs;
+        this.control = control;
+        this.atMostOnce = atMostOnce;
+        this.timers = timers;
+        this.events = events;
+        this.counters = counters;
+    }
+
+    /**
+     * Takes a DATA packet.
+     *
+     * @return false if the packet is inconsistent (the caller counts it as malformed)
+     */
+    boolean onData(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset, int length,
+            boolean fromServer, long rpcId) {
+        if (length < DataHeader.HEADER_LENGTH) {
+            return false;
+        }
+        DataHeader data = dataRx;
+        data.wrap(packet, offset);
+        int messageLength = data.messageLength();
+        int dataOffset = data.dataOffset();
+        int dataBytes = length - DataHeader.HEADER_LENGTH;
+        if (messageLength < 1 || messageLength > config.maxMessageBytes() || dataOffset < 0
+                || (long) dataOffset + dataBytes > messageLength || rpcId == 0) {
+            return false;
+        }
+        boolean accepted = fromServer
+                ? onResponseData(nowNs, from, packet, offset, data, messageLength, dataOffset, dataBytes, rpcId)
+                : onRequestData(nowNs, from, packet, offset, data, messageLength, dataOffset, dataBytes, rpcId);
+        if (accepted) {
+            checkCutoffVersion(nowNs, rpcs.knownPeer(from), data, fromServer ? rpcId : rpcId | HomaHeader.FROM_SERVER_BIT);
+        }
+        return accepted;
+    }
+
+    /**
+     * The end of the bytes a sender may have sent without our GRANT: what its DATA says it sends
+     * unscheduled, but never more than our own unscheduled bytes, so that a sender cannot make us
+     * hold memory it was not given.
+     */
+    private int statedUnscheduledBytes(DataHeader data, int messageLength) {
+        return Math.min(messageLength, Math.min(Math.max(0, data.incoming()), params.unscheduledBytes()));
+    }
+
+    private boolean onRequestData(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset, DataHeader data,
+            int messageLength, int dataOffset, int dataBytes, long rpcId) {
+        long ackRpcId = data.ackRpcId();
+        Peer peer = rpcs.knownPeer(from);
+        // One socket is one Homa port: the ack is about an RPC of this peer here, whatever port the
+        // client wrote (behind a NAT or a port mapping it is not ours).
+        if (ackRpcId != 0 && peer != null) {
+            atMostOnce.acknowledge(peer, ackRpcId & ~HomaHeader.FROM_SERVER_BIT);
+        }
+        ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        int stated = statedUnscheduledBytes(data, messageLength);
+        if (rpc == null) {
+            if (peer != null && peer.finished.contains(rpcId)) {
+                counters.duplicatePackets++;
+                return true;
+            }
+            if (dataOffset + dataBytes > stated) {
+                return false; // beyond anything we could have authorised
+            }
+            if (rpcs.inboundBufferedBytes() >= config.maxInboundBufferBytes()) {
+                counters.droppedForBufferSpace++;
+                return true;
+            }
+            if (peer == null) {
+                peer = rpcs.peer(from, nowNs);
+            }
+            peer.lastUsedNs = nowNs;
+            rpc = new ServerRpc(rpcId, peer,
+                    new InboundMessage(messageLength, stated, peer, rpcId | HomaHeader.FROM_SERVER_BIT));
+            grantScheduler.added(rpc.request);
+            cutoffs.record(messageLength);
+            rpcs.addServerRpc(rpc);
+            rpc.nextTimerNs = nowNs + config.resendIntervalNs();
+            timers.armAtOrBefore(rpc, rpc.nextTimerNs);
+        } else if (rpc.request.lengthBytes != messageLength) {
+            if (rpc.state() == ServerRpc.State.RECEIVING_REQUEST) {
+                rpcs.removeServerRpc(rpc); // not executed: forget the contradicting request
+            }
+            return false;
+        }
+        if (rpc.state() != ServerRpc.State.RECEIVING_REQUEST) {
+            rpc.heard(nowNs, config.resendIntervalNs());
+            counters.duplicatePackets++;
+            return true;
+        }
+        InboundMessage request = rpc.request;
+        if ((data.flags() & DataHeader.FLAG_INCAST) != 0) {
+            rpc.incast = true;
+        }
+        grantScheduler.raised(request, stated);
+        if (dataOffset + dataBytes > request.grantedOffset) {
+            return false;
+        }
+        rpc.heard(nowNs, config.resendIntervalNs());
+        if (!receive(request, packet, offset, dataOffset, dataBytes)) {
+            return true;
+        }
+        if (request.complete()) {
+            rpc.moveTo(ServerRpc.State.IN_SERVICE);
+            counters.requestsDelivered++;
+            rpcs.endInbound(request);
+            events.add(new HomaEvent.RequestReceived(peer.address, rpcId, request.assemble()));
+        }
+        scheduleGrants();
+        return true;
+    }
+
+    private boolean onResponseData(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset,
+            DataHeader data, int messageLength, int dataOffset, int dataBytes, long rpcId) {
+        ClientRpc rpc = rpcs.clientRpc(rpcId, from);
+        if (rpc == null || rpc.state() == ClientRpc.State.QUEUED) {
+            counters.duplicatePackets++; // unknown, or about a request that has not left yet
+            return true;
+        }
+        int stated = statedUnscheduledBytes(data, messageLength);
+        if (rpc.response == null) {
+            if (dataOffset + dataBytes > stated) {
+                return false;
+            }
+            if (rpcs.inboundBufferedBytes() >= config.maxInboundBufferBytes()) {
+                counters.droppedForBufferSpace++;
+                return true;
+            }
+            rpc.response = new InboundMessage(messageLength, stated, rpc.server, rpcId);
+            rpc.moveTo(ClientRpc.State.RECEIVING_RESPONSE);
+            grantScheduler.added(rpc.response);
+            cutoffs.record(messageLength);
+        } else if (rpc.response.lengthBytes != messageLength) {
+            rpcs.removeClientRpc(rpc);
+            events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.PROTOCOL_ERROR,
+                    "response DATA from " + from + " says " + messageLength + " bytes, earlier DATA said "
+                            + rpc.response.lengthBytes));
+            return false;
+        }
+        InboundMessage response = rpc.response;
+        grantScheduler.raised(response, stated);
+        if (dataOffset + dataBytes > response.grantedOffset) {
+            return false;
+        }
+        rpc.heard(nowNs, config.resendIntervalNs());
+        // The server only answers once it has the whole request: stop (re)sending it.
+        rpc.request.clearRetransmits();
+        if (!receive(response, packet, offset, dataOffset, dataBytes)) {
+            return true;
+        }
+        if (response.complete()) {
+            rpcs.endInbound(response);
+            rpcs.removeClientRpc(rpc);
+            counters.rpcsCompleted++;
+            atMostOnce.owe(rpc.server, rpcId, nowNs);
+            events.add(new HomaEvent.ResponseReceived(rpcId, response.assemble()));
+        }
+        scheduleGrants();
+        return true;
+    }
+
+    /** Copies a DATA packet's bytes into the message; returns false (and counts) for a duplicate. */
+    private boolean receive(InboundMessage message, ByteBuffer packet, int offset, int dataOffset, int dataBytes) {
+        grantScheduler.beforeReceive(message);
+        int added = message.received.add(dataOffset, dataOffset + dataBytes);
+        grantScheduler.received(message, added);
+        if (added == 0) {
+            counters.duplicatePackets++;
+            return false;
+        }
+        rpcs.addInboundBuffered(message.write(packet, offset + DataHeader.HEADER_LENGTH, dataOffset, dataBytes));
+        return true;
+    }
+
+    /** Runs the grant scheduler (draft "Flow control"); GRANTs go out with control packets. */
+    void scheduleGrants() {
+        grantScheduler.schedule(cutoffs.scheduledLevels(), grantSink);
+    }
+
+    private void sendGrant(InboundMessage message, int offset, int priority) {
+        control.grant(message.peer.address, message.wireRpcId, offset, priority);
+    }
+
+    /**
+     * Draft "CUTOFFS": a sender whose DATA names another version of our cutoffs than the current
+     * one gets the current ones, at most once per resend interval while it keeps naming another
+     * version (so a lost CUTOFFS is repaired, and a flood of DATA draws no flood of CUTOFFS).
+     */
+    private void checkCutoffVersion(long nowNs, Peer peer, DataHeader data, long wireRpcId) {
+        int version = cutoffs.version();
+        if (peer == null || data.cutoffVersion() == version) {
+            return;
+        }
+        if (peer.cutoffsSentVersion == version && nowNs - peer.cutoffsSentNs < config.resendIntervalNs()) {
+            return;
+        }
+        peer.cutoffsSentVersion = version;
+        peer.cutoffsSentNs = nowNs;
+        control.cutoffs(peer.address, wireRpcId, cutoffs.cutoffs(), version);
+    }
+
+    /**
+     * Client: a NEED_ACK from the server. A response still incomplete is never ACKed: its missing
+     * parts are asked for instead; a complete or unknown one is ACKed, so that the server may
+     * forget it.
+     */
+    void onNeedAck(long nowNs, InetSocketAddress from, long rpcId) {
+        ClientRpc rpc = rpcs.clientRpc(rpcId, from);
+        if (rpc != null) {
+            rpc.heard(nowNs, config.resendIntervalNs());
+            requestMissingResponse(rpc);
+            return;
+        }
+        control.add(PacketType.ACK, from, rpcId);
+    }
+
+    /** Client: RESENDs for the missing parts of the response, or for its start if none arrived. */
+    void requestMissingResponse(ClientRpc rpc) {
+        if (rpc.response == null) {
+            // An INCAST request's response starts with only incastUnscheduledBytes: asking for more
+            // would grant it, and every RESEND at once would make a new incast.
+            control.resend(rpc.server.address, rpc.rpcId, 0, (rpc.request.flags & DataHeader.FLAG_INCAST) != 0
+                    ? params.incastUnscheduledBytes() : params.unscheduledBytes());
+            counters.resendsSent++;
+        } else {
+            requestMissing(rpc.response, rpc.server.address, rpc.rpcId);
+        }
+    }
+
+    /** RESEND for each gap below the granted offset (never for bytes not yet granted), at most 8. */
+    void requestMissing(InboundMessage message, InetSocketAddress peer, long wireRpcId) {
+        RangeSet received = message.received;
+        int gapStart = 0;
+        int sent = 0;
+        for (int i = 0; i <= received.size() && sent < 8; i++) {
+            int gapEnd = i < received.size() ? received.start(i) : message.grantedOffset;
+            gapEnd = Math.min(gapEnd, message.grantedOffset);
+            if (gapEnd > gapStart) {
+                control.resend(peer, wireRpcId, gapStart, gapEnd - gapStart);
+                counters.resendsSent++;
+                sent++;
+            }
+            if (i < received.size()) {
+                gapStart = received.end(i);
+                if (gapStart >= message.grantedOffset) {
+                    break;
+                }
+            }
+        }
+    }
+}

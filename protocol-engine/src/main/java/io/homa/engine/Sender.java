@@ -1,0 +1,437 @@
+package io.homa.engine;
+
+import io.homa.engine.wire.CutoffsHeader;
+import io.homa.engine.wire.DataHeader;
+import io.homa.engine.wire.GrantHeader;
+import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.wire.PacketType;
+import io.homa.engine.wire.ResendHeader;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.PriorityQueue;
+
+/**
+ * The sending side of messages (draft "Sender", "Pacing", "Retransmission"; Linux Homa's
+ * {@code homa_outgoing.c}): requests and responses split into DATA packets that fit the MTU, the
+ * first unscheduled bytes at once and the rest as GRANTs arrive; control packets first, then
+ * bytes asked for again (RESEND), then new bytes of the message with the fewest bytes left (SRPT),
+ * with a FIFO share ({@code fifoGrantFraction}) for the oldest so that nothing starves; DATA of
+ * long messages only as the {@link Pacer} allows. Answers GRANT, RESEND (with BUSY when the bytes
+ * are not ready) and CUTOFFS.
+ */
+final class Sender {
+    private final EngineConfig config;
+    private final EngineParams params;
+    private final int localPort;
+    private final RpcTable rpcs;
+    private final ControlQueue control;
+    private final TimerQueue timers;
+    private final Pacer pacer;
+    private final EngineCounters counters;
+    private long messageSequence;
+
+    /** SRPT: the message with the fewest bytes never sent first, older first among equals. */
+    private final PriorityQueue<OutboundMessage> sendQueue = new PriorityQueue<>(
+            Comparator.comparingInt(OutboundMessage::remainingBytes).thenComparingLong(m -> m.sequence));
+    /** Messages with bytes to send again, oldest request first: the receiver waits for them. */
+    private final ArrayDeque<OutboundMessage> retransmitQueue = new ArrayDeque<>();
+    /** Every this many DATA packets, one goes to the oldest message instead of the shortest. */
+    private final int fifoEveryPackets;
+    private int dataSinceFifo;
+    private OutboundMessage fifoPending;
+    /** When the pacer lets DATA out again after {@link #pollTransmit} stopped for lack of credit. */
+    private long pacerWakeNs = Long.MAX_VALUE;
+
+    private final ByteBuffer txBuffer;
+    private final DataHeader dataTx = new DataHeader();
+    private final GrantHeader grantRx = new GrantHeader();
+    private final ResendHeader resendRx = new ResendHeader();
+    private final CutoffsHeader cutoffsRx = new CutoffsHeader();
+
+    Sender(EngineConfig config, EngineParams params, int localPort, RpcTable rpcs, ControlQueue control,
+            TimerQueue timers, Pacer pacer, EngineCounters counters) {
+        this.config = config;
+        this.params = params;
+        this.localPort = localPort;
+        this.rpcs = rpcs;
+        this.control = control;
+        this.timers = timers;
+        this.pacer = pacer;
+        this.counters = counters;
+        this.txBuffer = ByteBuffer.allocate(config.maxDatagramBytes());
+        this.fifoEveryPackets = config.fifoGrantFraction() > 0
+                ? (int) Math.max(2, Math.round(1 / config.fifoGrantFraction())) : Integer.MAX_VALUE;
+    }
+
+    // ---- messages in
+
+    /** Queues a new request; past {@code incastThreshold} RPCs in progress it is marked INCAST (paper §3.6). */
+    void request(ClientRpc rpc, byte[] request) {
+        rpc.request = new OutboundMessage(request, params.unscheduledBytes(), messageSequence++, rpc.server,
+                rpc.rpcId, rpc, null);
+        if (rpcs.clientRpcCount() >= config.incastThreshold()) {
+            rpc.request.flags |= DataHeader.FLAG_INCAST;
+            counters.incastMarked++;
+        }
+        enqueue(rpc.request);
+    }
+
+    /** Queues the response of an RPC in service; an INCAST request gets few unscheduled bytes. */
+    void respond(ServerRpc rpc, byte[] response) {
+        int unscheduledBytes = rpc.incast ? params.incastUnscheduledBytes() : params.unscheduledBytes();
+        rpc.response = new OutboundMessage(response, unscheduledBytes, messageSequence++, rpc.client,
+                rpc.rpcId | HomaHeader.FROM_SERVER_BIT, null, rpc);
+        rpc.moveTo(ServerRpc.State.SENDING_RESPONSE);
+        // From now on the client may be found gone: look when that could first be true.
+        timers.armAtOrBefore(rpc, Math.max(rpc.lastHeardNs, rpc.client.lastHeardNs) + params.reclaimAfterNs() + 1);
+        enqueue(rpc.response);
+    }
+
+    // ---- packets in
+
+    /** GRANT: more of our message may go, scheduled bytes at the granted priority. */
+    boolean onGrant(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset, int length,
+            boolean fromServer, long rpcId) {
+        if (length < GrantHeader.HEADER_LENGTH) {
+            return false;
+        }
+        grantRx.wrap(packet, offset);
+        int grantOffset = grantRx.grantOffset();
+        int priority = grantRx.priority();
+        if (grantOffset < 0 || priority > HomaEngine.MAX_PRIORITY) {
+            return false;
+        }
+        OutboundMessage message = outboundFor(from, fromServer, rpcId, nowNs);
+        if (message != null) {
+            message.grant(grantOffset, priority);
+            if (grantRx.resendAll()) {
+                message.retransmit(0, grantOffset);
+            }
+            enqueue(message);
+        }
+        return true;
+    }
+
+    /**
+     * The outbound message a GRANT or RESEND from {@code from} refers to: our request when the
+     * packet came from the server, our response when it came from the client. Marks the RPC heard.
+     */
+    private OutboundMessage outboundFor(InetSocketAddress from, boolean fromServer, long rpcId, long nowNs) {
+        if (fromServer) {
+            ClientRpc rpc = rpcs.clientRpc(rpcId, from);
+            if (rpc == null) {
+                return null;
+            }
+            rpc.heard(nowNs, config.resendIntervalNs());
+            return rpc.request;
+        }
+        ServerRpc rpc = rpcs.serverRpc(from, rpcId);
+        if (rpc == null) {
+            return null;
+        }
+        rpc.heard(nowNs, config.resendIntervalNs());
+        return rpc.response;
+    }
+
+    /**
+     * RESEND: the range goes again if it was sent; otherwise the peer learns we are alive (BUSY).
+     * For an RPC we do not know, a server asks for the request's start, or answers RPC_UNKNOWN if
+     * the rpcid is finished; a client answers RPC_UNKNOWN.
+     */
+    boolean onResend(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset, int length,
+            boolean fromServer, long rpcId) {
+        if (length < ResendHeader.HEADER_LENGTH) {
+            return false;
+        }
+        resendRx.wrap(packet, offset);
+        int resendOffset = resendRx.resendOffset();
+        int resendLength = resendRx.length();
+        if (resendOffset < 0 || resendLength < 0) {
+            return false;
+        }
+        if (fromServer) {
+            ClientRpc rpc = rpcs.clientRpc(rpcId, from);
+            if (rpc == null) {
+                control.add(PacketType.RPC_UNKNOWN, from, rpcId);
+                return true;
+            }
+            rpc.heard(nowNs, config.resendIntervalNs());
+            if (!rpc.request.retransmit(resendOffset, resendLength)) {
+                // Not sent yet (shorter messages go first): tell the server we are alive. The
+                // draft's BUSY section says clients do not send BUSY, but its RESEND section allows
+                // it for exactly this case (data held back for higher-priority transmissions).
+                control.add(PacketType.BUSY, from, rpcId);
+                counters.busySent++;
+            }
+            enqueue(rpc.request);
+            return true;
+        }
+        Peer peer = rpcs.knownPeer(from);
+        ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
+        if (rpc == null) {
+            if (peer != null && peer.finished.contains(rpcId)) {
+                control.add(PacketType.RPC_UNKNOWN, from, rpcId | HomaHeader.FROM_SERVER_BIT);
+            } else {
+                // We never saw the request (all of it may have been lost): ask for its start.
+                control.resend(from, rpcId | HomaHeader.FROM_SERVER_BIT, 0, params.unscheduledBytes());
+                counters.resendsSent++;
+            }
+            return true;
+        }
+        rpc.heard(nowNs, config.resendIntervalNs());
+        if (rpc.response == null || !rpc.response.retransmit(resendOffset, resendLength)) {
+            // Request incomplete, handler still running, or the bytes not sent yet: alive, not ready.
+            control.add(PacketType.BUSY, from, rpcId | HomaHeader.FROM_SERVER_BIT);
+            counters.busySent++;
+        }
+        if (rpc.response != null) {
+            enqueue(rpc.response);
+        }
+        return true;
+    }
+
+    /** CUTOFFS: the peer's unscheduled priority cutoffs for our messages to it (draft "CUTOFFS"). */
+    boolean onCutoffs(InetSocketAddress from, ByteBuffer packet, int offset, int length) {
+        if (length < CutoffsHeader.HEADER_LENGTH) {
+            return false;
+        }
+        cutoffsRx.wrap(packet, offset);
+        Peer peer = rpcs.knownPeer(from);
+        if (peer != null) {
+            int[] cutoffs = new int[CutoffsHeader.NUM_PRIORITIES];
+            for (int i = 0; i < cutoffs.length; i++) {
+                cutoffs[i] = cutoffsRx.cutoff(i);
+            }
+            peer.cutoffs = cutoffs;
+            peer.cutoffVersion = cutoffsRx.cutoffVersion();
+        }
+        return true;
+    }
+
+    // ---- packets out
+
+    /**
+     * Hands packets to the sink: control packets, then DATA (retransmissions, then SRPT with the
+     * FIFO share). With pacing on, control packets and messages the {@link Pacer} lets bypass it
+     * go regardless of credit, the rest while the credit lasts.
+     */
+    int pollTransmit(long nowNs, PacketSink sink, int maxPackets) {
+        pacerWakeNs = Long.MAX_VALUE;
+        if (!pacer.enabled()) {
+            return transmit(nowNs, sink, maxPackets);
+        }
+        int sent = pollUrgent(nowNs, sink, maxPackets);
+        while (sent < maxPackets && pacer.hasCredit(nowNs)) {
+            if (transmit(nowNs, sink, 1) == 0) {
+                return sent;
+            }
+            sent++;
+        }
+        if (sent < maxPackets && hasTransmit()) {
+            pacerWakeNs = pacer.nextSendNs(nowNs);
+        }
+        return sent;
+    }
+
+    /** Control packets, then DATA of the SRPT head while the pacer lets that message bypass it. */
+    private int pollUrgent(long nowNs, PacketSink sink, int maxPackets) {
+        int sent = 0;
+        while (sent < maxPackets) {
+            if (transmitNextControl(sink)) {
+                sent++;
+                continue;
+            }
+            OutboundMessage head = sendableHead();
+            if (head == null || !Pacer.bypasses(head.lengthBytes)) {
+                break;
+            }
+            transmitData(head, nowNs, sink);
+            sent++;
+        }
+        return sent;
+    }
+
+    private int transmit(long nowNs, PacketSink sink, int maxPackets) {
+        int sent = 0;
+        while (sent < maxPackets) {
+            if (transmitNextControl(sink)) {
+                sent++;
+                continue;
+            }
+            OutboundMessage head = retransmitHead();
+            if (head == null) {
+                head = sendableHead();
+                if (head != null && ++dataSinceFifo >= fifoEveryPackets) {
+                    // Draft "Pacing": a small share for the oldest message, so that nothing starves.
+                    dataSinceFifo = 0;
+                    head = oldestSendable(head);
+                }
+            }
+            if (head == null) {
+                break;
+            }
+            transmitData(head, nowNs, sink);
+            if (fifoPending != null) {
+                enqueue(fifoPending);
+                fifoPending = null;
+            }
+            sent++;
+        }
+        return sent;
+    }
+
+    /** Whether packets wait to be sent (whatever the pacer says). */
+    boolean hasTransmit() {
+        return !control.isEmpty() || retransmitHead() != null || sendableHead() != null;
+    }
+
+    /** Whether {@link #pollTransmit} would hand out a packet at {@code nowNs}. */
+    boolean canTransmit(long nowNs) {
+        if (!control.isEmpty()) {
+            return true;
+        }
+        OutboundMessage head = retransmitHead();
+        if (head == null) {
+            head = sendableHead();
+        }
+        return head != null && (!pacer.enabled() || pacer.hasCredit(nowNs) || Pacer.bypasses(head.lengthBytes));
+    }
+
+    /** When the pacer lets DATA out again, if the last {@link #pollTransmit} stopped for it; else MAX_VALUE. */
+    long pacerWakeNs() {
+        return pacerWakeNs;
+    }
+
+    void pacerWoken() {
+        pacerWakeNs = Long.MAX_VALUE;
+    }
+
+    private boolean transmitNextControl(PacketSink sink) {
+        PendingControl next = control.poll();
+        if (next == null) {
+            return false;
+        }
+        emit(next.type, next.peer, control.encode(next, txBuffer), control.controlPriority(), sink);
+        control.recycle(next);
+        return true;
+    }
+
+    private OutboundMessage retransmitHead() {
+        OutboundMessage head;
+        while ((head = retransmitQueue.peek()) != null && (head.abandoned || !head.hasRetransmit())) {
+            retransmitQueue.poll();
+            head.retransmitQueued = false;
+        }
+        return head;
+    }
+
+    private OutboundMessage sendableHead() {
+        OutboundMessage head;
+        while ((head = sendQueue.peek()) != null && !head.hasNewSendable()) {
+            sendQueue.poll();
+            head.queued = false;
+        }
+        return head;
+    }
+
+    /** The oldest message with new bytes to send; if not the SRPT head, it leaves the heap to be re-added. */
+    private OutboundMessage oldestSendable(OutboundMessage head) {
+        OutboundMessage oldest = head;
+        for (OutboundMessage message : sendQueue) {
+            if (message.sequence < oldest.sequence && message.hasNewSendable()) {
+                oldest = message;
+            }
+        }
+        if (oldest != head) {
+            // Its key shrinks as it sends: take it out and put it back so the heap stays ordered.
+            sendQueue.remove(oldest);
+            oldest.queued = false;
+            fifoPending = oldest;
+        }
+        return oldest;
+    }
+
+    /** Puts a message in the queues it now belongs to (new bytes granted, or bytes to send again). */
+    void enqueue(OutboundMessage message) {
+        if (!message.queued && message.hasNewSendable()) {
+            message.queued = true;
+            sendQueue.add(message);
+        }
+        if (!message.retransmitQueued && !message.abandoned && message.hasRetransmit()) {
+            message.retransmitQueued = true;
+            retransmitQueue.add(message);
+        }
+    }
+
+    private void transmitData(OutboundMessage message, long nowNs, PacketSink sink) {
+        int dataOffset;
+        int dataBytes;
+        boolean retransmit = message.hasRetransmit();
+        int payloadBytes = params.payloadBytes();
+        if (retransmit) {
+            dataOffset = message.retransmitStart();
+            dataBytes = Math.min(payloadBytes, message.retransmitEnd() - dataOffset);
+            message.consumeRetransmit(dataBytes);
+            counters.retransmittedDataPackets++;
+        } else {
+            dataOffset = message.nextOffset;
+            dataBytes = Math.min(payloadBytes, message.grantedOffset - dataOffset);
+            message.nextOffset += dataBytes;
+        }
+        Peer peer = message.peer;
+        DataHeader data = dataTx;
+        data.wrap(txBuffer, 0);
+        data.writeCommon(PacketType.DATA, localPort, peer.address.getPort(), message.wireRpcId)
+                .messageLength(message.lengthBytes)
+                .incoming(message.grantedOffset)
+                .cutoffVersion(peer.cutoffVersion)
+                .retransmitted(retransmit)
+                .flags(message.flags)
+                .dataOffset(dataOffset)
+                .segmentOffset(dataOffset);
+        data.doff(DataHeader.DOFF);
+        if (message.clientRpc != null && peer.pendingAckCount > 0) {
+            // Draft "ACK": an ack we owe this server rides on our request.
+            data.ackRpcId(peer.takePendingAck()).ackServerPort(peer.address.getPort());
+        }
+        txBuffer.put(DataHeader.HEADER_LENGTH, message.data, dataOffset, dataBytes);
+        int priority = dataOffset < message.unscheduledBytes
+                ? peer.unscheduledPriority(message.lengthBytes, config.priorityLevels())
+                : message.grantPriority;
+        emit(PacketType.DATA, peer.address, DataHeader.HEADER_LENGTH + dataBytes, priority, sink);
+
+        ClientRpc clientRpc = message.clientRpc;
+        if (clientRpc != null && clientRpc.state() == ClientRpc.State.QUEUED) {
+            // The silence that triggers RESENDs counts from the request's first packet.
+            clientRpc.moveTo(ClientRpc.State.SENDING_REQUEST);
+            clientRpc.lastHeardNs = nowNs;
+            clientRpc.nextResendNs = nowNs + config.resendIntervalNs();
+            timers.armAtOrBefore(clientRpc, clientRpc.nextResendNs);
+        }
+        ServerRpc serverRpc = message.serverRpc;
+        if (serverRpc != null && serverRpc.state() == ServerRpc.State.SENDING_RESPONSE && message.fullySent()) {
+            serverRpc.moveTo(ServerRpc.State.AWAITING_ACK);
+            serverRpc.nextTimerNs = nowNs + config.resendIntervalNs();
+            timers.armAtOrBefore(serverRpc, serverRpc.nextTimerNs);
+        }
+    }
+
+    private void emit(PacketType type, InetSocketAddress peer, int length, int priority, PacketSink sink) {
+        ByteBuffer buffer = txBuffer;
+        buffer.limit(length).position(0);
+        sink.send(peer, buffer, priority);
+        buffer.clear();
+        counters.sent(type);
+        pacer.charge(length);
+    }
+
+    void clear() {
+        control.clear();
+        sendQueue.clear();
+        retransmitQueue.clear();
+        fifoPending = null;
+        pacerWakeNs = Long.MAX_VALUE;
+    }
+}
