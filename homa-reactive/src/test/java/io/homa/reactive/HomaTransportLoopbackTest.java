@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.EngineCounters;
+import io.homa.engine.wire.CutoffsHeader;
 import io.homa.engine.wire.DataHeader;
 import io.homa.engine.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
@@ -225,6 +226,38 @@ class HomaTransportLoopbackTest {
         assertThat(malformed).isEqualTo(4);
         assertThat(server.droppedDatagrams()).isZero();
         assertThat(client.call(serverAddress, new byte[] {42}).block(TIMEOUT)).containsExactly(42);
+    }
+
+    @Test
+    void shouldAnswerAStaleCutoffVersionWithCutoffsFromAFreshServer() throws Exception {
+        // A client holding the cutoffs of a previous process on this port (version 7) is corrected
+        // by its first DATA (draft "CUTOFFS"), not after the server has seen 256 messages.
+        HomaTransport server = bind(echo());
+        InetSocketAddress serverAddress = address(server);
+        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            socket.setSoTimeout((int) TIMEOUT.toMillis());
+            ByteBuffer request = ByteBuffer.allocate(DataHeader.HEADER_LENGTH + 1);
+            new DataHeader().wrap(request, 0)
+                    .writeCommon(PacketType.DATA, socket.getLocalPort(), serverAddress.getPort(), 2)
+                    .messageLength(1)
+                    .incoming(1)
+                    .cutoffVersion(7)
+                    .dataOffset(0)
+                    .doff(DataHeader.DOFF);
+            socket.send(new DatagramPacket(request.array(), request.capacity(), serverAddress));
+            List<PacketType> answers = new ArrayList<>();
+            byte[] buffer = new byte[65_536];
+            while (!answers.contains(PacketType.CUTOFFS) && answers.size() < 20) {
+                DatagramPacket answer = new DatagramPacket(buffer, buffer.length);
+                socket.receive(answer); // fails the test with SocketTimeoutException after TIMEOUT
+                answers.add(PacketType.fromCode(Byte.toUnsignedInt(buffer[HomaHeader.TYPE_OFFSET])));
+                if (answers.get(answers.size() - 1) == PacketType.CUTOFFS) {
+                    CutoffsHeader cutoffs = new CutoffsHeader().wrap(ByteBuffer.wrap(buffer, 0, answer.getLength()), 0);
+                    assertThat(cutoffs.cutoffVersion()).isNotEqualTo(7).isNotZero();
+                }
+            }
+            assertThat(answers).as("the server's answers to one DATA").contains(PacketType.CUTOFFS);
+        }
     }
 
     @Test

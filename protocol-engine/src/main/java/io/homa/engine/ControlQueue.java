@@ -23,6 +23,8 @@ final class ControlQueue {
     private final int maxAcksPerPacket;
     private final ArrayDeque<PendingControl> queue = new ArrayDeque<>();
     private final ArrayDeque<PendingControl> pool = new ArrayDeque<>();
+    /** Entries that carry an rpcid array for ACKs: kept apart, so that their arrays are reused. */
+    private final ArrayDeque<PendingControl> ackPool = new ArrayDeque<>();
     private final GrantHeader grantTx = new GrantHeader();
     private final ResendHeader resendTx = new ResendHeader();
     private final AckHeader ackTx = new AckHeader();
@@ -63,7 +65,12 @@ final class ControlQueue {
      * @param wireRpcId the rpcid as on the wire (S bit included)
      */
     PendingControl add(PacketType type, InetSocketAddress peer, long wireRpcId) {
-        PendingControl control = pool.poll();
+        return add(pool, type, peer, wireRpcId);
+    }
+
+    private PendingControl add(ArrayDeque<PendingControl> from, PacketType type, InetSocketAddress peer,
+            long wireRpcId) {
+        PendingControl control = from.poll();
         if (control == null) {
             control = new PendingControl();
         }
@@ -102,7 +109,7 @@ final class ControlQueue {
 
     /** Queues an ACK for {@code rpcId} plus up to {@link #maxAcksPerPacket} rpcids taken from {@code peer}'s pending acks. */
     void ack(Peer peer, long rpcId) {
-        PendingControl ack = add(PacketType.ACK, peer.address, rpcId);
+        PendingControl ack = add(ackPool, PacketType.ACK, peer.address, rpcId);
         int count = Math.min(peer.pendingAckCount, maxAcksPerPacket);
         if (ack.acks.length < count) {
             ack.acks = new long[maxAcksPerPacket];
@@ -121,7 +128,7 @@ final class ControlQueue {
     void recycle(PendingControl control) {
         control.peer = null;
         control.cutoffs = null;
-        pool.add(control);
+        (control.acks.length > 0 ? ackPool : pool).add(control);
     }
 
     void clear() {

@@ -1,0 +1,73 @@
+package io.homa.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetSocketAddress;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Timers at scale: with 10,000 live RPCs, {@link HomaEngine#nextTimeoutNs()} is the earliest real
+ * deadline and {@link HomaEngine#onTimeout} visits only the deadlines that are due, never every
+ * RPC (draft "Timeouts"; the engine's {@link TimerQueue}).
+ */
+class TimerScaleTest {
+    private static final InetSocketAddress SERVER = new InetSocketAddress("10.0.0.2", 4000);
+    private static final int RPCS = 10_000;
+    private static final long STAGGER_NS = 1_000;
+
+    @Test
+    void shouldVisitOnlyDueTimersAmongTenThousandLiveRpcs() {
+        EngineConfig config = EngineConfig.defaults();
+        long resendIntervalNs = config.resendIntervalNs();
+        HomaEngine client = new HomaEngine(config, 5000, 2);
+        long startNs = 7_000_000_000L;
+        PacketSink lost = (peer, packet, priority) -> { }; // the server never answers
+        // RPC i's first packet leaves at startNs + i µs, so its RESEND is due resendInterval later.
+        for (int i = 0; i < RPCS; i++) {
+            long nowNs = startNs + i * STAGGER_NS;
+            client.sendRequest(nowNs, SERVER, new byte[100]);
+            assertThat(client.pollTransmit(nowNs, lost, 64)).isEqualTo(1);
+        }
+        long lastSendNs = startNs + (RPCS - 1) * STAGGER_NS;
+        assertThat(client.activeClientRpcs()).isEqualTo(RPCS);
+        assertThat(client.timersArmed()).as("one deadline per RPC, one for the peer").isEqualTo(RPCS + 1);
+        long earliestNs = startNs + resendIntervalNs;
+        assertThat(client.nextTimeoutNs()).as("the earliest real deadline").isEqualTo(earliestNs);
+
+        // None is due yet: nothing is visited, nothing is sent.
+        long visits = client.timerVisits();
+        client.onTimeout(lastSendNs);
+        client.onTimeout(earliestNs - 1);
+        assertThat(client.timerVisits() - visits).isZero();
+        assertThat(client.hasTransmit()).isFalse();
+
+        // 100 are due: exactly those are visited, each sends one RESEND and is armed again.
+        client.onTimeout(earliestNs + 99 * STAGGER_NS);
+        assertThat(client.timerVisits() - visits).isEqualTo(100);
+        assertThat(client.counters().resendsSent()).isEqualTo(100);
+        assertThat(client.nextTimeoutNs()).as("RPC 100 is next").isEqualTo(earliestNs + 100 * STAGGER_NS);
+        assertThat(client.timersArmed()).isEqualTo(RPCS + 1);
+
+        // The rest, one call later: each visited once.
+        client.onTimeout(lastSendNs + resendIntervalNs);
+        assertThat(client.timerVisits() - visits).isEqualTo(RPCS);
+        assertThat(client.counters().resendsSent()).isEqualTo(RPCS);
+        assertThat(client.nextTimeoutNs()).as("the first 100 RPCs' second RESEND, one interval after the first")
+                .isEqualTo(earliestNs + 99 * STAGGER_NS + resendIntervalNs);
+    }
+
+    @Test
+    void shouldStopTickingWhenNothingIsLeft() {
+        EngineConfig config = EngineConfig.defaults();
+        HomaEngine client = new HomaEngine(config, 5000, 2);
+        long rpcId = client.sendRequest(0, SERVER, new byte[100]);
+        client.pollTransmit(0, (peer, packet, priority) -> { }, 64);
+        client.cancel(0, rpcId);
+        assertThat(client.timersArmed()).as("only the peer's idle expiry").isEqualTo(1);
+        assertThat(client.nextTimeoutNs()).isEqualTo(config.peerIdleTimeoutNs() + 1);
+        client.onTimeout(config.peerIdleTimeoutNs() + 1);
+        assertThat(client.knownPeers()).isZero();
+        assertThat(client.nextTimeoutNs()).isEqualTo(Long.MAX_VALUE);
+        assertThat(client.timerVisits()).as("one visit: the peer's expiry").isEqualTo(1);
+    }
+}
