@@ -231,13 +231,11 @@ public final class HomaEngine {
                 yield true;
             }
             case BUSY -> {
-                onBusy(nowNs, peer, fromServer, rpcId);
+                timers.onBusy(nowNs, peer, fromServer, rpcId);
                 yield true;
             }
             case NEED_ACK -> {
-                if (fromServer) { // only servers send NEED_ACK
-                    receiver.onNeedAck(nowNs, peer, rpcId);
-                }
+                receiver.onNeedAck(nowNs, peer, fromServer, rpcId);
                 yield true;
             }
         };
@@ -253,16 +251,6 @@ public final class HomaEngine {
         if (known != null) {
             known.lastHeardNs = nowNs;
             known.heardFrom = true;
-        }
-    }
-
-    /** Draft "BUSY": the peer is alive and has not forgotten the RPC; nothing else changes. */
-    private void onBusy(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
-        TimerEntry rpc = fromServer ? rpcs.clientRpc(rpcId, from) : rpcs.serverRpc(from, rpcId);
-        if (rpc instanceof ClientRpc client) {
-            client.heard(nowNs, config.resendIntervalNs());
-        } else if (rpc instanceof ServerRpc server) {
-            server.heard(nowNs, config.resendIntervalNs());
         }
     }
 

@@ -246,7 +246,10 @@ final class Receiver {
      * parts are asked for instead; a complete or unknown one is ACKed, so that the server may
      * forget it.
      */
-    void onNeedAck(long nowNs, InetSocketAddress from, long rpcId) {
+    void onNeedAck(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
+        if (!fromServer) {
+            return; // only servers send NEED_ACK; ignored
+        }
         ClientRpc rpc = rpcs.clientRpc(rpcId, from);
         if (rpc != null) {
             rpc.heard(nowNs, config.resendIntervalNs());

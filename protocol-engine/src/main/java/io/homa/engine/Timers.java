@@ -2,6 +2,7 @@ package io.homa.engine;
 
 import io.homa.engine.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 
 /**
@@ -75,6 +76,24 @@ final class Timers {
         }
         if (any) {
             receiver.scheduleGrants();
+        }
+    }
+
+    /**
+     * Draft "BUSY": the peer is alive and still knows the RPC, so its RESEND timer restarts and
+     * its silence no longer counts; nothing else changes.
+     */
+    void onBusy(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
+        if (fromServer) {
+            ClientRpc rpc = rpcs.clientRpc(rpcId, from);
+            if (rpc != null) {
+                rpc.heard(nowNs, config.resendIntervalNs());
+            }
+        } else {
+            ServerRpc rpc = rpcs.serverRpc(from, rpcId);
+            if (rpc != null) {
+                rpc.heard(nowNs, config.resendIntervalNs());
+            }
         }
     }
 
