@@ -172,18 +172,36 @@ public final class HomaEngine {
         return true;
     }
 
-    /**
-     * Client: abandons an RPC. No event follows for it. Unknown rpcids are ignored.
-     *
-     * @param nowNs current time
-     * @param rpcId the RPC
-     */
+    /** Client: abandons an RPC (no event follows for it); unknown rpcids are ignored. */
     public void cancel(long nowNs, long rpcId) {
         ClientRpc rpc = rpcs.clientRpc(rpcId);
         if (rpc != null) {
             rpcs.removeClientRpc(rpc);
             receiver.scheduleGrants();
         }
+    }
+
+    /**
+     * Server: holds complete requests instead of delivering them, for an application that is not
+     * ready to serve yet (still starting). A held request stays in service: its client's RESENDs
+     * are answered BUSY, so it neither times out nor is sent again. Client RPCs are not affected.
+     */
+    public void holdRequests() {
+        receiver.holdRequests();
+    }
+
+    /**
+     * Server: delivers every held request whose RPC is still alive as
+     * {@link HomaEvent.RequestReceived}, in arrival order, and delivers later ones as they
+     * complete. Without a prior {@link #holdRequests()} it does nothing.
+     */
+    public void deliverRequests() {
+        receiver.deliverRequests();
+    }
+
+    /** Complete requests held by {@link #holdRequests()}, waiting for {@link #deliverRequests()}. */
+    public int heldRequests() {
+        return receiver.heldRequests();
     }
 
     private void checkMessageLength(String what, byte[] message) {
@@ -350,12 +368,12 @@ public final class HomaEngine {
         return rpcs.serverRpcCount();
     }
 
-    /** Deadlines visited by {@link #onTimeout} so far, each one due when visited (for tests). */
+    /** Deadlines visited by {@link #onTimeout} so far, each due when visited (for tests). */
     long timerVisits() {
         return timers.visits();
     }
 
-    /** Deadlines armed: RPCs and peers with something to do later (for tests). */
+    /** Deadlines armed (for tests). */
     int timersArmed() {
         return timerQueue.size();
     }
@@ -371,6 +389,7 @@ public final class HomaEngine {
                     "the Homa endpoint was closed"));
         }
         rpcs.clear();
+        receiver.clear();
         sender.clear();
         timerQueue.clear();
     }

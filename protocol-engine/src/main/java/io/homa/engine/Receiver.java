@@ -32,6 +32,9 @@ final class Receiver {
     private final ArrayDeque<HomaEvent> events;
     private final EngineCounters counters;
     private final DataHeader dataRx = new DataHeader();
+    /** Whether complete requests wait in {@link #held} instead of going to the application. */
+    private boolean holdingRequests;
+    private final ArrayDeque<ServerRpc> held = new ArrayDeque<>();
 
     Receiver(EngineConfig config, EngineParams params, RpcTable rpcs, GrantScheduler grantScheduler,
             UnscheduledCutoffs cutoffs, ControlQueue control, AtMostOnce atMostOnce, TimerQueue timers,
@@ -144,9 +147,13 @@ final class Receiver {
         }
         if (request.complete()) {
             rpc.moveTo(ServerRpc.State.IN_SERVICE);
-            counters.requestsDelivered++;
             rpcs.endInbound(request);
-            events.add(new HomaEvent.RequestReceived(peer.address, rpcId, request.assemble()));
+            if (holdingRequests) {
+                rpc.heldRequest = request.assemble();
+                held.add(rpc);
+            } else {
+                deliver(rpc, request.assemble());
+            }
         }
         scheduleGrants();
         return true;
@@ -199,6 +206,41 @@ final class Receiver {
         }
         scheduleGrants();
         return true;
+    }
+
+    private void deliver(ServerRpc rpc, byte[] request) {
+        counters.requestsDelivered++;
+        events.add(new HomaEvent.RequestReceived(rpc.client.address, rpc.rpcId, request));
+    }
+
+    /**
+     * Holds complete requests instead of delivering them, until {@link #deliverRequests()}: they
+     * stay in service, so their clients' RESENDs are answered BUSY and nothing times out.
+     */
+    void holdRequests() {
+        holdingRequests = true;
+    }
+
+    /** Delivers the held requests still alive, in arrival order, and stops holding. */
+    void deliverRequests() {
+        holdingRequests = false;
+        ServerRpc rpc;
+        while ((rpc = held.poll()) != null) {
+            byte[] request = rpc.heldRequest;
+            rpc.heldRequest = null;
+            if (rpc.state() == ServerRpc.State.IN_SERVICE) {
+                deliver(rpc, request);
+            }
+        }
+    }
+
+    /** Forgets the held requests (the endpoint closes). */
+    void clear() {
+        held.clear();
+    }
+
+    int heldRequests() {
+        return held.size();
     }
 
     /** Copies a DATA packet's bytes into the message; returns false (and counts) for a duplicate. */

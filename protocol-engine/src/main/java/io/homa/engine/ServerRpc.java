@@ -51,6 +51,8 @@ final class ServerRpc extends TimerEntry {
     /** When the next RESEND (while receiving) or NEED_ACK (while awaiting ack) is due. */
     long nextTimerNs;
     int resendsWithoutAnswer;
+    /** The complete request while the endpoint holds requests (not yet serving); null otherwise. */
+    byte[] heldRequest;
     /** The request carried the INCAST flag: send little of the response unscheduled (paper §3.6). */
     boolean incast;
 
