@@ -1,12 +1,13 @@
 package io.homa.reactive;
 
 import io.homa.engine.EngineConfig;
+import io.homa.engine.InvalidSettingException;
 import java.util.Objects;
 
 /**
  * Settings of one {@link HomaTransport}: where it binds, socket sizes and the protocol settings
  * of its engine. Validated on construction: a bad value fails with an
- * {@link IllegalArgumentException} naming it and its allowed range.
+ * {@link InvalidSettingException} naming it and its allowed range.
  *
  * @param bindAddress host or IP to bind the UDP socket to, e.g. {@code "0.0.0.0"} or
  *     {@code "127.0.0.1"}; default {@code "0.0.0.0"}
@@ -64,19 +65,11 @@ public record HomaTransportConfig(
     public HomaTransportConfig {
         Objects.requireNonNull(bindAddress, "bind-address must not be null");
         Objects.requireNonNull(engine, "engine must not be null");
-        if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("port must be between 0 and 65535, was " + port);
-        }
-        checkBuffer("receive-buffer-size", receiveBufferBytes);
-        checkBuffer("send-buffer-size", sendBufferBytes);
-        if (linkMbps < 0 || linkMbps > MAX_LINK_MBPS) {
-            throw new IllegalArgumentException(
-                    "link-mbps must be between 0 and " + MAX_LINK_MBPS + " (0 = no pacing), was " + linkMbps);
-        }
-        if (maxNicQueueNs < MIN_MAX_NIC_QUEUE_NS || maxNicQueueNs > MAX_MAX_NIC_QUEUE_NS) {
-            throw new IllegalArgumentException("max-nic-queue must be between " + MIN_MAX_NIC_QUEUE_NS + " and "
-                    + MAX_MAX_NIC_QUEUE_NS + " ns, was " + maxNicQueueNs + " ns");
-        }
+        EngineConfig.check("port", port, 0, 65535, InvalidSettingException.Unit.NONE);
+        EngineConfig.check("receive-buffer-size", receiveBufferBytes, 64 * 1024, 1 << 30, InvalidSettingException.Unit.BYTES);
+        EngineConfig.check("send-buffer-size", sendBufferBytes, 64 * 1024, 1 << 30, InvalidSettingException.Unit.BYTES);
+        EngineConfig.checkLinkMbps(linkMbps);
+        EngineConfig.checkMaxNicQueueNs(maxNicQueueNs);
     }
 
     /** A builder initialised from this config. */
@@ -92,13 +85,6 @@ public record HomaTransportConfig(
                 .priorityTos(priorityTos)
                 .maxNicQueueNs(maxNicQueueNs)
                 .deviceMtu(deviceMtu);
-    }
-
-    private static void checkBuffer(String name, int value) {
-        if (value < 64 * 1024 || value > 1 << 30) {
-            throw new IllegalArgumentException(
-                    name + " must be between 65536 and 1073741824 bytes, was " + value);
-        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.homa.spring;
 
 import io.homa.engine.EngineConfig;
+import io.homa.engine.InvalidSettingException;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
 import io.homa.reactive.rpc.HomaClient;
@@ -172,32 +173,52 @@ public final class HomaAutoConfiguration {
                 environment::resolvePlaceholders);
     }
 
+    /**
+     * {@code homa.*} mapped onto the transport's and engine's settings. Their config builders
+     * validate every value (once, there); a bad one fails start-up with the property, its value and
+     * its allowed range ({@link HomaSettingErrors}).
+     *
+     * @throws InvalidConfigurationPropertyValueException for a value outside its allowed range
+     */
     static HomaTransportConfig transportConfig(HomaProperties properties) {
+        try {
+            return buildTransportConfig(properties);
+        } catch (InvalidSettingException ex) {
+            throw HomaSettingErrors.toPropertyError(ex, properties);
+        }
+    }
+
+    /** A size in bytes as an int, saturated (so that 4GB cannot wrap round into an allowed value). */
+    private static int bytesAsInt(DataSize size) {
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, size.toBytes()));
+    }
+
+    private static HomaTransportConfig buildTransportConfig(HomaProperties properties) {
         PropertyMapper map = PropertyMapper.get();
         HomaProperties.Protocol protocol = properties.getProtocol();
         EngineConfig.Builder engine = EngineConfig.builder();
         map.from(protocol::getMtu).to(engine::mtuBytes);
-        map.from(protocol::getUnscheduledBytes).asInt(DataSize::toBytes).to(engine::unscheduledBytes);
-        map.from(protocol::getMaxMessageSize).asInt(DataSize::toBytes).to(engine::maxMessageBytes);
+        map.from(protocol::getUnscheduledBytes).as(HomaAutoConfiguration::bytesAsInt).to(engine::unscheduledBytes);
+        map.from(protocol::getMaxMessageSize).as(HomaAutoConfiguration::bytesAsInt).to(engine::maxMessageBytes);
         map.from(protocol::getResendInterval).as(Duration::toNanos).to(engine::resendIntervalNs);
         map.from(protocol::getTimeoutResends).to(engine::timeoutResends);
         map.from(protocol::getPeerIdleTimeout).as(Duration::toNanos).to(engine::peerIdleTimeoutNs);
         map.from(protocol::getMaxInboundBuffer).as(DataSize::toBytes).to(engine::maxInboundBufferBytes);
         map.from(protocol::getMaxOvercommit).to(engine::maxOvercommit);
         map.from(protocol::getMaxGrantsPerPeer).to(engine::maxGrantsPerPeer);
-        map.from(protocol::getMaxIncoming).asInt(DataSize::toBytes).to(engine::maxIncomingBytes);
+        map.from(protocol::getMaxIncoming).as(HomaAutoConfiguration::bytesAsInt).to(engine::maxIncomingBytes);
         map.from(protocol::getFifoGrantFraction).to(engine::fifoGrantFraction);
         map.from(protocol::getPriorityLevels).to(engine::priorityLevels);
         map.from(protocol::getIncastThreshold).to(engine::incastThreshold);
-        map.from(protocol::getIncastUnscheduledBytes).asInt(DataSize::toBytes).to(engine::incastUnscheduledBytes);
+        map.from(protocol::getIncastUnscheduledBytes).as(HomaAutoConfiguration::bytesAsInt).to(engine::incastUnscheduledBytes);
 
         HomaProperties.Server server = properties.getServer();
         HomaProperties.Transport transport = properties.getTransport();
         HomaTransportConfig.Builder config = HomaTransportConfig.builder();
         map.from(server::getBindAddress).to(config::bindAddress);
         map.from(server::getPort).to(config::port);
-        map.from(transport::getReceiveBufferSize).asInt(DataSize::toBytes).to(config::receiveBufferBytes);
-        map.from(transport::getSendBufferSize).asInt(DataSize::toBytes).to(config::sendBufferBytes);
+        map.from(transport::getReceiveBufferSize).as(HomaAutoConfiguration::bytesAsInt).to(config::receiveBufferBytes);
+        map.from(transport::getSendBufferSize).as(HomaAutoConfiguration::bytesAsInt).to(config::sendBufferBytes);
         map.from(transport::isNative).to(config::nativeTransport);
         map.from(protocol::getLinkMbps).to(config::linkMbps);
         map.from(protocol::getMaxNicQueue).as(Duration::toNanos).to(config::maxNicQueueNs);

@@ -34,9 +34,6 @@ import org.springframework.util.unit.DataUnit;
 @ConfigurationProperties("homa")
 public class HomaProperties implements InitializingBean {
 
-    /** Largest message size any Homa setting accepts: 64 MB (64 MiB). */
-    static final DataSize MAX_MESSAGE_SIZE_CAP = DataSize.ofMegabytes(64);
-
     /** Longest timeout any homa.client setting accepts: one day. */
     static final Duration MAX_TIMEOUT = Duration.ofDays(1);
 
@@ -71,13 +68,13 @@ public class HomaProperties implements InitializingBean {
     }
 
     /**
-     * Checks every value against its allowed range.
+     * Checks the values only the starter uses (server, client); the protocol and transport values
+     * are checked where they are used, by the engine's and transport's config builders.
      *
      * @throws InvalidConfigurationPropertyValueException naming the first bad property, its value
      *     and its allowed range
      */
     public void validate() {
-        checkRange("homa.server.port", this.server.port, 0, 65535);
         if (!StringUtils.hasText(this.server.bindAddress)) {
             throw new InvalidConfigurationPropertyValueException(
                     "homa.server.bind-address", this.server.bindAddress, "must be a host name or IP address");
@@ -110,53 +107,12 @@ public class HomaProperties implements InitializingBean {
                 }
             });
         });
-        checkRange("homa.protocol.mtu", this.protocol.mtu, 256, 65535);
-        checkSize("homa.protocol.unscheduled-bytes", this.protocol.unscheduledBytes,
-                DataSize.ofBytes(1), MAX_MESSAGE_SIZE_CAP, "1B and 64MB");
-        checkSize("homa.protocol.max-message-size", this.protocol.maxMessageSize,
-                DataSize.ofBytes(1), MAX_MESSAGE_SIZE_CAP, "1B and 64MB");
-        Duration resendInterval = this.protocol.resendInterval;
-        if (resendInterval == null || resendInterval.compareTo(Duration.ofMillis(1)) < 0
-                || resendInterval.compareTo(Duration.ofSeconds(60)) > 0) {
-            throw new InvalidConfigurationPropertyValueException("homa.protocol.resend-interval", resendInterval,
-                    "must be between 1ms and 60s");
-        }
-        checkRange("homa.protocol.timeout-resends", this.protocol.timeoutResends, 1, 1000);
-        Duration peerIdleTimeout = this.protocol.peerIdleTimeout;
-        Duration rpcLifetime = resendInterval.multipliedBy(2L * (this.protocol.timeoutResends + 1));
-        if (peerIdleTimeout == null || peerIdleTimeout.compareTo(Duration.ofSeconds(1)) < 0
-                || peerIdleTimeout.compareTo(Duration.ofDays(1)) > 0 || peerIdleTimeout.compareTo(rpcLifetime) <= 0) {
-            throw new InvalidConfigurationPropertyValueException("homa.protocol.peer-idle-timeout", peerIdleTimeout,
-                    "must be between 1s and 1d and exceed 2 x (timeout-resends + 1) x resend-interval (" + rpcLifetime + ")");
-        }
-        checkSize("homa.protocol.max-inbound-buffer", this.protocol.maxInboundBuffer,
-                DataSize.ofKilobytes(64), DataSize.ofTerabytes(1), "64KB and 1TB");
-        checkRange("homa.protocol.max-overcommit", this.protocol.maxOvercommit, 1, 64);
-        checkRange("homa.protocol.max-grants-per-peer", this.protocol.maxGrantsPerPeer, 1, 64);
-        int packetPayloadBytes = this.protocol.mtu - EngineConfig.IP_UDP_HEADER_BYTES - DataHeader.HEADER_LENGTH;
-        checkSize("homa.protocol.max-incoming", this.protocol.maxIncoming, DataSize.ofBytes(packetPayloadBytes),
-                DataSize.ofGigabytes(1), "one DATA packet's payload (mtu - 84 bytes) and 1GB");
-        double fifoGrantFraction = this.protocol.fifoGrantFraction;
-        if (!(fifoGrantFraction >= 0 && fifoGrantFraction <= 0.5)) {
-            throw new InvalidConfigurationPropertyValueException("homa.protocol.fifo-grant-fraction",
-                    fifoGrantFraction, "must be between 0 and 0.5");
-        }
-        checkRange("homa.protocol.priority-levels", this.protocol.priorityLevels, 1, 8);
-        checkRange("homa.protocol.incast-threshold", this.protocol.incastThreshold, 1, 1_000_000);
-        checkSize("homa.protocol.incast-unscheduled-bytes", this.protocol.incastUnscheduledBytes,
-                DataSize.ofBytes(0), MAX_MESSAGE_SIZE_CAP, "0B and 64MB");
-        checkSize("homa.transport.receive-buffer-size", this.transport.receiveBufferSize,
-                Transport.MIN_BUFFER_SIZE, Transport.MAX_BUFFER_SIZE, "64KB and 1GB");
-        checkSize("homa.transport.send-buffer-size", this.transport.sendBufferSize,
-                Transport.MIN_BUFFER_SIZE, Transport.MAX_BUFFER_SIZE, "64KB and 1GB");
         if (this.transport.linkMbps != null) {
             throw new InvalidConfigurationPropertyValueException("homa.transport.link-mbps", this.transport.linkMbps,
                     "has moved: set homa.protocol.link-mbps instead");
         }
-        checkRange("homa.protocol.link-mbps", this.protocol.linkMbps, 0, HomaTransportConfig.MAX_LINK_MBPS);
-        checkDuration("homa.protocol.max-nic-queue", this.protocol.maxNicQueue,
-                Duration.ofNanos(HomaTransportConfig.MIN_MAX_NIC_QUEUE_NS),
-                Duration.ofNanos(HomaTransportConfig.MAX_MAX_NIC_QUEUE_NS), "between 1us and 10ms");
+        // homa.protocol.*, homa.server.port and the socket buffer sizes are validated once, by the
+        // engine's and the transport's config builders (HomaAutoConfiguration.transportConfig).
     }
 
     private static void checkRange(String name, int value, int min, int max) {
@@ -177,13 +133,6 @@ public class HomaProperties implements InitializingBean {
         if (codecs == null || codecs.isEmpty() || codecs.stream().anyMatch((codec) -> !StringUtils.hasText(codec))) {
             throw new InvalidConfigurationPropertyValueException(name, codecs,
                     "must list at least one codec name, e.g. json, smile, cbor");
-        }
-    }
-
-    private static void checkSize(String name, DataSize value, DataSize min, DataSize max, String range) {
-        if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new InvalidConfigurationPropertyValueException(name, value,
-                    "must be between " + range + " (" + min.toBytes() + ".." + max.toBytes() + " bytes)");
         }
     }
 
@@ -733,10 +682,6 @@ public class HomaProperties implements InitializingBean {
 
     /** Settings of the UDP socket under the engine. */
     public static class Transport {
-
-        static final DataSize MIN_BUFFER_SIZE = DataSize.ofKilobytes(64);
-
-        static final DataSize MAX_BUFFER_SIZE = DataSize.ofGigabytes(1);
 
         /**
          * Socket receive buffer (SO_RCVBUF), 64KB..1GB; the kernel caps it at

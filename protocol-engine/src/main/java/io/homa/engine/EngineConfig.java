@@ -1,5 +1,7 @@
 package io.homa.engine;
 
+import io.homa.engine.InvalidSettingException.Unit;
+
 /**
  * Protocol settings of one {@link HomaEngine}. Defaults follow the project's DESIGN.md and
  * draft-ousterhout-tsvwg-homa; every value is validated here, and a bad one fails with an
@@ -92,53 +94,76 @@ public record EngineConfig(
     public static final int DEFAULT_INCAST_THRESHOLD = 64;
     public static final int DEFAULT_INCAST_UNSCHEDULED_BYTES = 400;
 
+    /**
+     * Validates every setting.
+     *
+     * @throws InvalidSettingException naming the first setting outside its allowed range
+     */
     public EngineConfig {
-        check("mtu", mtuBytes, 256, 65535);
-        check("unscheduled-bytes", unscheduledBytes, 1, MAX_MESSAGE_BYTES_CAP);
-        check("max-message-size", maxMessageBytes, 1, MAX_MESSAGE_BYTES_CAP);
+        check("mtu", mtuBytes, 256, 65535, Unit.NONE);
+        check("unscheduled-bytes", unscheduledBytes, 1, MAX_MESSAGE_BYTES_CAP, Unit.BYTES);
+        check("max-message-size", maxMessageBytes, 1, MAX_MESSAGE_BYTES_CAP, Unit.BYTES);
         if (resendIntervalNs < 1_000_000L || resendIntervalNs > 60_000_000_000L) {
-            throw new IllegalArgumentException("resend-interval must be between 1 ms and 60 s, was "
-                    + resendIntervalNs + " ns");
+            throw new InvalidSettingException("resend-interval", resendIntervalNs, 1_000_000L, 60_000_000_000L,
+                    Unit.NANOS, "resend-interval must be between 1 ms and 60 s, was " + resendIntervalNs + " ns");
         }
-        check("timeout-resends", timeoutResends, 1, 1000);
+        check("timeout-resends", timeoutResends, 1, 1000, Unit.NONE);
         if (peerIdleTimeoutNs < 1_000_000_000L || peerIdleTimeoutNs > 86_400_000_000_000L) {
-            throw new IllegalArgumentException("peer-idle-timeout must be between 1 s and 1 day, was "
-                    + peerIdleTimeoutNs + " ns");
+            throw new InvalidSettingException("peer-idle-timeout", peerIdleTimeoutNs, 1_000_000_000L,
+                    86_400_000_000_000L, Unit.NANOS,
+                    "peer-idle-timeout must be between 1 s and 1 day, was " + peerIdleTimeoutNs + " ns");
         }
         if (peerIdleTimeoutNs <= 2L * (timeoutResends + 1) * resendIntervalNs) {
-            throw new IllegalArgumentException("peer-idle-timeout (" + peerIdleTimeoutNs / 1_000_000
+            throw new InvalidSettingException("peer-idle-timeout", peerIdleTimeoutNs, null, null, Unit.NANOS,
+                    "peer-idle-timeout (" + peerIdleTimeoutNs / 1_000_000
                     + " ms) must exceed 2 x (timeout-resends + 1) x resend-interval ("
                     + 2L * (timeoutResends + 1) * resendIntervalNs / 1_000_000 + " ms), the time an RPC can live");
         }
-        check("max-inbound-buffer", maxInboundBufferBytes, 64 * 1024, 1L << 40);
-        check("max-overcommit", maxOvercommit, 1, 64);
-        check("max-grants-per-peer", maxGrantsPerPeer, 1, 64);
+        check("max-inbound-buffer", maxInboundBufferBytes, 64 * 1024, 1L << 40, Unit.BYTES);
+        check("max-overcommit", maxOvercommit, 1, 64, Unit.NONE);
+        check("max-grants-per-peer", maxGrantsPerPeer, 1, 64, Unit.NONE);
         check("max-incoming", maxIncomingBytes, mtuBytes - IP_UDP_HEADER_BYTES - io.homa.engine.wire.DataHeader.HEADER_LENGTH,
-                1 << 30);
+                1 << 30, Unit.BYTES);
         if (!(fifoGrantFraction >= 0 && fifoGrantFraction <= 0.5)) {
-            throw new IllegalArgumentException("fifo-grant-fraction must be between 0 and 0.5, was " + fifoGrantFraction);
+            throw new InvalidSettingException("fifo-grant-fraction", fifoGrantFraction, 0, 0.5, Unit.NONE,
+                    "fifo-grant-fraction must be between 0 and 0.5, was " + fifoGrantFraction);
         }
-        check("priority-levels", priorityLevels, 1, 8);
-        check("incast-threshold", incastThreshold, 1, 1_000_000);
-        check("incast-unscheduled-bytes", incastUnscheduledBytes, 0, MAX_MESSAGE_BYTES_CAP);
+        check("priority-levels", priorityLevels, 1, 8, Unit.NONE);
+        check("incast-threshold", incastThreshold, 1, 1_000_000, Unit.NONE);
+        check("incast-unscheduled-bytes", incastUnscheduledBytes, 0, MAX_MESSAGE_BYTES_CAP, Unit.BYTES);
+        checkLinkMbps(linkMbps);
+        checkMaxNicQueueNs(maxNicQueueNs);
+    }
+
+    /**
+     * @throws InvalidSettingException if {@code linkMbps} is outside 0..{@value #MAX_LINK_MBPS}
+     */
+    public static void checkLinkMbps(int linkMbps) {
         if (linkMbps < 0 || linkMbps > MAX_LINK_MBPS) {
-            throw new IllegalArgumentException(
+            throw new InvalidSettingException("link-mbps", linkMbps, 0, MAX_LINK_MBPS, Unit.NONE,
                     "link-mbps must be between 0 and " + MAX_LINK_MBPS + " (0 = no pacing), was " + linkMbps);
         }
-        if (maxNicQueueNs < MIN_MAX_NIC_QUEUE_NS || maxNicQueueNs > MAX_MAX_NIC_QUEUE_NS) {
-            throw new IllegalArgumentException("max-nic-queue must be between " + MIN_MAX_NIC_QUEUE_NS + " and "
-                    + MAX_MAX_NIC_QUEUE_NS + " ns, was " + maxNicQueueNs + " ns");
-        }
     }
 
-    private static void check(String name, long value, long min, long max) {
+    /**
+     * @throws InvalidSettingException if {@code maxNicQueueNs} is outside
+     *     {@value #MIN_MAX_NIC_QUEUE_NS}..{@value #MAX_MAX_NIC_QUEUE_NS}
+     */
+    public static void checkMaxNicQueueNs(long maxNicQueueNs) {
+        check("max-nic-queue", maxNicQueueNs, MIN_MAX_NIC_QUEUE_NS, MAX_MAX_NIC_QUEUE_NS, Unit.NANOS);
+    }
+
+    /**
+     * Checks a setting against its range, the one rule every config of the project uses.
+     *
+     * @throws InvalidSettingException "NAME must be between MIN and MAX[ unit], was VALUE[ unit]"
+     */
+    public static void check(String name, long value, long min, long max, Unit unit) {
         if (value < min || value > max) {
-            throw new IllegalArgumentException(
-                    name + " must be between " + min + " and " + max + ", was " + value);
+            throw InvalidSettingException.outOfRange(name, value, min, max, unit);
         }
     }
 
-    /** The defaults. */
     public static EngineConfig defaults() {
         return builder().build();
     }
