@@ -1,10 +1,8 @@
 package io.homa.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.homa.engine.wire.PacketType;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -33,7 +31,7 @@ class FinishPathAllocationTest {
 
     @Test
     void shouldNotAllocatePerRpcWhenAcksAreFlushedAndProcessed() {
-        com.sun.management.ThreadMXBean threads = threadBean();
+        com.sun.management.ThreadMXBean threads = ThreadAllocation.threadBean();
         for (int i = 0; i < MAX_CAPTURED; i++) {
             captured[i] = ByteBuffer.allocate(EngineConfig.DEFAULT_MTU_BYTES);
         }
@@ -96,14 +94,5 @@ class FinishPathAllocationTest {
         for (int i = 0; i < capturedCount; i++) {
             pair.server.onPacket(pair.nowNs, EnginePair.CLIENT, captured[i]);
         }
-    }
-
-    private static com.sun.management.ThreadMXBean threadBean() {
-        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "needs com.sun.management.ThreadMXBean");
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
-                "needs per-thread allocation accounting");
-        return threads;
     }
 }

@@ -2,9 +2,7 @@ package io.homa.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.lang.management.ManagementFactory;
 import java.util.Random;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -263,7 +261,7 @@ class FinishedRpcIdsTest {
 
     @Test
     void shouldNotAllocateOnceWarm() {
-        com.sun.management.ThreadMXBean threads = threadBean();
+        com.sun.management.ThreadMXBean threads = ThreadAllocation.threadBean();
         FinishedRpcIds finished = new FinishedRpcIds();
         long[] next = {2};
         // Warm-up: the buffer grows to its capacity, and the code is exercised (and maybe compiled).
@@ -306,14 +304,5 @@ class FinishedRpcIdsTest {
             }
         }
         return found;
-    }
-
-    private static com.sun.management.ThreadMXBean threadBean() {
-        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "needs com.sun.management.ThreadMXBean");
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
-                "needs per-thread allocation accounting");
-        return threads;
     }
 }

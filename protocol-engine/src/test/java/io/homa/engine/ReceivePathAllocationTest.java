@@ -2,13 +2,11 @@ package io.homa.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.homa.engine.wire.DataHeader;
 import io.homa.engine.wire.GrantHeader;
 import io.homa.engine.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
-import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -100,7 +98,7 @@ class ReceivePathAllocationTest {
     @ParameterizedTest(name = "engine as {0}, unscheduledBytes {1}")
     @CsvSource({"server, 14160", "client, 14160", "server, 60000", "client, 60000"})
     void shouldNotAllocatePerPacketAtSteadyState(String role, int unscheduledBytes) {
-        com.sun.management.ThreadMXBean threads = threadBean();
+        com.sun.management.ThreadMXBean threads = ThreadAllocation.threadBean();
         Receiver receiver = new Receiver(role.equals("server"), unscheduledBytes);
         receiver.steps(WARM_UP_PACKETS);
         long threadId = Thread.currentThread().getId();
@@ -136,14 +134,5 @@ class ReceivePathAllocationTest {
                 .as("bytes allocated beyond the payload over %d packets (%d allocated, %d payload in %d chunks of %d)",
                         MEASURED_PACKETS, allocated, payload, chunks, chunkBytes)
                 .isLessThan(MEASURED_PACKETS);
-    }
-
-    private static com.sun.management.ThreadMXBean threadBean() {
-        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "needs com.sun.management.ThreadMXBean");
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
-                "needs per-thread allocation accounting");
-        return threads;
     }
 }
