@@ -292,11 +292,13 @@ final class Sender {
         if (!control.isEmpty()) {
             return true;
         }
-        OutboundMessage head = retransmitHead();
-        if (head == null) {
-            head = sendableHead();
+        if (!pacer.enabled() || pacer.hasCredit(nowNs)) {
+            return retransmitHead() != null || sendableHead() != null;
         }
-        return head != null && (!pacer.enabled() || pacer.hasCredit(nowNs) || Pacer.bypasses(head.lengthBytes));
+        // Without credit, pollTransmit sends only what pollUrgent does: new bytes of the SRPT head
+        // if it bypasses the pacer (not a retransmission, which waits for credit like other DATA).
+        OutboundMessage head = sendableHead();
+        return head != null && Pacer.bypasses(head.lengthBytes);
     }
 
     /** When the pacer lets DATA out again, if the last {@link #pollTransmit} stopped for it; else MAX_VALUE. */

@@ -1,0 +1,271 @@
+package io.homa.engine;
+
+import static io.homa.engine.ComponentRig.OTHER;
+import static io.homa.engine.ComponentRig.PEER;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.homa.engine.ComponentRig.Sent;
+import io.homa.engine.wire.AckHeader;
+import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.wire.PacketType;
+import io.homa.engine.wire.ResendHeader;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** What happens when time passes, driven directly on virtual time. */
+class TimersTest {
+    private static final long I = EngineConfig.DEFAULT_RESEND_INTERVAL_NS;
+    private static final long IDLE_NS = 1_000_000_000L;
+    /** Any clock origin works; this one is far from 0. */
+    private static final long T0 = 7_000_000_000_000L;
+
+    private final ComponentRig rig = new ComponentRig(
+            EngineConfig.builder().timeoutResends(3).peerIdleTimeoutNs(IDLE_NS).build());
+
+    private List<Sent> controlOfType(PacketType type) {
+        return ComponentRig.ofType(rig.drainControl(), type);
+    }
+
+    /** A client RPC whose one-packet request has left at T0: its RESEND timer runs. */
+    private ClientRpc sentRequest() {
+        ClientRpc rpc = rig.startRequest(T0, PEER, new byte[10]);
+        rig.drain(T0);
+        assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + I);
+        return rpc;
+    }
+
+    @Test
+    void shouldResendWhenAClientRpcIsDueAndArmItAgain() {
+        ClientRpc rpc = sentRequest();
+        assertThat(rig.timers.nextTimeoutNs()).isEqualTo(T0 + I);
+        rig.timers.onTimeout(T0 + I - 1);
+        assertThat(rig.timers.visits()).as("nothing due yet").isZero();
+        assertThat(rig.control.isEmpty()).isTrue();
+
+        rig.timers.onTimeout(T0 + I);
+        List<Sent> resends = controlOfType(PacketType.RESEND);
+        assertThat(resends).hasSize(1);
+        ResendHeader resend = new ResendHeader().wrap(resends.get(0).buffer(), 0);
+        assertThat(resend.rpcId()).isEqualTo(rpc.rpcId);
+        assertThat(resend.resendOffset()).isZero();
+        assertThat(resend.length()).as("the response's start").isEqualTo(rig.params.unscheduledBytes());
+        assertThat(resends.get(0).to()).isEqualTo(PEER);
+        assertThat(rpc.resendsWithoutAnswer).isEqualTo(1);
+        assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + 2 * I);
+        assertThat(rig.timers.visits()).isEqualTo(1);
+        assertThat(rig.counters.resendsSent()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldTimeOutAfterTimeoutResendsUnansweredResendsAndSilence() {
+        ClientRpc rpc = sentRequest();
+        for (int i = 1; i <= 3; i++) {
+            rig.timers.onTimeout(T0 + i * I);
+            assertThat(controlOfType(PacketType.RESEND)).as("RESEND %d", i).hasSize(1);
+            assertThat(rig.events).isEmpty();
+        }
+        rig.timers.onTimeout(T0 + 4 * I);
+        assertThat(rig.control.isEmpty()).as("no fourth RESEND").isTrue();
+        HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) rig.events.poll();
+        assertThat(failed.rpcId()).isEqualTo(rpc.rpcId);
+        assertThat(failed.server()).isEqualTo(PEER);
+        assertThat(failed.reason()).isEqualTo(HomaEvent.Reason.TIMEOUT);
+        assertThat(failed.detail()).contains("never a packet from").contains("3 RESENDs");
+        assertThat(rpc.state()).isEqualTo(ClientRpc.State.DONE);
+        assertThat(rpc.timerArmed()).isFalse();
+        assertThat(rig.rpcs.clientRpc(rpc.rpcId)).isNull();
+        assertThat(rig.counters.timeouts()).isEqualTo(1);
+        assertThat(rig.events).isEmpty();
+    }
+
+    @Test
+    void shouldNotTimeOutWhileTheServerIsHeardFromAtAll() {
+        ClientRpc rpc = sentRequest();
+        for (int i = 1; i <= 3; i++) {
+            rig.timers.onTimeout(T0 + i * I);
+        }
+        rig.drainControl();
+        // Some packet from the server (about another RPC) arrived a moment ago: it is alive.
+        rpc.server.lastHeardNs = T0 + 4 * I - I / 2;
+        rpc.server.heardFrom = true;
+        rig.timers.onTimeout(T0 + 4 * I);
+        assertThat(rig.events).isEmpty();
+        assertThat(controlOfType(PacketType.RESEND)).as("keeps asking").hasSize(1);
+        assertThat(rpc.state()).isEqualTo(ClientRpc.State.SENDING_REQUEST);
+        // Silence from then on for the whole silence timeout: it fails, naming the silence.
+        rig.timers.onTimeout(T0 + 5 * I);
+        rig.timers.onTimeout(T0 + 6 * I); // 2.5 intervals of silence: not yet
+        assertThat(rig.events).isEmpty();
+        rig.timers.onTimeout(T0 + 7 * I); // 3.5 intervals: past the silence timeout of 3
+        HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) rig.events.poll();
+        assertThat(failed.reason()).isEqualTo(HomaEvent.Reason.TIMEOUT);
+        assertThat(failed.detail()).contains("no packet from");
+    }
+
+    @Test
+    void shouldArmAgainNotActWhenTheRealDeadlineMovedLater() {
+        ClientRpc rpc = sentRequest();
+        rpc.heard(T0 + I / 2, I); // a packet from the server: RESEND now due at T0 + 1.5 I
+        assertThat(rpc.timerDeadlineNs).as("the heap is not touched").isEqualTo(T0 + I);
+
+        rig.timers.onTimeout(T0 + I);
+        assertThat(rig.timers.visits()).as("the stale deadline is visited once").isEqualTo(1);
+        assertThat(rig.control.isEmpty()).as("nothing is due for the RPC").isTrue();
+        assertThat(rpc.resendsWithoutAnswer).isZero();
+        assertThat(rpc.timerArmed()).isTrue();
+        assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + I + I / 2);
+
+        rig.timers.onTimeout(T0 + I + I / 2);
+        assertThat(controlOfType(PacketType.RESEND)).hasSize(1);
+        assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + 2 * I + I / 2);
+    }
+
+    @Test
+    void shouldNotResendWhileTheResponseWaitsForOurOwnGrants() {
+        ClientRpc rpc = sentRequest();
+        // Every byte we granted has arrived; the rest waits for our grant scheduler.
+        rpc.response = new InboundMessage(5_000, 1_000, rpc.server, rpc.rpcId);
+        rpc.response.received.add(0, 1_000);
+        rpc.moveTo(ClientRpc.State.RECEIVING_RESPONSE);
+        for (int i = 1; i <= 10; i++) {
+            rig.timers.onTimeout(T0 + i * I);
+        }
+        assertThat(rig.control.isEmpty()).as("no RESEND for bytes not granted").isTrue();
+        assertThat(rig.events).as("and no timeout").isEmpty();
+        assertThat(rpc.resendsWithoutAnswer).isZero();
+        assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + 11 * I);
+    }
+
+    @Test
+    void shouldSendNeedAckWhileAwaitingAckThenGiveUp() {
+        ServerRpc rpc = rig.serverRpcInService(T0, PEER, 100, 10);
+        rig.sender.respond(rpc, new byte[10]);
+        rig.drain(T0);
+        assertThat(rpc.state()).isEqualTo(ServerRpc.State.AWAITING_ACK);
+        assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + I);
+
+        for (int i = 1; i <= 3; i++) {
+            rig.timers.onTimeout(T0 + i * I);
+            List<Sent> needAcks = controlOfType(PacketType.NEED_ACK);
+            assertThat(needAcks).as("NEED_ACK %d", i).hasSize(1);
+            assertThat(needAcks.get(0).wireRpcId()).as("from the server: S bit").isEqualTo(100 | HomaHeader.FROM_SERVER_BIT);
+            assertThat(needAcks.get(0).to()).isEqualTo(PEER);
+            assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + (i + 1) * I);
+        }
+        rig.timers.onTimeout(T0 + 4 * I);
+        assertThat(rig.control.isEmpty()).isTrue();
+        assertThat(rpc.state()).as("timeoutResends NEED_ACKs unanswered").isEqualTo(ServerRpc.State.DEAD);
+        assertThat(rig.rpcs.serverRpc(PEER, 100)).isNull();
+        assertThat(rpc.client.finished.contains(100)).as("executed: never again").isTrue();
+        assertThat(rig.counters.timeouts()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldAskForMissingRequestBytesThenForgetASilentClient() {
+        byte[] request = new byte[4_000];
+        int version = rig.cutoffs.version();
+        rig.onData(T0, PEER, ComponentRig.data(100, request, 4_000, 0, 1_416, version));
+        rig.onData(T0, PEER, ComponentRig.data(100, request, 4_000, 2_832, 1_168, version));
+        ServerRpc rpc = rig.rpcs.serverRpc(PEER, 100);
+        rig.drainControl();
+        for (int i = 1; i <= 3; i++) {
+            rig.timers.onTimeout(T0 + i * I);
+            List<Sent> resends = controlOfType(PacketType.RESEND);
+            assertThat(resends).as("RESEND %d", i).hasSize(1);
+            ResendHeader resend = new ResendHeader().wrap(resends.get(0).buffer(), 0);
+            assertThat(resend.rpcId()).isEqualTo(100 | HomaHeader.FROM_SERVER_BIT);
+            assertThat(resend.resendOffset()).isEqualTo(1_416);
+            assertThat(resend.length()).isEqualTo(1_416);
+        }
+        rig.timers.onTimeout(T0 + 4 * I);
+        assertThat(rig.control.isEmpty()).isTrue();
+        assertThat(rpc.state()).isEqualTo(ServerRpc.State.DEAD);
+        assertThat(rig.rpcs.serverRpc(PEER, 100)).isNull();
+        assertThat(rpc.client.finished.contains(100)).as("never delivered: a retry may execute").isFalse();
+        assertThat(rig.rpcs.inboundBufferedBytes()).isZero();
+        assertThat(rig.events).isEmpty();
+        assertThat(rig.counters.timeouts()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldFlushOwedAcksAtTheirDeadline() {
+        Peer server = rig.rpcs.peer(PEER, T0);
+        rig.atMostOnce.owe(server, 100, T0);
+        long flushNs = T0 + rig.params.ackDelayNs();
+        rig.timers.onTimeout(flushNs - 1);
+        assertThat(rig.control.isEmpty()).isTrue();
+        rig.timers.onTimeout(flushNs);
+        List<Sent> acks = controlOfType(PacketType.ACK);
+        assertThat(acks).hasSize(1);
+        assertThat(new AckHeader().wrap(acks.get(0).buffer(), 0).rpcId()).isEqualTo(100);
+        assertThat(server.pendingAckCount).isZero();
+        assertThat(rig.rpcs.knownPeer(PEER)).as("not idle long enough to be forgotten").isSameAs(server);
+        assertThat(server.timerDeadlineNs).as("back to its idle expiry").isEqualTo(T0 + IDLE_NS + 1);
+    }
+
+    @Test
+    void shouldForgetAnIdlePeerAfterPeerIdleTimeout() {
+        Peer peer = rig.rpcs.peer(OTHER, T0);
+        rig.timers.onTimeout(T0 + IDLE_NS);
+        assertThat(rig.rpcs.knownPeer(OTHER)).isSameAs(peer);
+        assertThat(rig.timers.visits()).isZero();
+        rig.timers.onTimeout(T0 + IDLE_NS + 1);
+        assertThat(rig.rpcs.knownPeer(OTHER)).isNull();
+        assertThat(peer.timerArmed()).isFalse();
+        assertThat(rig.counters.peersForgotten()).isEqualTo(1);
+        assertThat(rig.timers.visits()).isEqualTo(1);
+        assertThat(rig.timers.nextTimeoutNs()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void shouldKeepAPeerThatIsBusyOrHeardFromRecently() {
+        ClientRpc rpc = rig.startRequest(T0, PEER, new byte[10]); // in progress (still queued, no timer)
+        Peer heard = rig.rpcs.peer(OTHER, T0);
+        heard.lastHeardNs = T0 + IDLE_NS / 2;
+        long dueNs = T0 + IDLE_NS + 1;
+        rig.timers.onTimeout(dueNs);
+        assertThat(rig.timers.visits()).isEqualTo(2);
+        assertThat(rig.rpcs.knownPeer(PEER)).isSameAs(rpc.server);
+        assertThat(rpc.server.timerDeadlineNs).as("checked again an idle timeout later").isEqualTo(dueNs + IDLE_NS);
+        assertThat(rig.rpcs.knownPeer(OTHER)).isSameAs(heard);
+        assertThat(heard.timerDeadlineNs).as("idle timeout after it was last heard").isEqualTo(T0 + IDLE_NS / 2 + IDLE_NS + 1);
+        assertThat(rig.counters.peersForgotten()).isZero();
+    }
+
+    @Test
+    void shouldVisitOnlyDueEntries() {
+        List<Peer> peers = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            peers.add(rig.rpcs.peer(new InetSocketAddress("10.1.0." + (i + 1), 5000), T0 + i * 1_000L));
+        }
+        List<ClientRpc> rpcs = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            rpcs.add(sentRequestTo(PEER));
+        }
+        // At T0 + I the 20 RPCs are due; no peer is.
+        rig.timers.onTimeout(T0 + I);
+        assertThat(rig.timers.visits()).isEqualTo(20);
+        rig.drainControl();
+        rig.timers.onTimeout(T0 + I);
+        assertThat(rig.timers.visits()).as("nothing is due twice").isEqualTo(20);
+
+        // Remove the RPCs so that only the idle expiries remain: PEER's and 10 of the 50 are due.
+        rpcs.forEach(rig.rpcs::removeClientRpc);
+        rig.timers.onTimeout(T0 + IDLE_NS + 1 + 9_000);
+        assertThat(rig.timers.visits()).isEqualTo(20 + 11);
+        assertThat(rig.counters.peersForgotten()).isEqualTo(11);
+        assertThat(rig.rpcs.knownPeer(PEER)).isNull();
+        for (int i = 0; i < 50; i++) {
+            InetSocketAddress address = peers.get(i).address;
+            assertThat(rig.rpcs.knownPeer(address)).as("peer %d", i).isEqualTo(i < 10 ? null : peers.get(i));
+        }
+    }
+
+    private ClientRpc sentRequestTo(InetSocketAddress server) {
+        ClientRpc rpc = rig.startRequest(T0, server, new byte[10]);
+        rig.drain(T0);
+        return rpc;
+    }
+}
