@@ -277,7 +277,7 @@ class ReceiverTest {
 
     @Test
     void shouldAnswerNeedAckForAnUnknownRpcWithAnAck() {
-        rig.receiver.onNeedAck(0, PEER, 500);
+        rig.receiver.onNeedAck(0, PEER, true, 500);
         List<Sent> sent = rig.drainControl();
         assertThat(sent).extracting(Sent::type).containsExactly(PacketType.ACK);
         AckHeader ack = new AckHeader().wrap(sent.get(0).buffer(), 0);
@@ -290,7 +290,7 @@ class ReceiverTest {
     void shouldAnswerNeedAckForAnIncompleteResponseWithResends() {
         ClientRpc rpc = rig.startRequest(0, PEER, new byte[10]);
         rig.drain(0);
-        rig.receiver.onNeedAck(100, PEER, rpc.rpcId);
+        rig.receiver.onNeedAck(100, PEER, true, rpc.rpcId);
         List<Sent> sent = rig.drainControl();
         assertThat(sent).extracting(Sent::type).as("no response byte yet: ask for its start").containsExactly(PacketType.RESEND);
         ResendHeader resend = new ResendHeader().wrap(sent.get(0).buffer(), 0);
