@@ -34,9 +34,11 @@ final class Peer extends TimerEntry {
     long lastHeardNs;
     /** Whether any well-formed packet ever arrived from this peer. */
     boolean heardFrom;
-    /** Scratch for {@link GrantScheduler#schedule}: the pass that last counted this peer's grants. */
-    long grantPass;
-    int grantsThisPass;
+    /**
+     * This peer's inbound messages that need grants, in SRPT order; kept by {@link GrantScheduler},
+     * which offers the first {@code maxGrantsPerPeer} of them for grants.
+     */
+    final InboundOrder grantable = new InboundOrder();
     /** Version of our cutoffs last sent to this peer in a CUTOFFS packet (0 = none), and when. */
     int cutoffsSentVersion;
     long cutoffsSentNs;

@@ -52,4 +52,33 @@ class InboundOrderTest {
         order.clear();
         assertThat(order.isEmpty()).isTrue();
     }
+
+    @Test
+    void shouldReportTheIndexInOrderOnInsertAndDelete() {
+        Random random = new Random(3);
+        InboundOrder order = new InboundOrder();
+        TreeSet<InboundMessage> reference = new TreeSet<>(
+                Comparator.comparingLong(InboundMessage::remainingBytes).thenComparingLong(m -> m.sequence));
+        List<InboundMessage> messages = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            InboundMessage message = new InboundMessage(1 + random.nextInt(5_000), 0, PEER, 2L * i + 1);
+            message.sequence = i;
+            messages.add(message);
+        }
+        for (int step = 0; step < 20_000; step++) {
+            InboundMessage message = messages.get(random.nextInt(messages.size()));
+            if (random.nextBoolean()) {
+                int expected = reference.add(message) ? reference.headSet(message).size() : -1;
+                assertThat(order.insert(message)).isEqualTo(expected);
+            } else {
+                int expected = reference.contains(message) ? reference.headSet(message).size() : -1;
+                reference.remove(message);
+                assertThat(order.delete(message)).isEqualTo(expected);
+            }
+            if (!reference.isEmpty()) {
+                assertThat(order.get(0)).isSameAs(reference.first());
+                assertThat(order.get(order.size() - 1)).isSameAs(reference.last());
+            }
+        }
+    }
 }
