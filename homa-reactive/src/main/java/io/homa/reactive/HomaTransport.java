@@ -60,7 +60,27 @@ public abstract class HomaTransport implements Disposable {
             HomaTransportConfig config, @Nullable HomaRequestHandler handler, Scheduler handlerScheduler) {
         Objects.requireNonNull(config, "config must not be null");
         Objects.requireNonNull(handlerScheduler, "handlerScheduler must not be null");
-        return NettyHomaTransport.create(config, handler, handlerScheduler);
+        return NettyHomaTransport.create(config, handler, handlerScheduler, false);
+    }
+
+    /**
+     * Binds a transport lazily that holds the requests it receives until {@link #startServing()}:
+     * for a server whose application is still starting (the socket is up, so its own calls to
+     * other endpoints work, but its services are not all registered yet). Held requests stay with
+     * the engine, whose answers to their clients' RESENDs are BUSY, so they neither time out nor
+     * execute twice; {@link #startServing()} hands them to {@code handler} in arrival order.
+     *
+     * @param config where to bind and protocol settings
+     * @param handler server side
+     * @param handlerScheduler where {@link HomaRequestHandler#handle} is called (never an event loop)
+     * @return a {@code Mono} that binds on subscribe and emits the bound transport, not yet serving
+     */
+    public static Mono<HomaTransport> bindHoldingRequests(
+            HomaTransportConfig config, HomaRequestHandler handler, Scheduler handlerScheduler) {
+        Objects.requireNonNull(config, "config must not be null");
+        Objects.requireNonNull(handler, "handler must not be null");
+        Objects.requireNonNull(handlerScheduler, "handlerScheduler must not be null");
+        return NettyHomaTransport.create(config, handler, handlerScheduler, true);
     }
 
     /**
@@ -123,6 +143,16 @@ public abstract class HomaTransport implements Disposable {
 
     /** A snapshot of the engine's counters, taken on the event loop. */
     public abstract Mono<EngineCounters> counters();
+
+    /**
+     * Starts handing requests to the handler, first those held since
+     * {@link #bindHoldingRequests bind}, in arrival order. Idempotent; a transport bound any other
+     * way serves from the start.
+     */
+    public abstract void startServing();
+
+    /** Whether requests go to the handler ({@link #startServing()} called, or bound serving). */
+    public abstract boolean isServing();
 
     /** Datagrams dropped before the engine saw them (e.g. arriving after dispose). */
     public abstract long droppedDatagrams();

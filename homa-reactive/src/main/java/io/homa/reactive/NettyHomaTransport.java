@@ -115,6 +115,7 @@ final class NettyHomaTransport extends HomaTransport {
     private final EventLoop eventLoop;
     private final InetSocketAddress localAddress;
     private final AtomicBoolean disposed = new AtomicBoolean();
+    private volatile boolean serving;
     private final AtomicLong droppedDatagrams = new AtomicLong();
     private final AtomicLong droppedRequests = new AtomicLong();
     private final Sinks.Empty<Void> onDispose = Sinks.empty();
@@ -142,7 +143,8 @@ final class NettyHomaTransport extends HomaTransport {
             @Nullable HomaRequestHandler handler,
             Scheduler handlerScheduler,
             Channel channel,
-            EngineConfig engineConfig) {
+            EngineConfig engineConfig,
+            boolean holdRequests) {
         this.handler = handler;
         this.handlerScheduler = handlerScheduler;
         this.maxMessageBytes = config.engine().maxMessageBytes();
@@ -154,11 +156,16 @@ final class NettyHomaTransport extends HomaTransport {
                 config.priorityTos() ? channelConfig.getTrafficClass() : 0, channelConfig::setTrafficClass);
         this.engine = new HomaEngine(
                 engineConfig, localAddress.getPort(), HomaEngine.clockDerivedFirstRpcId(epochMicros()));
+        if (holdRequests) {
+            engine.holdRequests();
+        }
+        this.serving = !holdRequests;
         channel.closeFuture().addListener(future -> onDispose.tryEmitEmpty());
     }
 
     static Mono<HomaTransport> create(
-            HomaTransportConfig config, @Nullable HomaRequestHandler handler, Scheduler handlerScheduler) {
+            HomaTransportConfig config, @Nullable HomaRequestHandler handler, Scheduler handlerScheduler,
+            boolean holdRequests) {
         return Mono.create(sink -> {
             InetSocketAddress bindAddress = new InetSocketAddress(config.bindAddress(), config.port());
             if (bindAddress.isUnresolved()) {
@@ -208,7 +215,8 @@ final class NettyHomaTransport extends HomaTransport {
                 }
                 NettyHomaTransport transport;
                 try {
-                    transport = new NettyHomaTransport(config, handler, handlerScheduler, future.channel(), engineConfig);
+                    transport = new NettyHomaTransport(config, handler, handlerScheduler, future.channel(), engineConfig,
+                            holdRequests);
                 } catch (RuntimeException e) {
                     future.channel().close();
                     sink.error(new HomaException(HomaStatus.UNAVAILABLE, "cannot start Homa engine: " + e, e));
@@ -258,6 +266,25 @@ final class NettyHomaTransport extends HomaTransport {
     }
 
     // ------------------------------------------------------------------ public API
+
+    @Override
+    public void startServing() {
+        if (serving) {
+            return;
+        }
+        serving = true;
+        runOnLoop(() -> {
+            if (!closed) {
+                engine.deliverRequests();
+                drive();
+            }
+        });
+    }
+
+    @Override
+    public boolean isServing() {
+        return serving;
+    }
 
     @Override
     public Mono<ByteBuf> call(InetSocketAddress server, ByteBuf request) {

@@ -16,6 +16,7 @@ import io.homa.spring.client.AutoConfiguredHomaClientsRegistrar;
 import io.homa.spring.client.HomaServiceProxyFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +32,12 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.MutablePropertySources;
 import org.springframework.util.unit.DataSize;
+import reactor.core.Exceptions;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -49,10 +54,12 @@ import tools.jackson.databind.json.JsonMapper;
  * codec of the same name); {@link HomaClientInterceptor} and {@link HomaServerInterceptor} beans
  * wrap every call, in {@link org.springframework.core.annotation.Order @Order}.
  *
- * <p>The endpoint always binds (clients need a socket); {@code homa.server.enabled=false} only
- * stops exporting {@code @HomaService} beans. Requests that arrive before the context has
- * started wait and are dispatched once it has. When the context stops, RPCs in flight get
- * {@code homa.server.shutdown-grace-period} to finish ({@link HomaGracefulShutdown}).
+ * <p>The endpoint always binds, when its bean is created (clients need a socket);
+ * {@code homa.server.enabled=false} only stops exporting {@code @HomaService} beans. Requests that
+ * arrive before the context is refreshed are held by the engine (answered BUSY) and dispatched
+ * once {@link HomaEndpointLifecycle} starts; when the context stops, RPCs in flight get
+ * {@code homa.server.shutdown-grace-period} to finish. The bound port is published as
+ * {@code local.homa.port}.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
 @ConditionalOnClass(HomaTransport.class)
@@ -118,25 +125,56 @@ public final class HomaAutoConfiguration {
         return transportConfig(properties);
     }
 
-    /** Holds requests until the context has started; only with the auto-configured transport. */
-    @Bean
-    @ConditionalOnMissingBean(HomaTransport.class)
-    HomaRequestGate homaRequestGate(RpcDispatcher dispatcher) {
-        return new HomaRequestGate(dispatcher);
-    }
-
-    /** The endpoint, bound now (so the client can use it); disposed when the context closes. */
+    /**
+     * The endpoint, bound now (so the application's clients can call while the context is still
+     * being built) with the requests it receives held by the engine until
+     * {@link HomaEndpointLifecycle} starts serving; disposed when the context closes. The bound
+     * port is published as {@value #LOCAL_PORT_PROPERTY}.
+     */
     @Bean(destroyMethod = "disposeNow")
     @ConditionalOnMissingBean
-    HomaTransport homaTransport(HomaTransportConfig config, HomaRequestGate gate) {
-        return HomaTransport.bindNow(config, gate::handle, BIND_TIMEOUT);
+    HomaTransport homaTransport(HomaTransportConfig config, RpcDispatcher dispatcher, Environment environment) {
+        HomaTransport transport;
+        try {
+            transport = HomaTransport.bindHoldingRequests(config, dispatcher::handle, Schedulers.boundedElastic())
+                    .block(BIND_TIMEOUT);
+        } catch (RuntimeException ex) {
+            Throwable cause = Exceptions.unwrap(ex);
+            throw new IllegalStateException("Homa endpoint could not bind to " + config.bindAddress() + ":"
+                    + config.port() + " (homa.server.bind-address, homa.server.port): " + cause.getMessage(), cause);
+        }
+        if (transport == null) {
+            throw new IllegalStateException("Homa endpoint did not bind within " + BIND_TIMEOUT);
+        }
+        publishLocalPort(environment, transport.localAddress().getPort());
+        return transport;
     }
 
-    /** Lets RPCs in flight finish when the context stops. */
+    /** The property holding the port the endpoint bound, as {@code local.server.port} does for a web server. */
+    public static final String LOCAL_PORT_PROPERTY = "local.homa.port";
+
+    private static void publishLocalPort(Environment environment, int port) {
+        if (environment instanceof ConfigurableEnvironment configurable) {
+            MutablePropertySources sources = configurable.getPropertySources();
+            if (sources.get("homa.ports") instanceof MapPropertySource ports) {
+                ports.getSource().put(LOCAL_PORT_PROPERTY, port);
+            } else {
+                Map<String, Object> ports = new HashMap<>();
+                ports.put(LOCAL_PORT_PROPERTY, port);
+                sources.addFirst(new MapPropertySource("homa.ports", ports));
+            }
+        }
+    }
+
+    /**
+     * Starts serving once the context is refreshed (logging the bound address and the exported
+     * services), and lets RPCs in flight finish when it stops.
+     */
     @Bean
     @ConditionalOnMissingBean
-    HomaGracefulShutdown homaGracefulShutdown(RpcDispatcher dispatcher, HomaProperties properties) {
-        return new HomaGracefulShutdown(dispatcher, properties.getServer().getShutdownGracePeriod());
+    HomaEndpointLifecycle homaEndpointLifecycle(HomaTransport transport, RpcDispatcher dispatcher,
+            HomaProperties properties) {
+        return new HomaEndpointLifecycle(transport, dispatcher, properties.getServer().getShutdownGracePeriod());
     }
 
     /**

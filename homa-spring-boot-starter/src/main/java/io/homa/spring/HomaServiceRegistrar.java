@@ -37,7 +37,7 @@ import reactor.core.publisher.Mono;
 /**
  * Finds the {@link HomaService @HomaService} beans once all singletons exist and registers their
  * methods with the {@link RpcDispatcher}, before the endpoint starts dispatching (see
- * {@link HomaRequestGate}), together with the {@link HomaExceptionHandler @HomaExceptionHandler}
+ * {@link HomaEndpointLifecycle}), together with the {@link HomaExceptionHandler @HomaExceptionHandler}
  * methods of the services and of the {@link HomaControllerAdvice @HomaControllerAdvice} beans.
  * Breaking a rule of {@link HomaService} or {@link HomaExceptionHandler} fails start-up with an
  * {@link IllegalStateException} naming the method.

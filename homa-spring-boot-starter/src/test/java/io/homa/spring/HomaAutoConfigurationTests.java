@@ -55,10 +55,13 @@ class HomaAutoConfigurationTests {
             assertThat(context).hasSingleBean(HomaClient.class);
             assertThat(context).hasSingleBean(HomaServiceRegistrar.class);
             assertThat(context).hasSingleBean(HomaServiceProxyFactory.class);
-            assertThat(context).hasSingleBean(HomaGracefulShutdown.class);
+            assertThat(context).hasSingleBean(HomaEndpointLifecycle.class);
             InetSocketAddress local = context.getBean(HomaTransport.class).localAddress();
             assertThat(local.getPort()).isBetween(1, 65535);
-            assertThat(context.getBean(HomaRequestGate.class).isOpen()).isTrue();
+            assertThat(context.getEnvironment().getProperty("local.homa.port", Integer.class))
+                    .as("local.homa.port").isEqualTo(local.getPort());
+            assertThat(context.getBean(HomaTransport.class).isServing()).as("serving once refreshed").isTrue();
+            assertThat(context.getBean(HomaEndpointLifecycle.class).isRunning()).isTrue();
         });
     }
 
@@ -350,10 +353,10 @@ class HomaAutoConfigurationTests {
             assertThat(context.getBean(RpcDispatcher.class)).isSameAs(context.getBean("myDispatcher"));
             assertThat(context.getBean(HomaClient.class)).isSameAs(context.getBean("myClient"));
             assertThat(context.getBean(HomaServiceProxyFactory.class)).isSameAs(context.getBean("myProxyFactory"));
-            assertThat(context.getBean(HomaGracefulShutdown.class)).isSameAs(context.getBean("myShutdown"));
+            assertThat(context.getBean(HomaEndpointLifecycle.class)).isSameAs(context.getBean("myLifecycle"));
             assertThat(context).hasSingleBean(PayloadCodecs.class).hasSingleBean(RpcDispatcher.class)
                     .hasSingleBean(HomaClient.class).hasSingleBean(HomaServiceProxyFactory.class)
-                    .hasSingleBean(HomaGracefulShutdown.class);
+                    .hasSingleBean(HomaEndpointLifecycle.class);
         });
     }
 
@@ -419,8 +422,8 @@ class HomaAutoConfigurationTests {
         }
 
         @Bean
-        HomaGracefulShutdown myShutdown(RpcDispatcher dispatcher) {
-            return new HomaGracefulShutdown(dispatcher, Duration.ZERO);
+        HomaEndpointLifecycle myLifecycle(HomaTransport transport, RpcDispatcher dispatcher) {
+            return new HomaEndpointLifecycle(transport, dispatcher, Duration.ZERO);
         }
     }
 

@@ -157,6 +157,15 @@ class HomaClientTest {
 
     /** Bytes in, bytes out, no network. */
     private static final class InMemoryTransport extends HomaTransport {
+        @Override
+        public void startServing() {
+        }
+
+        @Override
+        public boolean isServing() {
+            return true;
+        }
+
         private final Function<byte[], Mono<byte[]>> server;
         final AtomicInteger calls = new AtomicInteger();
         volatile InetSocketAddress lastServer;

@@ -1,0 +1,119 @@
+package io.homa.spring;
+
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.rpc.RpcDispatcher;
+import io.homa.reactive.rpc.RpcMethod;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * The Homa endpoint's lifecycle, in the shape of Spring Boot's own servers: one
+ * {@link SmartLifecycle} that starts serving once the context is refreshed and stops with a grace
+ * period.
+ *
+ * <ul>
+ *   <li>The socket binds when the {@link HomaTransport} bean is created, so that the
+ *       application's own clients can call other services while the context is still being
+ *       built; requests that reach this endpoint meanwhile are held by the engine (their clients'
+ *       RESENDs are answered BUSY, so they neither time out nor execute twice) and delivered, in
+ *       arrival order, when {@link #start()} runs: no caller sees UNIMPLEMENTED for a service that
+ *       is still being registered. (A call from this application to its own endpoint during
+ *       refresh therefore waits until then: do not block on one in an initializer.)
+ *   <li>{@link #start()} logs one INFO line naming the bound address and every exported service
+ *       with its methods.
+ *   <li>{@link #stop(Runnable)}: the dispatcher answers new requests with UNAVAILABLE and the
+ *       lifecycle waits, without blocking the shutdown thread, until the RPCs in flight have
+ *       finished or {@code homa.server.shutdown-grace-period} has passed. The transport is
+ *       disposed later, when its bean is destroyed, so the answers of the finished RPCs still go
+ *       out and outbound calls keep working meanwhile.
+ * </ul>
+ *
+ * <p>Phase {@link #PHASE}: started late and stopped early, like a web server's graceful shutdown.
+ */
+public final class HomaEndpointLifecycle implements SmartLifecycle {
+
+    /** Same phase as Spring Boot's web server graceful shutdown. */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 2048;
+
+    private static final Logger logger = LoggerFactory.getLogger(HomaEndpointLifecycle.class);
+
+    private final HomaTransport transport;
+
+    private final RpcDispatcher dispatcher;
+
+    private final Duration gracePeriod;
+
+    private volatile boolean running;
+
+    /**
+     * @param transport the endpoint, bound with requests held until {@link #start()}
+     * @param dispatcher the server side of the RPC layer
+     * @param gracePeriod how long {@link #stop(Runnable)} waits for RPCs in flight
+     */
+    public HomaEndpointLifecycle(HomaTransport transport, RpcDispatcher dispatcher, Duration gracePeriod) {
+        this.transport = transport;
+        this.dispatcher = dispatcher;
+        this.gracePeriod = gracePeriod;
+    }
+
+    @Override
+    public void start() {
+        this.running = true;
+        this.transport.startServing();
+        logger.info("Homa endpoint on UDP {} serving {}", this.transport.localAddress(), describeServices());
+    }
+
+    /** Every exported service with its methods, e.g. {@code greeting [count, greet], kv [get, put]}. */
+    String describeServices() {
+        Map<String, TreeSet<String>> methods = new TreeMap<>();
+        for (RpcMethod method : this.dispatcher.methods()) {
+            methods.computeIfAbsent(method.service(), (service) -> new TreeSet<>()).add(method.method());
+        }
+        if (methods.isEmpty()) {
+            return "no services";
+        }
+        return methods.entrySet().stream()
+                .map((entry) -> entry.getKey() + " " + entry.getValue())
+                .collect(Collectors.joining(", "));
+    }
+
+    @Override
+    public void stop() {
+        throw new UnsupportedOperationException("Stop must not be invoked directly");
+    }
+
+    @Override
+    public void stop(Runnable callback) {
+        this.running = false;
+        int inFlight = this.dispatcher.inFlight();
+        if (inFlight > 0) {
+            logger.info("Homa graceful shutdown: waiting up to {} for {} RPC(s) in flight", this.gracePeriod, inFlight);
+        }
+        this.dispatcher.shutdown(this.gracePeriod)
+                .doFinally((signal) -> {
+                    int left = this.dispatcher.inFlight();
+                    if (left > 0) {
+                        logger.warn("Homa graceful shutdown: grace period {} ended with {} RPC(s) still in flight",
+                                this.gracePeriod, left);
+                    }
+                    callback.run();
+                })
+                .subscribe(null, (error) -> logger.warn("Homa graceful shutdown failed", error));
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}

@@ -1,0 +1,230 @@
+package io.homa.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.homa.engine.wire.PacketType;
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.rpc.HomaClient;
+import io.homa.reactive.rpc.RpcMethod;
+import io.homa.reactive.rpc.StaticServiceResolver;
+import io.homa.spring.observability.LoopbackRpc;
+import java.lang.reflect.Type;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.publisher.Mono;
+
+/**
+ * The endpoint's one lifecycle ({@link HomaEndpointLifecycle}): the socket binds while the context
+ * is built, so the application's clients can call during refresh; requests reaching this endpoint
+ * meanwhile are held by the engine and served once the context is refreshed; the bound port is
+ * published as {@code local.homa.port}; one INFO line names the address and the services.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class HomaEndpointLifecycleTests {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private final LoopbackRpc remote = new LoopbackRpc();
+
+    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(HomaAutoConfiguration.class))
+            .withPropertyValues(LoopbackRpc.properties());
+
+    @AfterEach
+    void closeRemote() {
+        this.remote.close();
+    }
+
+    @Test
+    void shouldHoldRequestsUntilRefreshedWhileTheApplicationsClientsCallOut() {
+        this.remote.dispatcher().register(RpcMethod.unary("echo", "say", new Type[] { String.class },
+                (args) -> Mono.just("echo " + args[0])));
+        InetSocketAddress remoteAddress = this.remote.server().localAddress();
+        this.contextRunner.withUserConfiguration(EarlyCallerConfiguration.class)
+                .withPropertyValues("homa.client.peers.echo=127.0.0.1:" + remoteAddress.getPort())
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    EarlyCaller caller = context.getBean(EarlyCaller.class);
+                    assertThat(caller.remoteAnswer).as("the application's client called out during refresh")
+                            .isEqualTo("echo hello");
+                    assertThat(caller.requestArrivedBeforeRefresh)
+                            .as("the early request reached this endpoint during refresh").isTrue();
+                    assertThat(context.getBean(ServiceCallsAtStart.class).callsAtStart)
+                            .as("probe calls when the lifecycles started: none served before").isZero();
+                    assertThat(caller.ownAnswer.get().block(TIMEOUT)).as("served once refreshed, not UNIMPLEMENTED")
+                            .isEqualTo("pong ping");
+                    assertThat(context.getBean(ProbeService.class).calls).hasValue(1);
+                });
+    }
+
+    @Test
+    void shouldPublishTheBoundPortAndLogTheAddressAndServices(CapturedOutput output) {
+        this.contextRunner.withUserConfiguration(ProbeConfiguration.class).run((context) -> {
+            assertThat(context).hasNotFailed();
+            int port = context.getBean(HomaTransport.class).localAddress().getPort();
+            assertThat(port).isPositive();
+            assertThat(context.getEnvironment().getProperty("local.homa.port", Integer.class)).isEqualTo(port);
+            assertThat(context.getBean(PortHolder.class).port).as("@LocalHomaPort").isEqualTo(port);
+            assertThat(output).contains("Homa endpoint on UDP /127.0.0.1:" + port + " serving probe [ping, twice]");
+        });
+    }
+
+    @Test
+    void shouldSaySoWhenNoServiceIsExported(CapturedOutput output) {
+        this.contextRunner.run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(output).contains("serving no services");
+        });
+    }
+
+    @HomaService("probe")
+    static class ProbeService {
+
+        final AtomicInteger calls = new AtomicInteger();
+
+        public String ping(String text) {
+            this.calls.incrementAndGet();
+            return "pong " + text;
+        }
+
+        public String twice(String text) {
+            return text + text;
+        }
+    }
+
+    static class PortHolder {
+
+        final int port;
+
+        PortHolder(@LocalHomaPort int port) {
+            this.port = port;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ProbeConfiguration {
+
+        @Bean
+        ProbeService probeService() {
+            return new ProbeService();
+        }
+
+        /** Resolved once the endpoint is bound (here: it depends on the transport; in a test class, after start). */
+        @Bean
+        PortHolder portHolder(HomaTransport bound, @LocalHomaPort int port) {
+            return new PortHolder(port);
+        }
+    }
+
+    /**
+     * During refresh: calls a remote service through the application's {@link HomaClient} (and
+     * waits for the answer), then sends a request to this endpoint's own probe service without
+     * waiting, and waits until the endpoint has received it.
+     */
+    static class EarlyCaller implements InitializingBean {
+
+        private final HomaClient client;
+
+        private final HomaTransport transport;
+
+        String remoteAnswer;
+
+        boolean requestArrivedBeforeRefresh;
+
+        final AtomicReference<Mono<String>> ownAnswer = new AtomicReference<>();
+
+        EarlyCaller(HomaClient client, HomaTransport transport) {
+            this.client = client;
+            this.transport = transport;
+        }
+
+        @Override
+        public void afterPropertiesSet() throws Exception {
+            this.remoteAnswer = this.client.call("echo", "say", "hello", String.class).block(TIMEOUT);
+            HomaClient self = HomaClient.builder(this.transport)
+                    .resolver(new StaticServiceResolver(Map.of("probe", this.transport.localAddress())))
+                    .defaultTimeout(TIMEOUT)
+                    .build();
+            this.ownAnswer.set(self.call("probe", "ping", "ping", String.class).cache());
+            this.ownAnswer.get().subscribe((answer) -> { }, (error) -> { });
+            long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
+            long received = 0;
+            while (System.nanoTime() - deadlineNs < 0) {
+                received = this.transport.counters().block(TIMEOUT).packetsReceived(PacketType.DATA);
+                if (received > 1) { // the echo's response, and our own request
+                    break;
+                }
+                Thread.sleep(5);
+            }
+            this.requestArrivedBeforeRefresh = received > 1;
+        }
+    }
+
+    /** Started just before the endpoint (an earlier phase): how many probe calls had run by then. */
+    static class ServiceCallsAtStart implements SmartLifecycle {
+
+        private final ProbeService probe;
+
+        int callsAtStart = -1;
+
+        private boolean running;
+
+        ServiceCallsAtStart(ProbeService probe) {
+            this.probe = probe;
+        }
+
+        @Override
+        public void start() {
+            this.callsAtStart = this.probe.calls.get();
+            this.running = true;
+        }
+
+        @Override
+        public void stop() {
+            this.running = false;
+        }
+
+        @Override
+        public boolean isRunning() {
+            return this.running;
+        }
+
+        @Override
+        public int getPhase() {
+            return HomaEndpointLifecycle.PHASE - 1;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class EarlyCallerConfiguration {
+
+        @Bean
+        ProbeService probeService() {
+            return new ProbeService();
+        }
+
+        @Bean
+        EarlyCaller earlyCaller(HomaClient client, HomaTransport transport) {
+            return new EarlyCaller(client, transport);
+        }
+
+        @Bean
+        ServiceCallsAtStart serviceCallsAtStart(ProbeService probe) {
+            return new ServiceCallsAtStart(probe);
+        }
+    }
+}
