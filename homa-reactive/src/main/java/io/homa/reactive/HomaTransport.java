@@ -4,13 +4,12 @@ import io.homa.engine.EngineCounters;
 import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
-import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.netty.resources.LoopResources;
 
 /**
  * The message layer: one Homa endpoint on one UDP socket, acting as client and server at once.
@@ -21,11 +20,12 @@ import reactor.core.scheduler.Schedulers;
  * signalled on the event loop, so operators placed directly after a call must not block (use
  * {@code publishOn} for heavy or blocking work). Nothing here blocks the event loop.
  *
- * <p>Sockets run on a shared set of Reactor Netty event loops (daemon threads {@code homa-epoll-N}
- * or {@code homa-nio-N}; as many as processors, at least 2, or the system property
- * {@code homa.ioThreads}), with Netty's native epoll transport when it is available and
- * {@link HomaTransportConfig#nativeTransport()} is set, NIO otherwise. Each new transport takes the
- * next loop in turn. Outgoing packets are paced at {@link HomaTransportConfig#linkMbps()}.
+ * <p>Event loops: the {@link LoopResources} given to {@link HomaTransportSpec#runOn}, which their
+ * owner disposes (each transport takes the next loop in turn); without them a transport creates
+ * one loop of its own (a daemon thread {@code homa-epoll-N} or {@code homa-nio-N}) and disposes
+ * it with itself. Netty's native epoll transport is used when it is available and
+ * {@link HomaTransportConfig#nativeTransport()} is set, NIO otherwise. Outgoing packets are paced
+ * at {@link HomaTransportConfig#linkMbps()} by the engine.
  *
  * <p>IP priorities: with {@link HomaTransportConfig#priorityTos()} (the default) each packet
  * leaves with the engine's priority for it (0..7; control packets 7) in the IP TOS byte as
@@ -34,7 +34,16 @@ import reactor.core.scheduler.Schedulers;
 public abstract class HomaTransport implements Disposable {
 
     /**
-     * Binds a transport lazily; request handlers run on {@link Schedulers#boundedElastic()}.
+     * A spec to bind a transport with: where ({@code config}), on which event loops, with which
+     * clock and handler ({@link HomaTransportSpec}).
+     */
+    public static HomaTransportSpec create(HomaTransportConfig config) {
+        return HomaTransportSpec.of(config);
+    }
+
+    /**
+     * Binds a transport lazily, on loops of its own; request handlers run on
+     * {@link Schedulers#boundedElastic()}. Same as {@code create(config).handler(handler).bind()}.
      *
      * @param config where to bind and protocol settings
      * @param handler server side: answers requests; {@code null} for a client-only endpoint, whose
@@ -45,7 +54,7 @@ public abstract class HomaTransport implements Disposable {
      *     {@link HomaStatus#UNAVAILABLE}, the cause attached)
      */
     public static Mono<HomaTransport> bind(HomaTransportConfig config, @Nullable HomaRequestHandler handler) {
-        return bind(config, handler, Schedulers.boundedElastic());
+        return create(config).handler(handler).bind();
     }
 
     /**
@@ -58,29 +67,7 @@ public abstract class HomaTransport implements Disposable {
      */
     public static Mono<HomaTransport> bind(
             HomaTransportConfig config, @Nullable HomaRequestHandler handler, Scheduler handlerScheduler) {
-        Objects.requireNonNull(config, "config must not be null");
-        Objects.requireNonNull(handlerScheduler, "handlerScheduler must not be null");
-        return NettyHomaTransport.create(config, handler, handlerScheduler, false);
-    }
-
-    /**
-     * Binds a transport lazily that holds the requests it receives until {@link #startServing()}:
-     * for a server whose application is still starting (the socket is up, so its own calls to
-     * other endpoints work, but its services are not all registered yet). Held requests stay with
-     * the engine, whose answers to their clients' RESENDs are BUSY, so they neither time out nor
-     * execute twice; {@link #startServing()} hands them to {@code handler} in arrival order.
-     *
-     * @param config where to bind and protocol settings
-     * @param handler server side
-     * @param handlerScheduler where {@link HomaRequestHandler#handle} is called (never an event loop)
-     * @return a {@code Mono} that binds on subscribe and emits the bound transport, not yet serving
-     */
-    public static Mono<HomaTransport> bindHoldingRequests(
-            HomaTransportConfig config, HomaRequestHandler handler, Scheduler handlerScheduler) {
-        Objects.requireNonNull(config, "config must not be null");
-        Objects.requireNonNull(handler, "handler must not be null");
-        Objects.requireNonNull(handlerScheduler, "handlerScheduler must not be null");
-        return NettyHomaTransport.create(config, handler, handlerScheduler, true);
+        return create(config).handler(handler).handlerScheduler(handlerScheduler).bind();
     }
 
     /**
@@ -90,7 +77,7 @@ public abstract class HomaTransport implements Disposable {
      */
     public static HomaTransport bindNow(
             HomaTransportConfig config, @Nullable HomaRequestHandler handler, Duration timeout) {
-        return bindNow(config, handler, Schedulers.boundedElastic(), timeout);
+        return create(config).handler(handler).bindNow(timeout);
     }
 
     /**
@@ -103,18 +90,7 @@ public abstract class HomaTransport implements Disposable {
             @Nullable HomaRequestHandler handler,
             Scheduler handlerScheduler,
             Duration timeout) {
-        HomaTransport transport;
-        try {
-            transport = bind(config, handler, handlerScheduler).block(timeout);
-        } catch (RuntimeException e) {
-            Throwable cause = Exceptions.unwrap(e);
-            throw new IllegalStateException("Homa transport could not bind to " + config.bindAddress() + ":"
-                    + config.port() + ": " + cause.getMessage(), cause);
-        }
-        if (transport == null) {
-            throw new IllegalStateException("Homa transport did not bind within " + timeout);
-        }
-        return transport;
+        return create(config).handler(handler).handlerScheduler(handlerScheduler).bindNow(timeout);
     }
 
     /**
@@ -145,14 +121,19 @@ public abstract class HomaTransport implements Disposable {
     public abstract Mono<EngineCounters> counters();
 
     /**
-     * Starts handing requests to the handler, first those held since
-     * {@link #bindHoldingRequests bind}, in arrival order. Idempotent; a transport bound any other
-     * way serves from the start.
+     * Starts handing requests to the handler, first those held since bind
+     * ({@link HomaTransportSpec#holdRequests(boolean)}), in arrival order. Idempotent; a transport
+     * bound without holding serves from the start.
      */
     public abstract void startServing();
 
     /** Whether requests go to the handler ({@link #startServing()} called, or bound serving). */
     public abstract boolean isServing();
+
+    /** The clock this transport runs on; the RPC layer measures deadlines on it too. */
+    public NanoClock clock() {
+        return NanoClock.system();
+    }
 
     /** Datagrams dropped before the engine saw them (e.g. arriving after dispose). */
     public abstract long droppedDatagrams();

@@ -25,7 +25,6 @@ import io.netty.channel.socket.DatagramChannelConfig;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.LongObjectHashMap;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
@@ -35,8 +34,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -103,12 +100,15 @@ final class NettyHomaTransport extends HomaTransport {
     static final int DATAGRAMS_PER_DRIVE = 64;
     /** Datagrams one recvmmsg(2) call may return (native epoll only). */
     static final int DATAGRAMS_PER_RECVMMSG = 16;
+    /** How long loops of the transport's own may take to shut down after it closes. */
+    static final Duration OWN_LOOPS_SHUTDOWN_TIMEOUT = Duration.ofSeconds(2);
     /** While packets wait for Netty's outbound queue to drain (to switch TOS), how often to look again. */
     static final long HELD_RETRY_NS = 100_000;
     /** Netty's {@code EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE}, or null without the epoll classes. */
     private static final @Nullable ChannelOption<Integer> EPOLL_MAX_DATAGRAM_PAYLOAD_SIZE = epollOption();
 
     private final @Nullable HomaRequestHandler handler;
+    private final NanoClock clock;
     private final Scheduler handlerScheduler;
     private final int maxMessageBytes;
     private final Channel channel;
@@ -134,19 +134,18 @@ final class NettyHomaTransport extends HomaTransport {
     private boolean driveAgain;
     private boolean transmitTaskQueued;
     private int datagramsSinceDrive;
+    /** The clock as read at the first datagram of the current batch. */
+    private long readNowNs;
     private @Nullable ScheduledFuture<?> timer;
     private long timerDeadlineNs;
 
     /** Runs on the event loop, in the bind listener, before the first datagram is read. */
-    private NettyHomaTransport(
-            HomaTransportConfig config,
-            @Nullable HomaRequestHandler handler,
-            Scheduler handlerScheduler,
-            Channel channel,
-            EngineConfig engineConfig,
-            boolean holdRequests) {
-        this.handler = handler;
-        this.handlerScheduler = handlerScheduler;
+    private NettyHomaTransport(HomaTransportSpec spec, Channel channel, EngineConfig engineConfig) {
+        HomaTransportConfig config = spec.config();
+        boolean holdRequests = spec.holdsRequests();
+        this.handler = spec.handler();
+        this.handlerScheduler = spec.handlerScheduler();
+        this.clock = spec.clock();
         this.maxMessageBytes = config.engine().maxMessageBytes();
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
@@ -163,9 +162,8 @@ final class NettyHomaTransport extends HomaTransport {
         channel.closeFuture().addListener(future -> onDispose.tryEmitEmpty());
     }
 
-    static Mono<HomaTransport> create(
-            HomaTransportConfig config, @Nullable HomaRequestHandler handler, Scheduler handlerScheduler,
-            boolean holdRequests) {
+    static Mono<HomaTransport> create(HomaTransportSpec spec) {
+        HomaTransportConfig config = spec.config();
         return Mono.create(sink -> {
             InetSocketAddress bindAddress = new InetSocketAddress(config.bindAddress(), config.port());
             if (bindAddress.isUnresolved()) {
@@ -174,9 +172,13 @@ final class NettyHomaTransport extends HomaTransport {
                 return;
             }
             boolean useNative = config.nativeTransport() && LoopResources.hasNativeSupport();
-            EventLoopGroup group = Loops.RESOURCES.onServer(useNative);
-            Class<? extends DatagramChannel> channelType = Loops.channelType(group);
-            EventLoop loop = Loops.next(group);
+            LoopResources given = spec.loops();
+            // Without loops of the caller's, one of our own, disposed with the channel.
+            LoopResources loops = given != null ? given : LoopResources.create("homa", 1, true);
+            EventLoopGroup group = loops.onServer(useNative);
+            Class<? extends DatagramChannel> channelType = loops.onChannelClass(DatagramChannel.class, group);
+            EventLoop loop = (EventLoop) group.next();
+
             EngineConfig engineConfig = engineConfig(config, bindAddress);
             int receiveDatagramBytes = MAX_DATAGRAM_BYTES;
             DatagramHandler datagramHandler = new DatagramHandler();
@@ -205,9 +207,16 @@ final class NettyHomaTransport extends HomaTransport {
             allocator.maxMessagesPerRead(MAX_READS_PER_READINESS);
             bootstrap.option(ChannelOption.RECVBUF_ALLOCATOR, allocator);
             ChannelFuture bindFuture = bootstrap.bind(bindAddress);
+            if (given == null) {
+                bindFuture.channel().closeFuture().addListener(closed ->
+                        loops.disposeLater(Duration.ZERO, OWN_LOOPS_SHUTDOWN_TIMEOUT).subscribe());
+            }
             sink.onCancel(() -> bindFuture.channel().close());
             bindFuture.addListener((ChannelFutureListener) future -> {
                 if (!future.isSuccess()) {
+                    if (given == null) {
+                        loops.disposeLater(Duration.ZERO, OWN_LOOPS_SHUTDOWN_TIMEOUT).subscribe();
+                    }
                     Throwable cause = future.cause();
                     sink.error(new HomaException(HomaStatus.UNAVAILABLE,
                             "cannot bind Homa transport to " + bindAddress + ": " + cause, cause));
@@ -215,8 +224,7 @@ final class NettyHomaTransport extends HomaTransport {
                 }
                 NettyHomaTransport transport;
                 try {
-                    transport = new NettyHomaTransport(config, handler, handlerScheduler, future.channel(), engineConfig,
-                            holdRequests);
+                    transport = new NettyHomaTransport(spec, future.channel(), engineConfig);
                 } catch (RuntimeException e) {
                     future.channel().close();
                     sink.error(new HomaException(HomaStatus.UNAVAILABLE, "cannot start Homa engine: " + e, e));
@@ -284,6 +292,11 @@ final class NettyHomaTransport extends HomaTransport {
     @Override
     public boolean isServing() {
         return serving;
+    }
+
+    @Override
+    public NanoClock clock() {
+        return clock;
     }
 
     @Override
@@ -451,7 +464,10 @@ final class NettyHomaTransport extends HomaTransport {
             return;
         }
         try {
-            engine.onPacket(System.nanoTime(), packet.sender(), packet.content().nioBuffer());
+            if (datagramsSinceDrive == 0) {
+                readNowNs = clock.nanoTime(); // once per batch of datagrams
+            }
+            engine.onPacket(readNowNs, packet.sender(), packet.content().nioBuffer());
         } catch (RuntimeException e) {
             droppedDatagrams.incrementAndGet();
             log.warn("Homa engine failed on a datagram from {}; dropped", packet.sender(), e);
@@ -523,7 +539,7 @@ final class NettyHomaTransport extends HomaTransport {
         if (!channel.isWritable()) {
             return; // channelWritabilityChanged drives again
         }
-        long nowNs = System.nanoTime();
+        long nowNs = clock.nanoTime();
         int sent = engine.pollTransmit(nowNs, packetSink, TRANSMIT_BUDGET_PACKETS);
         if (sent > 0) {
             writer.flush();
@@ -589,7 +605,7 @@ final class NettyHomaTransport extends HomaTransport {
             pending.cancel(false);
         }
         timerDeadlineNs = deadlineNs;
-        long delayNs = Math.max(0, deadlineNs - System.nanoTime());
+        long delayNs = Math.max(0, deadlineNs - clock.nanoTime());
         timer = eventLoop.schedule(timerTask, delayNs, TimeUnit.NANOSECONDS);
     }
 
@@ -599,7 +615,7 @@ final class NettyHomaTransport extends HomaTransport {
             return;
         }
         try {
-            engine.onTimeout(System.nanoTime());
+            engine.onTimeout(clock.nanoTime());
         } catch (RuntimeException e) {
             log.error("Homa engine on {} failed in onTimeout", localAddress, e);
         }
@@ -613,7 +629,7 @@ final class NettyHomaTransport extends HomaTransport {
             log.debug("Homa transport on {} dropped request {} from {}: no handler",
                     localAddress, event.rpcId(), event.client());
             if (!closed) {
-                engine.abortRequest(System.nanoTime(), event.client(), event.rpcId());
+                engine.abortRequest(clock.nanoTime(), event.client(), event.rpcId());
             }
             return;
         }
@@ -641,7 +657,7 @@ final class NettyHomaTransport extends HomaTransport {
             if (closed) {
                 return;
             }
-            if (!engine.sendResponse(System.nanoTime(), request.client(), request.rpcId(), bytes)) {
+            if (!engine.sendResponse(clock.nanoTime(), request.client(), request.rpcId(), bytes)) {
                 log.debug("Homa RPC {} from {} no longer known; response dropped", request.rpcId(), request.client());
             }
             drive();
@@ -655,7 +671,7 @@ final class NettyHomaTransport extends HomaTransport {
     private void abortRequest(HomaRequest request) {
         runOnLoop(() -> {
             if (!closed) {
-                engine.abortRequest(System.nanoTime(), request.client(), request.rpcId());
+                engine.abortRequest(clock.nanoTime(), request.client(), request.rpcId());
                 drive();
             }
         });
@@ -686,7 +702,7 @@ final class NettyHomaTransport extends HomaTransport {
             timer = null;
         }
         try {
-            engine.close(System.nanoTime());
+            engine.close(clock.nanoTime());
             dispatchEvents();
         } catch (RuntimeException e) {
             log.warn("Homa engine on {} failed to close", localAddress, e);
@@ -723,29 +739,6 @@ final class NettyHomaTransport extends HomaTransport {
      * transport takes the next loop in turn, so that a client and a server in one JVM run on
      * different threads.
      */
-    static final class Loops {
-        static final String THREADS_PROPERTY = "homa.ioThreads";
-        static final LoopResources RESOURCES = LoopResources.create("homa",
-                Integer.getInteger(THREADS_PROPERTY, Math.max(2, Runtime.getRuntime().availableProcessors())), true);
-        private static final AtomicLong NEXT = new AtomicLong();
-        private static final Map<EventLoopGroup, Class<? extends DatagramChannel>> CHANNEL_TYPES =
-                new ConcurrentHashMap<>();
-
-        private Loops() {}
-
-        static Class<? extends DatagramChannel> channelType(EventLoopGroup group) {
-            return CHANNEL_TYPES.computeIfAbsent(group, g -> RESOURCES.onChannelClass(DatagramChannel.class, g));
-        }
-
-        static EventLoop next(EventLoopGroup group) {
-            List<EventLoop> loops = new ArrayList<>();
-            for (EventExecutor executor : group) {
-                loops.add((EventLoop) executor);
-            }
-            return loops.get((int) Math.floorMod(NEXT.getAndIncrement(), (long) loops.size()));
-        }
-    }
-
     /** Looked up by reflection: the epoll classes are a runtime-only dependency. */
     @SuppressWarnings("unchecked")
     private static @Nullable ChannelOption<Integer> epollOption() {
@@ -792,7 +785,7 @@ final class NettyHomaTransport extends HomaTransport {
                 return;
             }
             try {
-                rpcId = engine.sendRequest(System.nanoTime(), server, bytes);
+                rpcId = engine.sendRequest(clock.nanoTime(), server, bytes);
             } catch (RuntimeException e) {
                 sink.error(new HomaException(HomaStatus.INTERNAL, "Homa engine refused the request: " + e, e));
                 return;
@@ -817,7 +810,7 @@ final class NettyHomaTransport extends HomaTransport {
             if (rpcId != 0 && pendingCalls.get(rpcId) == this) {
                 pendingCalls.remove(rpcId);
                 if (!closed) {
-                    engine.cancel(System.nanoTime(), rpcId);
+                    engine.cancel(clock.nanoTime(), rpcId);
                     drive();
                 }
             }

@@ -4,6 +4,7 @@ import io.homa.engine.EngineConfig;
 import io.homa.engine.InvalidSettingException;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
+import io.homa.reactive.HomaTransportSpec;
 import io.homa.reactive.rpc.HomaClient;
 import io.homa.reactive.rpc.HomaClientInterceptor;
 import io.homa.reactive.rpc.HomaServerInterceptor;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -39,6 +41,7 @@ import org.springframework.core.env.MutablePropertySources;
 import org.springframework.util.unit.DataSize;
 import reactor.core.Exceptions;
 import reactor.core.scheduler.Schedulers;
+import reactor.netty.resources.LoopResources;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -50,7 +53,8 @@ import tools.jackson.databind.json.JsonMapper;
  * {@link HomaServiceProxyFactory}. Every bean backs off when the application defines its own of
  * the same type.
  *
- * <p>Extension points: {@link PayloadCodec} beans join the codec registry (replacing a built-in
+ * <p>Extension points: {@link HomaTransportCustomizer} beans customize the endpoint's transport
+ * before it binds (on the {@code homaLoopResources} event loops); {@link PayloadCodec} beans join the codec registry (replacing a built-in
  * codec of the same name); {@link HomaClientInterceptor} and {@link HomaServerInterceptor} beans
  * wrap every call, in {@link org.springframework.core.annotation.Order @Order}.
  *
@@ -133,11 +137,19 @@ public final class HomaAutoConfiguration {
      */
     @Bean(destroyMethod = "disposeNow")
     @ConditionalOnMissingBean
-    HomaTransport homaTransport(HomaTransportConfig config, RpcDispatcher dispatcher, Environment environment) {
+    HomaTransport homaTransport(HomaTransportConfig config, RpcDispatcher dispatcher, Environment environment,
+            @Qualifier(LOOP_RESOURCES_BEAN) LoopResources loops, ObjectProvider<HomaTransportCustomizer> customizers) {
+        HomaTransportSpec spec = HomaTransport.create(config)
+                .handler(dispatcher::handle)
+                .handlerScheduler(Schedulers.boundedElastic())
+                .holdRequests(true)
+                .runOn(loops);
+        for (HomaTransportCustomizer customizer : customizers.orderedStream().toList()) {
+            spec = customizer.customize(spec);
+        }
         HomaTransport transport;
         try {
-            transport = HomaTransport.bindHoldingRequests(config, dispatcher::handle, Schedulers.boundedElastic())
-                    .block(BIND_TIMEOUT);
+            transport = spec.bind().block(BIND_TIMEOUT);
         } catch (RuntimeException ex) {
             Throwable cause = Exceptions.unwrap(ex);
             throw new IllegalStateException("Homa endpoint could not bind to " + config.bindAddress() + ":"
@@ -146,8 +158,24 @@ public final class HomaAutoConfiguration {
         if (transport == null) {
             throw new IllegalStateException("Homa endpoint did not bind within " + BIND_TIMEOUT);
         }
+        dispatcher.clock(transport.clock());
         publishLocalPort(environment, transport.localAddress().getPort());
         return transport;
+    }
+
+    /** The name of the event loops the starter creates for the endpoint (and disposes with the context). */
+    public static final String LOOP_RESOURCES_BEAN = "homaLoopResources";
+
+    /**
+     * The endpoint's event loops: one daemon thread ({@code homa-epoll-1} or {@code homa-nio-1}),
+     * since an endpoint is one socket on one loop; created here, disposed when the context closes,
+     * after the transport. An application replaces them with a {@link LoopResources} bean of the
+     * same name.
+     */
+    @Bean(name = LOOP_RESOURCES_BEAN, destroyMethod = "dispose")
+    @ConditionalOnMissingBean(name = LOOP_RESOURCES_BEAN)
+    LoopResources homaLoopResources() {
+        return LoopResources.create("homa", 1, true);
     }
 
     /** The property holding the port the endpoint bound, as {@code local.server.port} does for a web server. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.engine.wire.PacketType;
 import io.homa.reactive.HomaTransport;
+import io.homa.reactive.NanoClock;
 import io.homa.reactive.rpc.HomaClient;
 import io.homa.reactive.rpc.RpcMethod;
 import io.homa.reactive.rpc.StaticServiceResolver;
@@ -26,6 +27,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Mono;
+import reactor.netty.resources.LoopResources;
 
 /**
  * The endpoint's one lifecycle ({@link HomaEndpointLifecycle}): the socket binds while the context
@@ -89,6 +91,21 @@ class HomaEndpointLifecycleTests {
             assertThat(context).hasNotFailed();
             assertThat(output).contains("serving no services");
         });
+    }
+
+    @Test
+    void shouldApplyTransportCustomizersAndDisposeItsLoopsWithTheContext() {
+        NanoClock clock = System::nanoTime;
+        AtomicReference<LoopResources> loops = new AtomicReference<>();
+        this.contextRunner
+                .withBean("clockCustomizer", HomaTransportCustomizer.class, () -> (spec) -> spec.clock(clock))
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(HomaTransport.class).clock()).as("customized").isSameAs(clock);
+                    loops.set(context.getBean(HomaAutoConfiguration.LOOP_RESOURCES_BEAN, LoopResources.class));
+                    assertThat(loops.get().isDisposed()).isFalse();
+                });
+        assertThat(loops.get().isDisposed()).as("the starter's loops are disposed with the context").isTrue();
     }
 
     @HomaService("probe")

@@ -284,6 +284,10 @@ public final class HomaEngine {
     public long nextTimeoutNs() {
         long timerNs = timers.nextTimeoutNs();
         long pacerNs = sender.pacerWakeNs();
+        // MAX_VALUE means "none": compared as a time, it would wrap for a clock of negative origin.
+        if (pacerNs == Long.MAX_VALUE || timerNs == Long.MAX_VALUE) {
+            return pacerNs == Long.MAX_VALUE ? timerNs : pacerNs;
+        }
         return pacerNs - timerNs < 0 ? pacerNs : timerNs;
     }
 
@@ -295,7 +299,8 @@ public final class HomaEngine {
      * @param nowNs current time
      */
     public void onTimeout(long nowNs) {
-        if (nowNs - sender.pacerWakeNs() >= 0) {
+        long pacerWakeNs = sender.pacerWakeNs();
+        if (pacerWakeNs != Long.MAX_VALUE && nowNs - pacerWakeNs >= 0) {
             sender.pacerWoken();
         }
         timers.onTimeout(nowNs);

@@ -57,6 +57,20 @@ class TimerScaleTest {
     }
 
     @Test
+    void shouldGiveTheEarliestDeadlineWithAClockOfNegativeOrigin() {
+        // System.nanoTime() may be negative: "no pacer deadline" (MAX_VALUE) must not win over a
+        // real deadline because a difference with it wraps.
+        EngineConfig config = EngineConfig.builder().linkMbps(2_000).build();
+        HomaEngine client = new HomaEngine(config, 5000, 2);
+        long nowNs = -3_000_000_000L;
+        client.sendRequest(nowNs, SERVER, new byte[100]);
+        assertThat(client.pollTransmit(nowNs, (peer, packet, priority) -> { }, 64)).isEqualTo(1);
+        assertThat(client.nextTimeoutNs()).isEqualTo(nowNs + config.resendIntervalNs());
+        client.onTimeout(nowNs + config.resendIntervalNs());
+        assertThat(client.counters().resendsSent()).isEqualTo(1);
+    }
+
+    @Test
     void shouldStopTickingWhenNothingIsLeft() {
         EngineConfig config = EngineConfig.defaults();
         HomaEngine client = new HomaEngine(config, 5000, 2);

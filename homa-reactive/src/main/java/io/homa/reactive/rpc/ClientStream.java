@@ -53,7 +53,7 @@ final class ClientStream<T> {
         this.call = call;
         this.codec = codec;
         this.timeoutNs = timeoutNs;
-        this.startNs = System.nanoTime();
+        this.startNs = client.clock().nanoTime();
         this.batchSize = batchSize;
         this.resultScheduler = resultScheduler;
         this.sink = sink;

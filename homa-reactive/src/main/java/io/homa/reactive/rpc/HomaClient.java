@@ -4,6 +4,7 @@ import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
+import io.homa.reactive.NanoClock;
 import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -48,6 +49,7 @@ public class HomaClient {
     private final List<HomaClientInterceptor> interceptors;
     private final @Nullable Scheduler resultScheduler;
     private final int streamBatchSize;
+    private final NanoClock clock;
 
     /**
      * A client that decodes results on the transport's event loop (no thread hop), speaks only
@@ -76,6 +78,7 @@ public class HomaClient {
     /** Built by {@link Builder#build()}. */
     protected HomaClient(Builder builder) {
         this.transport = builder.transport;
+        this.clock = builder.clock != null ? builder.clock : builder.transport.clock();
         this.resolver = Objects.requireNonNull(builder.resolver, "resolver must be set");
         this.codecs = builder.codecs;
         this.defaultCodec = codecs.get(builder.defaultCodec);
@@ -196,10 +199,15 @@ public class HomaClient {
     // ------------------------------------------------------------------ unary
 
     @SuppressWarnings("unchecked")
+    /** The clock this client measures deadlines on. */
+    NanoClock clock() {
+        return clock;
+    }
+
     private <T> Mono<T> unary(RpcCall call) {
         PayloadCodec codec = codec(call);
         long timeoutNs = timeoutNs(call.options());
-        long startNs = System.nanoTime();
+        long startNs = clock.nanoTime();
         Mono<byte[]> exchange = resolve(call).flatMap(server -> {
             byte[] request = encodeRequest(call, codec, startNs, timeoutNs, Map.of(), true);
             return transport.call(server, request);
@@ -285,7 +293,7 @@ public class HomaClient {
             }
         }
         if (timeoutNs > 0) {
-            long remainingNs = startNs + timeoutNs - System.nanoTime();
+            long remainingNs = startNs + timeoutNs - clock.nanoTime();
             if (remainingNs <= 0) {
                 throw deadlineExceeded(call, timeoutNs);
             }
@@ -339,6 +347,7 @@ public class HomaClient {
         private List<HomaClientInterceptor> interceptors = List.of();
         private @Nullable Scheduler resultScheduler;
         private int streamBatchSize = DEFAULT_STREAM_BATCH_SIZE;
+        private @Nullable NanoClock clock;
 
         private Builder(HomaTransport transport) {
             this.transport = Objects.requireNonNull(transport, "transport must not be null");
@@ -389,6 +398,12 @@ public class HomaClient {
                 throw new IllegalArgumentException("streamBatchSize must be 1 to 65536 items, was " + items);
             }
             this.streamBatchSize = items;
+            return this;
+        }
+
+        /** The clock deadlines are measured on; default: the transport's ({@link HomaTransport#clock()}). */
+        public Builder clock(NanoClock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock must not be null");
             return this;
         }
 

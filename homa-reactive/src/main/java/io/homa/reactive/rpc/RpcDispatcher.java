@@ -5,6 +5,7 @@ import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaRequest;
 import io.homa.reactive.HomaRequestHandler;
 import io.homa.reactive.HomaStatus;
+import io.homa.reactive.NanoClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.time.Duration;
@@ -81,6 +82,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     private volatile int streamBatchBytes = DEFAULT_STREAM_BATCH_BYTES;
     private volatile Duration streamBatchLinger = DEFAULT_STREAM_BATCH_LINGER;
     private volatile Duration streamIdleTimeout = DEFAULT_STREAM_IDLE_TIMEOUT;
+    private volatile NanoClock clock = NanoClock.system();
 
     /**
      * A dispatcher that speaks one codec.
@@ -163,6 +165,21 @@ public class RpcDispatcher implements HomaRequestHandler {
         }
         this.streamBatchLinger = linger;
         return this;
+    }
+
+    /**
+     * The clock deadlines are measured on (default {@link NanoClock#system()}); use the transport's
+     * ({@link io.homa.reactive.HomaTransport#clock()}) when it has another.
+     *
+     * @return this dispatcher
+     */
+    public RpcDispatcher clock(NanoClock value) {
+        this.clock = Objects.requireNonNull(value, "clock must not be null");
+        return this;
+    }
+
+    NanoClock clock() {
+        return clock;
     }
 
     /**
@@ -269,7 +286,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     }
 
     private Mono<RpcEnvelope.Response> dispatch(HomaRequest request) {
-        long arrivalNs = System.nanoTime();
+        long arrivalNs = clock.nanoTime();
         RpcEnvelope.Request envelope = RpcEnvelope.decodeRequest(request.payload());
         String phase = envelope.metadata().get(RpcMetadata.STREAM);
         if (shuttingDown && (phase == null || phase.equals(RpcMetadata.STREAM_OPEN))) {
@@ -333,7 +350,7 @@ public class RpcDispatcher implements HomaRequestHandler {
                 })
                 .subscribeOn(scheduler);
         if (deadlineNs != 0) {
-            long remainingNs = Math.max(0, deadlineNs - System.nanoTime());
+            long remainingNs = Math.max(0, deadlineNs - clock.nanoTime());
             result = result.timeout(Duration.ofNanos(remainingNs), Mono.error(() -> new HomaException(
                     HomaStatus.DEADLINE_EXCEEDED, "deadline passed while " + call.fullMethodName() + " ran")));
         }
@@ -413,8 +430,8 @@ public class RpcDispatcher implements HomaRequestHandler {
         return deadlineNs == 0 ? 1 : deadlineNs;
     }
 
-    private static void checkDeadline(ServerCall call, long deadlineNs) {
-        if (deadlineNs != 0 && deadlineNs - System.nanoTime() <= 0) {
+    private void checkDeadline(ServerCall call, long deadlineNs) {
+        if (deadlineNs != 0 && deadlineNs - clock.nanoTime() <= 0) {
             throw new HomaException(HomaStatus.DEADLINE_EXCEEDED,
                     "deadline of " + call.fullMethodName() + " passed before the call started");
         }

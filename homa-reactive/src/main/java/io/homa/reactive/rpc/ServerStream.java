@@ -77,7 +77,7 @@ final class ServerStream implements CoreSubscriber<Object> {
     /** Subscribes to the method's items and arms the deadline. */
     void start(Flux<?> items) {
         if (deadlineNs != 0) {
-            long delayNs = Math.max(0, deadlineNs - System.nanoTime());
+            long delayNs = Math.max(0, deadlineNs - owner.clock().nanoTime());
             Disposable timer = Schedulers.parallel().schedule(this::expire, delayNs, TimeUnit.NANOSECONDS);
             synchronized (this) {
                 deadlineTimer = timer;

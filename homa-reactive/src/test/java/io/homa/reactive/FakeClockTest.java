@@ -1,0 +1,130 @@
+package io.homa.reactive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.homa.engine.EngineConfig;
+import io.homa.reactive.rpc.HomaClient;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.netty.resources.LoopResources;
+
+/**
+ * Everything above the engine runs on the injected {@link NanoClock}: the transport's timers hand
+ * the engine the clock's time (so RESENDs and timeouts follow it, not the wall clock), and the RPC
+ * layer measures call deadlines on it.
+ */
+class FakeClockTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    /** A clock that moves only when told to. */
+    private static final class FakeClock implements NanoClock {
+        final AtomicLong nowNs = new AtomicLong(-3_000_000_000L); // any origin works
+
+        @Override
+        public long nanoTime() {
+            return nowNs.get();
+        }
+
+        void advance(Duration by) {
+            nowNs.addAndGet(by.toNanos());
+        }
+    }
+
+    @Test
+    void shouldResendAndTimeOutOnlyAsTheInjectedClockMoves() throws Exception {
+        FakeClock clock = new FakeClock();
+        EngineConfig engine = EngineConfig.builder().timeoutResends(3).build();
+        LoopResources loops = LoopResources.create("fake-clock-test", 1, true);
+        try (DatagramSocket silent = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            HomaTransport client = HomaTransport.create(HomaTransportConfig.builder().bindAddress("127.0.0.1")
+                            .engine(engine).build())
+                    .runOn(loops)
+                    .clock(clock)
+                    .bindNow(TIMEOUT);
+            try {
+                assertThat(client.clock()).isSameAs(clock);
+                AtomicReference<Throwable> failure = new AtomicReference<>();
+                client.call(new InetSocketAddress(InetAddress.getLoopbackAddress(), silent.getLocalPort()), new byte[] {1})
+                        .subscribe(response -> { }, failure::set);
+
+                // The clock stands still: however long the test waits, the engine sees no silence.
+                Thread.sleep(200);
+                assertThat(client.counters().block(TIMEOUT).resendsSent()).as("RESENDs while the clock stands still").isZero();
+                assertThat(failure.get()).isNull();
+
+                // Each resend interval on the fake clock draws one RESEND; after timeout-resends of
+                // them and as much silence, the call fails.
+                for (int resends = 1; resends <= engine.timeoutResends(); resends++) {
+                    clock.advance(Duration.ofNanos(engine.resendIntervalNs()));
+                    awaitResends(client, resends);
+                }
+                assertThat(failure.get()).as("not failed before the last interval passes").isNull();
+                clock.advance(Duration.ofNanos(engine.resendIntervalNs()));
+                long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
+                while (failure.get() == null && System.nanoTime() - deadlineNs < 0) {
+                    Thread.sleep(2);
+                }
+                assertThat(failure.get()).isInstanceOf(HomaTimeoutException.class)
+                        .hasMessageContaining("after " + engine.timeoutResends() + " RESENDs");
+                assertThat(client.counters().block(TIMEOUT).resendsSent()).isEqualTo(engine.timeoutResends());
+            } finally {
+                client.disposeNow();
+            }
+        } finally {
+            loops.disposeLater(Duration.ZERO, Duration.ofSeconds(2)).block(TIMEOUT);
+        }
+    }
+
+    private static void awaitResends(HomaTransport client, long resends) throws InterruptedException {
+        long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
+        while (client.counters().block(TIMEOUT).resendsSent() < resends && System.nanoTime() - deadlineNs < 0) {
+            Thread.sleep(2);
+        }
+        assertThat(client.counters().block(TIMEOUT).resendsSent()).isEqualTo(resends);
+    }
+
+    @Test
+    void shouldMeasureCallDeadlinesOnTheInjectedClock() {
+        FakeClock clock = new FakeClock();
+        HomaTransport transport = HomaTransport.create(HomaTransportConfig.builder().bindAddress("127.0.0.1").build())
+                .clock(clock)
+                .bindNow(TIMEOUT);
+        try {
+            InetSocketAddress nowhere = new InetSocketAddress(InetAddress.getLoopbackAddress(), 9);
+            // Resolving the service takes 2 s on the fake clock: the 1 s deadline has passed before
+            // the request is encoded, so it is never sent.
+            HomaClient client = HomaClient.builder(transport)
+                    .resolver(service -> Mono.fromSupplier(() -> {
+                        clock.advance(Duration.ofSeconds(2));
+                        return nowhere;
+                    }))
+                    .defaultTimeout(Duration.ofSeconds(1))
+                    .build();
+            assertThatThrownBy(() -> client.call("slow", "lookup", "x", String.class).block(TIMEOUT))
+                    .isInstanceOf(HomaException.class)
+                    .satisfies(e -> assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.DEADLINE_EXCEEDED));
+            assertThat(transport.counters().block(TIMEOUT).rpcsStarted()).as("nothing sent").isZero();
+
+            // The same call with the clock standing still is sent (and then fails for other reasons).
+            HomaClient patient = HomaClient.builder(transport)
+                    .resolver(service -> Mono.just(nowhere))
+                    .defaultTimeout(Duration.ofSeconds(1))
+                    .build();
+            patient.call("slow", "lookup", "x", String.class).subscribe(result -> { }, error -> { });
+            long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
+            while (transport.counters().block(TIMEOUT).rpcsStarted() == 0 && System.nanoTime() - deadlineNs < 0) {
+                Thread.onSpinWait();
+            }
+            assertThat(transport.counters().block(TIMEOUT).rpcsStarted()).isEqualTo(1);
+        } finally {
+            transport.disposeNow();
+        }
+    }
+}
