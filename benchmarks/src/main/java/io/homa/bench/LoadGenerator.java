@@ -13,7 +13,7 @@ import io.homa.bench.scenario.ScenarioRunner;
 import io.homa.bench.systems.EchoClient;
 import io.homa.bench.systems.SystemKind;
 import io.homa.bench.systems.SystemSettings;
-import io.homa.bench.workload.Workload;
+import io.homa.workloads.Workload;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -116,7 +116,12 @@ public final class LoadGenerator implements Callable<Integer> {
         startNs = System.nanoTime();
         List<SystemKind> systemKinds = systems.stream().map(SystemKind::fromId).distinct().toList();
         List<Scenario> scenarioList = scenarios.stream().map(Scenario::fromId).distinct().sorted().toList();
-        List<Workload> workloadList = workloads.stream().map(Workload::load).toList();
+        List<Workload> workloadList;
+        try {
+            workloadList = workloads.stream().map(Workload::load).toList();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--workloads: " + e.getMessage(), e);
+        }
         if (servers < 1 || servers > 8) {
             throw new IllegalArgumentException("--servers must be between 1 and 8, was " + servers);
         }

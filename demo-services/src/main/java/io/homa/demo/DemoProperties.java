@@ -1,6 +1,6 @@
 package io.homa.demo;
 
-import io.homa.demo.workload.WorkloadDistribution;
+import io.homa.workloads.Workload;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -87,7 +87,11 @@ public record DemoProperties(
             throw new IllegalArgumentException(
                     "--concurrency must be between 1 and " + MAX_CONCURRENCY + ", was " + concurrency);
         }
-        workload = WorkloadDistribution.checkName(workload);
+        try {
+            workload = Workload.checkName(workload);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--" + e.getMessage()); // the option as the user wrote it
+        }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--port must be between 0 and 65535, was " + port);
         }

@@ -4,7 +4,7 @@ import io.homa.demo.workload.HeadOfLineBenchmark;
 import io.homa.demo.workload.HeadOfLineResult;
 import io.homa.demo.workload.LoadGenerator;
 import io.homa.demo.workload.UnloadedRtt;
-import io.homa.demo.workload.WorkloadDistribution;
+import io.homa.workloads.Workload;
 import io.homa.demo.workload.WorkloadResult;
 import io.homa.engine.EngineCounters;
 import io.homa.reactive.HomaRequestHandler;
@@ -155,7 +155,7 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
     }
 
     private int runWorkload(InetSocketAddress serverAddress) {
-        WorkloadDistribution distribution = WorkloadDistribution.load(properties.workload());
+        Workload distribution = Workload.load(properties.workload());
         client = bind(properties.mode() == DemoProperties.Mode.LOCAL ? "127.0.0.1" : "0.0.0.0", 0, null);
         HomaTransport transport = client;
         LoadGenerator generator = new LoadGenerator(

@@ -2,11 +2,7 @@ package io.homa.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
+import io.homa.workloads.Workload;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -15,29 +11,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 class UnscheduledCutoffsTest {
     private static final int UNSCHEDULED = 60_888;
 
-    static int[] sample(String workload, int count, long seed) throws Exception {
-        List<long[]> points = new ArrayList<>();
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(
-                UnscheduledCutoffsTest.class.getResourceAsStream("/workloads/" + workload + ".csv"), StandardCharsets.UTF_8))) {
-            in.readLine();
-            String line;
-            while ((line = in.readLine()) != null) {
-                String[] parts = line.split(",");
-                points.add(new long[] {Long.parseLong(parts[0]), Double.doubleToLongBits(Double.parseDouble(parts[1]))});
-            }
-        }
+    static int[] sample(String workload, int count, long seed) {
+        Workload distribution = Workload.load(workload);
         Random random = new Random(seed);
         int[] lengths = new int[count];
         for (int i = 0; i < count; i++) {
-            double u = random.nextDouble();
-            long length = points.get(points.size() - 1)[0];
-            for (long[] point : points) {
-                if (Double.longBitsToDouble(point[1]) >= u) {
-                    length = point[0];
-                    break;
-                }
-            }
-            lengths[i] = (int) Math.min(1_000_000, length);
+            lengths[i] = distribution.sample(random);
         }
         return lengths;
     }

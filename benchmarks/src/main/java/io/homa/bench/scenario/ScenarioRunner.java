@@ -4,7 +4,7 @@ import io.homa.bench.report.ScenarioResult;
 import io.homa.bench.systems.EchoClient;
 import io.homa.bench.systems.EchoProtocol;
 import io.homa.bench.systems.SystemKind;
-import io.homa.bench.workload.Workload;
+import io.homa.workloads.Workload;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -200,7 +200,7 @@ public final class ScenarioRunner {
             double maxPerSecond = max.completedInWindow() / (plan.s5MaxMs() / 1000.0);
             double offered = Math.max(1, maxPerSecond * s5LoadFraction);
             OpenLoop load = new OpenLoop(client, 0,
-                    u -> workload.lengthFor((u & 0x7fff_ffff) / (double) (1L << 31)),
+                    u -> workload.sample((u & 0x7fff_ffff) / (double) (1L << 31)),
                     offered, S5_MAX_OUTSTANDING, plan.callTimeoutMs(), seed++);
             results.put(workload.name(), new S5Workload(maxPerSecond, offered,
                     load.run(plan.scenarioWarmupMs(), plan.s5LoadMs(), plan.callTimeoutMs())));

@@ -1,5 +1,6 @@
 package io.homa.demo.workload;
 
+import io.homa.workloads.Workload;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Arrays;
@@ -17,7 +18,7 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Closed-loop echo workload: keeps {@code concurrency} RPCs outstanding, each request's length
- * drawn from a {@link WorkloadDistribution}, and checks that every response equals its request.
+ * drawn from a {@link Workload}, and checks that every response equals its request.
  *
  * <p>Requests are reproducible: lengths come from {@link SplittableRandom}s split from the seed
  * (one per outstanding-RPC slot), contents from a block of seeded random bytes, with the RPC's
@@ -40,7 +41,7 @@ public final class LoadGenerator {
     private static final long ERROR = -3;
 
     private final Function<byte[], Mono<byte[]>> caller;
-    private final WorkloadDistribution distribution;
+    private final Workload distribution;
     private final long seed;
     private final Duration rpcTimeout;
     private final PrintStream out;
@@ -59,7 +60,7 @@ public final class LoadGenerator {
      */
     public LoadGenerator(
             Function<byte[], Mono<byte[]>> caller,
-            WorkloadDistribution distribution,
+            Workload distribution,
             long seed,
             Duration rpcTimeout,
             PrintStream out) {

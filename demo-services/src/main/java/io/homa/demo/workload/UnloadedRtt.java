@@ -1,5 +1,6 @@
 package io.homa.demo.workload;
 
+import io.homa.workloads.Workload;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.TreeSet;
@@ -42,7 +43,7 @@ public final class UnloadedRtt {
      * The probe lengths for a distribution: its smallest length and its deciles (the 0.1, 0.2 ...
      * 1.0 quantiles), without duplicates, ascending.
      */
-    public static int[] probeLengths(WorkloadDistribution distribution) {
+    public static int[] probeLengths(Workload distribution) {
         TreeSet<Integer> lengths = new TreeSet<>();
         lengths.add(distribution.minLengthBytes());
         for (int decile = 1; decile <= 10; decile++) {

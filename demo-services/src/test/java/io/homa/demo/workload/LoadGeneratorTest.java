@@ -3,6 +3,7 @@ package io.homa.demo.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.homa.workloads.Workload;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +16,7 @@ import reactor.core.scheduler.Schedulers;
 
 class LoadGeneratorTest {
 
-    private final WorkloadDistribution w1 = WorkloadDistribution.load("w1");
+    private final Workload w1 = Workload.load("w1");
     private final ByteArrayOutputStream output = new ByteArrayOutputStream();
     private final PrintStream out = new PrintStream(output, true, StandardCharsets.UTF_8);
 
@@ -107,7 +108,7 @@ class LoadGeneratorTest {
         assertThat(first.matches(259, 1000, request)).isFalse();
         assertThat(first.matches(258, 1000, java.util.Arrays.copyOf(request, 999))).isFalse();
         assertThat(first.request(3, 3)).containsExactly(3, 0, 0);
-        assertThat(first.request(7, WorkloadDistribution.MAX_LENGTH_BYTES)).hasSize(WorkloadDistribution.MAX_LENGTH_BYTES);
+        assertThat(first.request(7, Workload.DEFAULT_CAP_BYTES)).hasSize(Workload.DEFAULT_CAP_BYTES);
     }
 
     @Test

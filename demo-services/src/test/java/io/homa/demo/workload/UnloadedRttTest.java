@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.data.Offset.offset;
 
+import io.homa.workloads.Workload;
 import org.junit.jupiter.api.Test;
 
 class UnloadedRttTest {
@@ -32,7 +33,7 @@ class UnloadedRttTest {
 
     @Test
     void shouldProbeTheSmallestLengthAndTheDecilesOfTheDistribution() {
-        WorkloadDistribution w3 = WorkloadDistribution.load("w3");
+        Workload w3 = Workload.load("w3");
 
         int[] probes = UnloadedRtt.probeLengths(w3);
 

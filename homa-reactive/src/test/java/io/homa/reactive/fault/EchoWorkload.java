@@ -1,13 +1,8 @@
 package io.homa.reactive.fault;
 
 import io.homa.reactive.HomaTransport;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
+import io.homa.workloads.Workload;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,35 +44,12 @@ final class EchoWorkload {
      * Draws {@code count} lengths: uniform u in [0,1), the first length whose cumulative fraction
      * is at least u, capped at {@code capBytes}.
      */
-    static int[] sampleLengths(String resource, int count, long seed, int capBytes) {
-        List<Long> pointLengths = new ArrayList<>();
-        List<Double> pointFractions = new ArrayList<>();
-        try (InputStream in = EchoWorkload.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalArgumentException("no workload resource " + resource);
-            }
-            BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.US_ASCII));
-            reader.readLine(); // header
-            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-                String[] fields = line.split(",");
-                pointLengths.add(Long.parseLong(fields[0]));
-                pointFractions.add(Double.parseDouble(fields[1]));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    static int[] sampleLengths(String workload, int count, long seed, int capBytes) {
+        Workload distribution = Workload.load(workload, capBytes);
         Random random = new Random(seed);
         int[] lengths = new int[count];
         for (int i = 0; i < count; i++) {
-            double u = random.nextDouble();
-            long length = pointLengths.get(pointLengths.size() - 1);
-            for (int p = 0; p < pointFractions.size(); p++) {
-                if (pointFractions.get(p) >= u) {
-                    length = pointLengths.get(p);
-                    break;
-                }
-            }
-            lengths[i] = (int) Math.min(length, capBytes);
+            lengths[i] = distribution.sample(random);
         }
         return lengths;
     }

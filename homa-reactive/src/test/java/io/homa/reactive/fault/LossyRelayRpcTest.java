@@ -107,7 +107,7 @@ class LossyRelayRpcTest {
         HomaTransport server = bind(echo);
         List<HomaTransport> clients = List.of(bind(null), bind(null));
         relay = LossyUdpRelay.start(server.localAddress(), RELAY_HOST, mirrorPorts, faults);
-        int[] lengths = EchoWorkload.sampleLengths("/workloads/w3.csv", rpcs, WORKLOAD_SEED, CAP_BYTES);
+        int[] lengths = EchoWorkload.sampleLengths("w3", rpcs, WORKLOAD_SEED, CAP_BYTES);
 
         // The engine times an RPC out after 100 ms of silence (10 RESENDs, 10 ms apart); the
         // per-call guard only catches a call that never terminates.

@@ -145,7 +145,7 @@ class NetemRpcTest {
             serverIn.flush();
             awaitLine(serverOut, "RESET");
 
-            int[] lengths = EchoWorkload.sampleLengths("/workloads/w3.csv", RPCS, WORKLOAD_SEED, 1_000_000);
+            int[] lengths = EchoWorkload.sampleLengths("w3", RPCS, WORKLOAD_SEED, 1_000_000);
             EchoWorkload.Result result = EchoWorkload.run(clients, serverAddress, lengths, WORKLOAD_SEED, 32,
                     Duration.ofSeconds(20), Duration.ofSeconds(50));
 

@@ -1,4 +1,4 @@
-package io.homa.demo.workload;
+package io.homa.workloads;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,7 +10,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
-class WorkloadDistributionTest {
+/** The one parser and sampler of the W1-W5 workloads, against the CSVs it carries. */
+class WorkloadTest {
 
     @ParameterizedTest
     @CsvSource({
@@ -22,7 +23,7 @@ class WorkloadDistributionTest {
         "w5, 400, 1430, 72030, 1000000, -1",
     })
     void shouldParseAllFiveWorkloads(String name, int sourcePoints, int min, int median, int max, int mean) {
-        WorkloadDistribution distribution = WorkloadDistribution.load(name);
+        Workload distribution = Workload.load(name);
 
         assertThat(distribution.name()).isEqualTo(name);
         assertThat(distribution.sourcePointCount()).isEqualTo(sourcePoints);
@@ -37,17 +38,17 @@ class WorkloadDistributionTest {
 
     @Test
     void shouldMergeTheTailAboveTheCapIntoOnePoint() {
-        WorkloadDistribution w5 = WorkloadDistribution.load("W5");
+        Workload w5 = Workload.load("W5");
         int lastBelowCap = w5.pointCount() - 2;
 
         assertThat(w5.pointCount()).isLessThan(w5.sourcePointCount());
-        assertThat(w5.lengthBytes(lastBelowCap)).isLessThan(WorkloadDistribution.MAX_LENGTH_BYTES);
-        assertThat(w5.lengthBytes(lastBelowCap + 1)).isEqualTo(WorkloadDistribution.MAX_LENGTH_BYTES);
+        assertThat(w5.lengthBytes(lastBelowCap)).isLessThan(Workload.DEFAULT_CAP_BYTES);
+        assertThat(w5.lengthBytes(lastBelowCap + 1)).isEqualTo(Workload.DEFAULT_CAP_BYTES);
     }
 
     @Test
     void shouldApplyTheCapWhenSampling() {
-        WorkloadDistribution w5 = WorkloadDistribution.load("w5");
+        Workload w5 = Workload.load("w5");
         double expectedAtCap = 1 - w5.cumulativeFraction(w5.pointCount() - 2);
         SplittableRandom random = new SplittableRandom(42);
         int draws = 100_000;
@@ -56,12 +57,12 @@ class WorkloadDistributionTest {
         for (int i = 0; i < draws; i++) {
             int length = w5.sample(random);
             max = Math.max(max, length);
-            if (length == WorkloadDistribution.MAX_LENGTH_BYTES) {
+            if (length == Workload.DEFAULT_CAP_BYTES) {
                 atCap++;
             }
         }
 
-        assertThat(max).isEqualTo(WorkloadDistribution.MAX_LENGTH_BYTES);
+        assertThat(max).isEqualTo(Workload.DEFAULT_CAP_BYTES);
         assertThat(expectedAtCap).isGreaterThan(0.01);
         assertThat((double) atCap / draws).isCloseTo(expectedAtCap, org.assertj.core.data.Offset.offset(0.005));
     }
@@ -69,7 +70,7 @@ class WorkloadDistributionTest {
     @ParameterizedTest
     @ValueSource(strings = {"w1", "w2", "w3", "w4", "w5"})
     void shouldDrawLengthsWhoseEmpiricalCdfMatchesTheFile(String name) {
-        WorkloadDistribution distribution = WorkloadDistribution.load(name);
+        Workload distribution = Workload.load(name);
         SplittableRandom random = new SplittableRandom(7);
         int draws = 200_000;
         int[] samples = new int[draws];
@@ -96,7 +97,7 @@ class WorkloadDistributionTest {
 
     @Test
     void shouldReturnTheFirstLengthWhoseFractionIsAtLeastU() throws Exception {
-        WorkloadDistribution distribution = WorkloadDistribution.parse("t",
+        Workload distribution = Workload.parse("t",
                 new StringReader("length_bytes,cumulative_fraction\n10,0.25\n20,0.5\n30,0.5\n40,1\n"), 1_000_000);
 
         assertThat(distribution.sample(0.0)).isEqualTo(10);
@@ -110,7 +111,7 @@ class WorkloadDistributionTest {
 
     @Test
     void shouldCapLengthsAndMergePointsAtTheCap() throws Exception {
-        WorkloadDistribution distribution = WorkloadDistribution.parse("t",
+        Workload distribution = Workload.parse("t",
                 new StringReader("length_bytes,cumulative_fraction\n10,0.5\n100,0.6\n200,0.9\n300,1\n"), 100);
 
         assertThat(distribution.pointCount()).isEqualTo(2);
@@ -138,16 +139,49 @@ class WorkloadDistributionTest {
 
     @Test
     void shouldRejectUnknownWorkloadNames() {
-        assertThatThrownBy(() -> WorkloadDistribution.load("w6"))
+        assertThatThrownBy(() -> Workload.load("w6"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("--workload must be one of w1, w2, w3, w4, w5, was 'w6'");
+                .hasMessage("workload must be one of w1, w2, w3, w4, w5, was 'w6'");
     }
 
-    private static WorkloadDistribution parse(String text) throws Exception {
-        return WorkloadDistribution.parse("t", new StringReader(text), 1_000_000);
+    /**
+     * The sampler the modules used before this one (a linear scan for the first point whose
+     * fraction reaches the draw, the length capped after): the same draws from the same seed.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"w1", "w2", "w3", "w4", "w5"})
+    void shouldDrawExactlyWhatTheEarlierLinearSamplerDrew(String name) throws Exception {
+        java.util.List<long[]> points = new java.util.ArrayList<>();
+        try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                Workload.class.getResourceAsStream(name + ".csv"), java.nio.charset.StandardCharsets.UTF_8))) {
+            in.readLine();
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                String[] fields = line.split(",");
+                points.add(new long[] {Long.parseLong(fields[0]), Double.doubleToLongBits(Double.parseDouble(fields[1]))});
+            }
+        }
+        int capBytes = 50_000;
+        Workload workload = Workload.load(name, capBytes);
+        java.util.Random reference = new java.util.Random(11);
+        java.util.Random random = new java.util.Random(11);
+        for (int i = 0; i < 20_000; i++) {
+            double u = reference.nextDouble();
+            long length = points.get(points.size() - 1)[0];
+            for (long[] point : points) {
+                if (Double.longBitsToDouble(point[1]) >= u) {
+                    length = point[0];
+                    break;
+                }
+            }
+            assertThat(workload.sample(random)).as("draw %d", i).isEqualTo((int) Math.min(length, capBytes));
+        }
     }
 
-    private static int indexOf(WorkloadDistribution distribution, int length) {
+    private static Workload parse(String text) throws Exception {
+        return Workload.parse("t", new StringReader(text), 1_000_000);
+    }
+
+    private static int indexOf(Workload distribution, int length) {
         for (int i = 0; i < distribution.pointCount(); i++) {
             if (distribution.lengthBytes(i) == length) {
                 return i;

@@ -1,4 +1,4 @@
-package io.homa.demo.workload;
+package io.homa.workloads;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -13,24 +13,24 @@ import java.util.Locale;
 import java.util.random.RandomGenerator;
 
 /**
- * One of the message-length distributions W1-W5 of the Homa paper (SIGCOMM 2018, Figure 1), read
- * from {@code workloads/<name>.csv} on the classpath (see {@code workloads/README.md} there).
+ * One of Homa's five benchmark message-length distributions (SIGCOMM 2018, Figure 1; the tables of
+ * Linux Homa's {@code util/dist.cc}), held once in this module as {@code io/homa/workloads/w1.csv}
+ * ... {@code w5.csv} (see the {@code README.md} beside them for their sources).
  *
- * <p>The CSV is a discrete CDF: header {@code length_bytes,cumulative_fraction}, then points
- * {@code (L, F)} sorted by length, meaning a fraction {@code F} of messages (by count) is at most
- * {@code L} bytes long; the last {@code F} is 1. {@link #sample(double)} returns the first length
- * whose {@code F >= u}. Like Homa's {@code cp_node}, lengths above {@link #MAX_LENGTH_BYTES} are
- * capped to it (that merges the tail points of W2-W5 into one point at the cap); unlike
- * {@code cp_node}, neighbouring points are not merged otherwise, so the full-resolution table is
- * sampled.
+ * <p>Each CSV has the header {@code length_bytes,cumulative_fraction} and one point per line,
+ * sorted by length: a point {@code (L, F)} means a fraction {@code F} of all messages (counted by
+ * number, not by bytes) is at most {@code L} bytes long; the last point has {@code F = 1}. The
+ * distribution is discrete: {@link #sample(double)} returns the first {@code L} whose
+ * {@code F >= u}. Lengths above a cap (default {@value #DEFAULT_CAP_BYTES} bytes, the largest
+ * message the benchmarks send) are cut to the cap, and the points at the cap merge into one.
  *
- * <p>Immutable and thread-safe; each caller brings its own random generator.
+ * <p>Immutable and thread-safe.
  */
-public final class WorkloadDistribution {
-    /** Cap on sampled lengths, as in Homa's {@code cp_node} (its maximum message size). */
-    public static final int MAX_LENGTH_BYTES = 1_000_000;
+public final class Workload {
+    /** The cap {@link #load(String)} applies: the benchmarks' largest message, in bytes. */
+    public static final int DEFAULT_CAP_BYTES = 1_000_000;
 
-    /** The workload names, lower case, in order. */
+    /** The workloads there are, lower case. */
     public static final List<String> NAMES = List.of("w1", "w2", "w3", "w4", "w5");
 
     static final String HEADER = "length_bytes,cumulative_fraction";
@@ -41,7 +41,7 @@ public final class WorkloadDistribution {
     private final double[] cumulativeFractions;
     private final int sourcePointCount;
 
-    private WorkloadDistribution(String name, int[] lengthsBytes, double[] cumulativeFractions, int sourcePointCount) {
+    private Workload(String name, int[] lengthsBytes, double[] cumulativeFractions, int sourcePointCount) {
         this.name = name;
         this.lengthsBytes = lengthsBytes;
         this.cumulativeFractions = cumulativeFractions;
@@ -49,50 +49,57 @@ public final class WorkloadDistribution {
     }
 
     /**
-     * Loads a workload from the classpath, capped at {@link #MAX_LENGTH_BYTES}.
+     * A workload capped at {@value #DEFAULT_CAP_BYTES} bytes.
      *
-     * @param name {@code w1} .. {@code w5}, case-insensitive
-     * @throws IllegalArgumentException if the name is not one of {@link #NAMES}
-     * @throws IllegalStateException if the resource is missing or malformed
+     * @param name w1..w5, any case
+     * @throws IllegalArgumentException naming the workloads there are, for another name
      */
-    public static WorkloadDistribution load(String name) {
+    public static Workload load(String name) {
+        return load(name, DEFAULT_CAP_BYTES);
+    }
+
+    /**
+     * A workload with its lengths capped at {@code capBytes}.
+     *
+     * @param name w1..w5, any case
+     * @param capBytes the largest length sampled, at least 1
+     * @throws IllegalArgumentException for an unknown name or a cap below 1
+     */
+    public static Workload load(String name, int capBytes) {
         String key = checkName(name);
-        String resource = "workloads/" + key + ".csv";
-        InputStream in = WorkloadDistribution.class.getClassLoader().getResourceAsStream(resource);
+        String resource = key + ".csv";
+        InputStream in = Workload.class.getResourceAsStream(resource);
         if (in == null) {
-            throw new IllegalStateException("classpath resource " + resource + " is missing");
+            throw new IllegalStateException("class path resource io/homa/workloads/" + resource + " is missing");
         }
         try (Reader reader = new InputStreamReader(in, StandardCharsets.UTF_8)) {
-            return parse(key, reader, MAX_LENGTH_BYTES);
+            return parse(key, reader, capBytes);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + resource, e);
+            throw new UncheckedIOException("cannot read io/homa/workloads/" + resource, e);
         }
     }
 
     /**
-     * Checks a workload name.
+     * The workload name in lower case.
      *
-     * @return the name in lower case
-     * @throws IllegalArgumentException naming {@code --workload} and the allowed values
+     * @throws IllegalArgumentException "workload must be one of w1, w2, w3, w4, w5, was 'NAME'"
      */
     public static String checkName(String name) {
         String key = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
         if (!NAMES.contains(key)) {
-            throw new IllegalArgumentException("--workload must be one of " + String.join(", ", NAMES)
+            throw new IllegalArgumentException("workload must be one of " + String.join(", ", NAMES)
                     + ", was '" + name + "'");
         }
         return key;
     }
 
     /**
-     * Parses a CDF in the CSV format described above.
+     * Parses a CSV as described above.
      *
-     * @param name name used in error messages and {@link #name()}
-     * @param reader the CSV text
-     * @param capBytes lengths above this are replaced by it, >= 1
-     * @throws IllegalStateException naming the line when the text is malformed
+     * @throws IllegalStateException naming the line of a malformed CSV (bad header, fields, lengths
+     *     not increasing, fractions outside (0, 1] or decreasing, last fraction not 1)
      */
-    static WorkloadDistribution parse(String name, Reader reader, int capBytes) throws IOException {
+    public static Workload parse(String name, Reader reader, int capBytes) throws IOException {
         if (capBytes < 1) {
             throw new IllegalArgumentException("capBytes must be >= 1, was " + capBytes);
         }
@@ -157,19 +164,20 @@ public final class WorkloadDistribution {
             throw new IllegalStateException(name + ": the last cumulative fraction must be 1, was " + fractions[count - 1]);
         }
         fractions[count - 1] = 1.0;
-        return new WorkloadDistribution(name, Arrays.copyOf(lengths, count), Arrays.copyOf(fractions, count), sourcePoints);
+        return new Workload(name, Arrays.copyOf(lengths, count), Arrays.copyOf(fractions, count), sourcePoints);
     }
 
-    /** The workload's name, e.g. {@code w3}. */
+    /** The workload's name, lower case (w1..w5), or the name given to {@link #parse}. */
     public String name() {
         return name;
     }
 
     /**
-     * The length for a uniform draw: the first length whose cumulative fraction is {@code >= u}.
+     * The length in bytes at cumulative fraction {@code u}: the first point whose fraction is at
+     * least {@code u}.
      *
      * @param u in [0, 1]
-     * @return a length in bytes, 1..{@link #MAX_LENGTH_BYTES} (or the parse cap)
+     * @throws IllegalArgumentException for {@code u} outside [0, 1] (or NaN)
      */
     public int sample(double u) {
         if (!(u >= 0 && u <= 1)) {
@@ -188,47 +196,45 @@ public final class WorkloadDistribution {
         return lengthsBytes[low];
     }
 
-    /** Draws one length with {@code random.nextDouble()} (uniform in [0, 1)). */
+    /** A length in bytes drawn with {@code random.nextDouble()}. */
     public int sample(RandomGenerator random) {
         return sample(random.nextDouble());
     }
 
-    /** The {@code q}-quantile of message lengths (same rule as {@link #sample(double)}), q in [0, 1]. */
+    /** The length in bytes at quantile {@code q} (the same as {@link #sample(double)}). */
     public int quantileBytes(double q) {
         return sample(q);
     }
 
-    /** Number of points after capping. */
+    /** Points after capping (points at the cap merged into one). */
     public int pointCount() {
         return lengthsBytes.length;
     }
 
-    /** Number of points in the CSV file, before capping merged the tail. */
+    /** Points in the CSV. */
     public int sourcePointCount() {
         return sourcePointCount;
     }
 
-    /** Length of point {@code index} in bytes, 0 <= index < {@link #pointCount()}. */
+    /** The length in bytes of point {@code index}, 0..{@link #pointCount()}-1. */
     public int lengthBytes(int index) {
         return lengthsBytes[index];
     }
 
-    /** Cumulative fraction of point {@code index}. */
+    /** The cumulative fraction of point {@code index}. */
     public double cumulativeFraction(int index) {
         return cumulativeFractions[index];
     }
 
-    /** Smallest length in bytes. */
     public int minLengthBytes() {
         return lengthsBytes[0];
     }
 
-    /** Largest length in bytes (after capping). */
     public int maxLengthBytes() {
         return lengthsBytes[lengthsBytes.length - 1];
     }
 
-    /** Expected message length in bytes (after capping). */
+    /** The mean length in bytes, after capping. */
     public double meanLengthBytes() {
         double mean = 0;
         double previous = 0;
@@ -241,7 +247,6 @@ public final class WorkloadDistribution {
 
     @Override
     public String toString() {
-        return "WorkloadDistribution{" + name + ", " + pointCount() + " points, " + minLengthBytes() + ".."
-                + maxLengthBytes() + " B}";
+        return "Workload{" + name + ", " + pointCount() + " points, " + minLengthBytes() + ".." + maxLengthBytes() + " B}";
     }
 }
