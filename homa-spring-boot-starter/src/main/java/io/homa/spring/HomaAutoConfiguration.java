@@ -39,7 +39,6 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.MutablePropertySources;
 import org.springframework.util.unit.DataSize;
-import reactor.core.Exceptions;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.resources.LoopResources;
 import tools.jackson.databind.json.JsonMapper;
@@ -149,14 +148,10 @@ public final class HomaAutoConfiguration {
         }
         HomaTransport transport;
         try {
-            transport = spec.bind().block(BIND_TIMEOUT);
-        } catch (RuntimeException ex) {
-            Throwable cause = Exceptions.unwrap(ex);
-            throw new IllegalStateException("Homa endpoint could not bind to " + config.bindAddress() + ":"
-                    + config.port() + " (homa.server.bind-address, homa.server.port): " + cause.getMessage(), cause);
-        }
-        if (transport == null) {
-            throw new IllegalStateException("Homa endpoint did not bind within " + BIND_TIMEOUT);
+            transport = spec.bindNow(BIND_TIMEOUT);
+        } catch (IllegalStateException ex) {
+            throw new IllegalStateException(ex.getMessage() + " (homa.server.bind-address, homa.server.port)",
+                    ex.getCause());
         }
         dispatcher.clock(transport.clock());
         publishLocalPort(environment, transport.localAddress().getPort());
