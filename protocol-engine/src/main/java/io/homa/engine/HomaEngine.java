@@ -238,6 +238,7 @@ public final class HomaEngine {
         }
         boolean fromServer = commonRx.fromServer();
         long rpcId = commonRx.clientRpcId();
+        boolean heldBefore = rpcs.holds(peer, fromServer, rpcId);
         boolean accepted = switch (type) {
             case DATA -> receiver.onData(nowNs, peer, packet, offset, length, fromServer, rpcId);
             case GRANT -> sender.onGrant(nowNs, peer, packet, offset, length, fromServer, rpcId);
@@ -265,10 +266,11 @@ public final class HomaEngine {
             receiver.scheduleGrants(); // an ACK, RPC_UNKNOWN or failure may have ended an inbound message
         }
         counters.received(type);
-        Peer known = rpcs.knownPeer(peer);
-        if (known != null) {
-            known.lastHeardNs = nowNs;
-            known.heardFrom = true;
+        // Draft "Timeouts": a peer is alive when it speaks about an RPC we hold with it (before or
+        // after this packet: a request's first DATA, an RPC the packet ended). Packets about
+        // anything else (a forged BUSY, a stray RPC_UNKNOWN) refresh nobody's liveness.
+        if (heldBefore || rpcs.holds(peer, fromServer, rpcId)) {
+            rpcs.heardFrom(peer, nowNs);
         }
     }
 
@@ -282,13 +284,7 @@ public final class HomaEngine {
      * @return a time in the same clock as {@code nowNs}, or {@link Long#MAX_VALUE} if nothing waits
      */
     public long nextTimeoutNs() {
-        long timerNs = timers.nextTimeoutNs();
-        long pacerNs = sender.pacerWakeNs();
-        // MAX_VALUE means "none": compared as a time, it would wrap for a clock of negative origin.
-        if (pacerNs == Long.MAX_VALUE || timerNs == Long.MAX_VALUE) {
-            return pacerNs == Long.MAX_VALUE ? timerNs : pacerNs;
-        }
-        return pacerNs - timerNs < 0 ? pacerNs : timerNs;
+        return sender.earlierOf(timers.nextTimeoutNs());
     }
 
     /**
@@ -299,10 +295,7 @@ public final class HomaEngine {
      * @param nowNs current time
      */
     public void onTimeout(long nowNs) {
-        long pacerWakeNs = sender.pacerWakeNs();
-        if (pacerWakeNs != Long.MAX_VALUE && nowNs - pacerWakeNs >= 0) {
-            sender.pacerWoken();
-        }
+        sender.onTimeout(nowNs);
         timers.onTimeout(nowNs);
     }
 

@@ -60,6 +60,23 @@ final class RpcTable {
         return peers.size();
     }
 
+    /**
+     * Whether a packet from {@code from} names an RPC held with that peer: one of our client RPCs
+     * to it (a packet from a server) or one of its RPCs we serve (a packet from a client).
+     */
+    boolean holds(InetSocketAddress from, boolean fromServer, long rpcId) {
+        return fromServer ? clientRpc(rpcId, from) != null : serverRpc(from, rpcId) != null;
+    }
+
+    /** A packet about an RPC held with the peer at {@code address} arrived: the peer is alive. */
+    void heardFrom(InetSocketAddress address, long nowNs) {
+        Peer peer = peers.get(address);
+        if (peer != null) {
+            peer.lastHeardNs = nowNs;
+            peer.heardFrom = true;
+        }
+    }
+
     // ---- client RPCs
 
     void addClientRpc(ClientRpc rpc) {

@@ -306,8 +306,22 @@ final class Sender {
         return pacerWakeNs;
     }
 
-    void pacerWoken() {
-        pacerWakeNs = Long.MAX_VALUE;
+    /**
+     * The earlier of {@code deadlineNs} and the pacer's wake-up; MAX_VALUE means "none" for both
+     * (compared as a time it would wrap for a clock of negative origin, so it never is).
+     */
+    long earlierOf(long deadlineNs) {
+        if (pacerWakeNs == Long.MAX_VALUE || deadlineNs == Long.MAX_VALUE) {
+            return pacerWakeNs == Long.MAX_VALUE ? deadlineNs : pacerWakeNs;
+        }
+        return pacerWakeNs - deadlineNs < 0 ? pacerWakeNs : deadlineNs;
+    }
+
+    /** Time passed: a pacer wake-up that is due has done its job (the caller polls next). */
+    void onTimeout(long nowNs) {
+        if (pacerWakeNs != Long.MAX_VALUE && nowNs - pacerWakeNs >= 0) {
+            pacerWakeNs = Long.MAX_VALUE;
+        }
     }
 
     private boolean transmitNextControl(PacketSink sink) {

@@ -246,7 +246,7 @@ class SenderTest {
         assertThat(rig.sender.canTransmit(wakeNs)).isTrue();
         assertThat(rig.sender.pollTransmit(wakeNs, sink, 64)).isPositive();
         assertThat(rpcIdsOf(sent).subList(2, sent.size())).containsOnly(longer.rpcId);
-        rig.sender.pacerWoken();
+        rig.sender.onTimeout(rig.sender.pacerWakeNs()); // a wake-up that is due is spent
         assertThat(rig.sender.pacerWakeNs()).isEqualTo(Long.MAX_VALUE);
     }
 
