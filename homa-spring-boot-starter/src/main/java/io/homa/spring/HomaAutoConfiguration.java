@@ -202,6 +202,7 @@ public final class HomaAutoConfiguration {
 
     /**
      * The programmatic client: codec {@code homa.client.codec}, deadline
+     * {@code homa.client.services.<service>[.methods.<method>].timeout}, else
      * {@code homa.client.default-timeout}, every {@link HomaClientInterceptor} bean in order
      * (outermost first).
      */
@@ -220,6 +221,7 @@ public final class HomaAutoConfiguration {
                 .codecs(codecs)
                 .defaultCodec(codec)
                 .defaultTimeout(client.getDefaultTimeout())
+                .timeouts(client::configuredTimeout)
                 .streamBatchSize(client.getStreamBatchSize())
                 .interceptors(interceptors.orderedStream().toList())
                 .build();

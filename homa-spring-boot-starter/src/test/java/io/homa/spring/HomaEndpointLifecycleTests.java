@@ -1,10 +1,13 @@
 package io.homa.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.engine.wire.PacketType;
+import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.NanoClock;
+import io.homa.reactive.rpc.CallOptions;
 import io.homa.reactive.rpc.HomaClient;
 import io.homa.reactive.rpc.RpcMethod;
 import io.homa.reactive.rpc.StaticServiceResolver;
@@ -106,6 +109,32 @@ class HomaEndpointLifecycleTests {
                     assertThat(loops.get().isDisposed()).isFalse();
                 });
         assertThat(loops.get().isDisposed()).as("the starter's loops are disposed with the context").isTrue();
+    }
+
+    @Test
+    void shouldGiveTheInjectedClientTheYmlTimeoutsOfEachServiceAndMethod() {
+        this.remote.dispatcher().register(RpcMethod.unary("sleepy", "nap", new Type[] { String.class },
+                (args) -> Mono.delay(Duration.ofSeconds(30)).thenReturn("late")));
+        this.remote.dispatcher().register(RpcMethod.unary("sleepy", "doze", new Type[] { String.class },
+                (args) -> Mono.delay(Duration.ofSeconds(30)).thenReturn("late")));
+        this.contextRunner
+                .withPropertyValues("homa.client.peers.sleepy=127.0.0.1:" + this.remote.server().localAddress().getPort(),
+                        "homa.client.default-timeout=20s", "homa.client.services.sleepy.timeout=400ms",
+                        "homa.client.services.sleepy.methods.nap.timeout=200ms")
+                .run((context) -> {
+                    HomaClient client = context.getBean(HomaClient.class);
+                    // The method's yml timeout, then the service's: not the 20 s default.
+                    assertThatThrownBy(() -> client.call("sleepy", "nap", "x", String.class).block(TIMEOUT))
+                            .isInstanceOf(HomaException.class)
+                            .hasMessageContaining("deadline of 200 ms exceeded calling sleepy.nap");
+                    assertThatThrownBy(() -> client.call("sleepy", "doze", "x", String.class).block(TIMEOUT))
+                            .isInstanceOf(HomaException.class)
+                            .hasMessageContaining("deadline of 400 ms exceeded calling sleepy.doze");
+                    // A timeout the call names itself still wins.
+                    assertThatThrownBy(() -> client.call("sleepy", "nap", new Object[] { "x" }, String.class,
+                            CallOptions.defaults().withTimeout(Duration.ofMillis(300))).block(TIMEOUT))
+                            .hasMessageContaining("deadline of 300 ms exceeded");
+                });
     }
 
     @HomaService("probe")

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
@@ -46,6 +47,7 @@ public class HomaClient {
     private final PayloadCodecs codecs;
     private final PayloadCodec defaultCodec;
     private final @Nullable Duration defaultTimeout;
+    private final BiFunction<String, String, @Nullable Duration> timeouts;
     private final List<HomaClientInterceptor> interceptors;
     private final @Nullable Scheduler resultScheduler;
     private final int streamBatchSize;
@@ -83,6 +85,7 @@ public class HomaClient {
         this.codecs = builder.codecs;
         this.defaultCodec = codecs.get(builder.defaultCodec);
         this.defaultTimeout = builder.defaultTimeout;
+        this.timeouts = builder.timeouts;
         this.interceptors = List.copyOf(builder.interceptors);
         this.resultScheduler = builder.resultScheduler;
         this.streamBatchSize = builder.streamBatchSize;
@@ -206,7 +209,7 @@ public class HomaClient {
 
     private <T> Mono<T> unary(RpcCall call) {
         PayloadCodec codec = codec(call);
-        long timeoutNs = timeoutNs(call.options());
+        long timeoutNs = timeoutNs(call);
         long startNs = clock.nanoTime();
         Mono<byte[]> exchange = resolve(call).flatMap(server -> {
             byte[] request = encodeRequest(call, codec, startNs, timeoutNs, Map.of(), true);
@@ -252,7 +255,7 @@ public class HomaClient {
 
     private <T> Flux<T> streamExchange(RpcCall call) {
         PayloadCodec codec = codec(call);
-        long timeoutNs = timeoutNs(call.options());
+        long timeoutNs = timeoutNs(call);
         return Flux.create(
                 sink -> new ClientStream<T>(this, call, codec, timeoutNs, streamBatchSize, resultScheduler, sink).start(),
                 FluxSink.OverflowStrategy.BUFFER);
@@ -265,9 +268,18 @@ public class HomaClient {
         return name == null ? defaultCodec : codecs.get(name);
     }
 
-    /** The effective timeout in ns, 0 for none. */
-    long timeoutNs(CallOptions options) {
-        Duration timeout = options.timeout() != null ? options.timeout() : defaultTimeout;
+    /**
+     * The effective timeout in ns, 0 for none: the call's own ({@link CallOptions#timeout()}), else
+     * the one configured for its service and method ({@link Builder#timeouts}), else the default.
+     */
+    long timeoutNs(RpcCall call) {
+        Duration timeout = call.options().timeout();
+        if (timeout == null) {
+            timeout = timeouts.apply(call.service(), call.method());
+        }
+        if (timeout == null) {
+            timeout = defaultTimeout;
+        }
         return timeout == null || timeout.isZero() ? 0 : Math.max(1, saturatedNanos(timeout));
     }
 
@@ -344,6 +356,7 @@ public class HomaClient {
         private PayloadCodecs codecs = PayloadCodecs.of(new JsonPayloadCodec());
         private String defaultCodec = JsonPayloadCodec.NAME;
         private @Nullable Duration defaultTimeout;
+        private BiFunction<String, String, @Nullable Duration> timeouts = (service, method) -> null;
         private List<HomaClientInterceptor> interceptors = List.of();
         private @Nullable Scheduler resultScheduler;
         private int streamBatchSize = DEFAULT_STREAM_BATCH_SIZE;
@@ -377,6 +390,17 @@ public class HomaClient {
                 throw new IllegalArgumentException("defaultTimeout must be zero (none) or positive, was " + timeout);
             }
             this.defaultTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * The timeout of each service's methods when a call names none: {@code (service, method)}
+         * to a duration ({@link Duration#ZERO} = no deadline), or {@code null} to fall back to
+         * {@link #defaultTimeout}. The Spring Boot starter sets it from
+         * {@code homa.client.services.<service>[.methods.<method>].timeout}.
+         */
+        public Builder timeouts(BiFunction<String, String, @Nullable Duration> timeouts) {
+            this.timeouts = Objects.requireNonNull(timeouts, "timeouts must not be null");
             return this;
         }
 
