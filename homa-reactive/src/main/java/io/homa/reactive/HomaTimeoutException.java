@@ -3,8 +3,9 @@ package io.homa.reactive;
 import java.net.InetSocketAddress;
 
 /**
- * The server went silent: it answered none of {@code timeoutResends} RESENDs, so the RPC was
- * aborted (draft-ousterhout-tsvwg-homa, "Timeouts"). Status {@link HomaStatus#UNAVAILABLE}.
+ * The server went silent: no packet about any RPC held with it for {@code peer-silence-timeout}
+ * (default 5 s), RESENDs notwithstanding, so the RPC was aborted (draft-ousterhout-tsvwg-homa,
+ * "Timeouts"). Status {@link HomaStatus#UNAVAILABLE}.
  */
 public class HomaTimeoutException extends HomaException {
     private final InetSocketAddress peer;

@@ -345,7 +345,7 @@ final class NettyHomaTransport extends HomaTransport {
 
     @Override
     public Mono<EngineCounters> counters() {
-        return onLoop(() -> engine.counters().snapshot());
+        return onLoop(engine::countersSnapshot);
     }
 
     @Override

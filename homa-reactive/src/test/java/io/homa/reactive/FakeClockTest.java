@@ -40,7 +40,8 @@ class FakeClockTest {
     @Test
     void shouldResendAndTimeOutOnlyAsTheInjectedClockMoves() throws Exception {
         FakeClock clock = new FakeClock();
-        EngineConfig engine = EngineConfig.builder().timeoutResends(3).build();
+        // 100 ms of silence budget, RESENDs after 10 ms then every 20 ms (the cap, a fifth of it).
+        EngineConfig engine = EngineConfig.builder().peerSilenceTimeoutNs(EngineConfig.MIN_PEER_SILENCE_TIMEOUT_NS).build();
         LoopResources loops = LoopResources.create("fake-clock-test", 1, true);
         try (DatagramSocket silent = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
             HomaTransport client = HomaTransport.create(HomaTransportConfig.builder().bindAddress("127.0.0.1")
@@ -59,21 +60,22 @@ class FakeClockTest {
                 assertThat(client.counters().block(TIMEOUT).resendsSent()).as("RESENDs while the clock stands still").isZero();
                 assertThat(failure.get()).isNull();
 
-                // Each resend interval on the fake clock draws one RESEND; after timeout-resends of
-                // them and as much silence, the call fails.
-                for (int resends = 1; resends <= engine.timeoutResends(); resends++) {
-                    clock.advance(Duration.ofNanos(engine.resendIntervalNs()));
-                    awaitResends(client, resends);
+                // RESENDs at 10, 30, 50, 70 and 90 ms on the fake clock (backed off to the cap);
+                // at 100 ms of silence, the budget, the call fails.
+                long intervalNs = engine.resendIntervalNs();
+                for (int step = 1; step <= 9; step++) {
+                    clock.advance(Duration.ofNanos(intervalNs));
+                    awaitResends(client, (step + 1) / 2);
                 }
-                assertThat(failure.get()).as("not failed before the last interval passes").isNull();
-                clock.advance(Duration.ofNanos(engine.resendIntervalNs()));
+                assertThat(failure.get()).as("not failed before the budget passes").isNull();
+                clock.advance(Duration.ofNanos(intervalNs));
                 long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
                 while (failure.get() == null && System.nanoTime() - deadlineNs < 0) {
                     Thread.sleep(2);
                 }
                 assertThat(failure.get()).isInstanceOf(HomaTimeoutException.class)
-                        .hasMessageContaining("after " + engine.timeoutResends() + " RESENDs");
-                assertThat(client.counters().block(TIMEOUT).resendsSent()).isEqualTo(engine.timeoutResends());
+                        .hasMessageContaining("peer-silence-timeout 100 ms").hasMessageContaining("after 5 RESENDs");
+                assertThat(client.counters().block(TIMEOUT).resendsSent()).isEqualTo(5);
             } finally {
                 client.disposeNow();
             }

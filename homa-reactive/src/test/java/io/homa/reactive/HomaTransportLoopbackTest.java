@@ -120,15 +120,14 @@ class HomaTransportLoopbackTest {
      * 1,000 RPCs in flight at once, 1 B to 1 MiB each (about 541 MB each way), all echoed intact.
      * Loopback socket buffers overflow, so this also exercises RESEND, BUSY and retransmission.
      *
-     * <p>Default resend interval (10 ms), but 50 unanswered RESENDs before a timeout instead of 10:
-     * client and server share this JVM, whose collector stops both for up to ~350 ms under this
-     * load (measured with -Xlog:gc on a 2-core machine); with the default 100 ms of tolerated
-     * silence about one run in ten timed out a few RPCs.
+     * <p>Default settings: client and server share this JVM, whose collector stops both for up to
+     * ~350 ms under this load (measured with -Xlog:gc on a 2-core machine); the 5 s silence budget
+     * covers that (the former 110 ms of tolerated silence timed out a few RPCs in one run of ten).
      */
     @Test
     void shouldCompleteThousandConcurrentRpcsOfRandomSizesUpToOneMebibyte() {
         HomaTransportConfig config = loopback()
-                .engine(EngineConfig.builder().timeoutResends(50).build())
+                .engine(EngineConfig.defaults())
                 .build();
         HomaTransport server = bind(config, echo());
         HomaTransport client = bind(config, null);
@@ -181,7 +180,8 @@ class HomaTransportLoopbackTest {
         try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
             silentPort = socket.getLocalPort();
         }
-        EngineConfig fast = EngineConfig.builder().resendIntervalNs(2_000_000L).timeoutResends(3).build();
+        EngineConfig fast = EngineConfig.builder().resendIntervalNs(2_000_000L)
+                .peerSilenceTimeoutNs(EngineConfig.MIN_PEER_SILENCE_TIMEOUT_NS).build();
         HomaTransport client = bind(loopback().engine(fast).build(), null);
         InetSocketAddress nobody = new InetSocketAddress(InetAddress.getLoopbackAddress(), silentPort);
 

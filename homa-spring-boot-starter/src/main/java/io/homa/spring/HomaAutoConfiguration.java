@@ -264,7 +264,7 @@ public final class HomaAutoConfiguration {
         map.from(protocol::getUnscheduledBytes).as(HomaAutoConfiguration::bytesAsInt).to(engine::unscheduledBytes);
         map.from(protocol::getMaxMessageSize).as(HomaAutoConfiguration::bytesAsInt).to(engine::maxMessageBytes);
         map.from(protocol::getResendInterval).as(Duration::toNanos).to(engine::resendIntervalNs);
-        map.from(protocol::getTimeoutResends).to(engine::timeoutResends);
+        map.from(protocol::getPeerSilenceTimeout).as(Duration::toNanos).to(engine::peerSilenceTimeoutNs);
         map.from(protocol::getPeerIdleTimeout).as(Duration::toNanos).to(engine::peerIdleTimeoutNs);
         map.from(protocol::getMaxInboundBuffer).as(DataSize::toBytes).to(engine::maxInboundBufferBytes);
         map.from(protocol::getMaxOvercommit).to(engine::maxOvercommit);

@@ -107,6 +107,11 @@ public class HomaProperties implements InitializingBean {
                 }
             });
         });
+        if (this.protocol.timeoutResends != null) {
+            throw new InvalidConfigurationPropertyValueException("homa.protocol.timeout-resends",
+                    this.protocol.timeoutResends, "has been replaced: set homa.protocol.peer-silence-timeout (a duration,"
+                    + " default 5s) instead");
+        }
         if (this.transport.linkMbps != null) {
             throw new InvalidConfigurationPropertyValueException("homa.transport.link-mbps", this.transport.linkMbps,
                     "has moved: set homa.protocol.link-mbps instead");
@@ -466,22 +471,30 @@ public class HomaProperties implements InitializingBean {
         private DataSize maxMessageSize = DataSize.ofMegabytes(1);
 
         /**
-         * Silence after which a receiver asks for missing bytes with RESEND, and the period at
-         * which it asks again, 1ms..60s (a plain number means milliseconds).
+         * Shortest silence after which a receiver asks for missing bytes with RESEND, 1ms..60s (a
+         * plain number means milliseconds). The wait is the larger of this and the peer's measured
+         * SRTT + 4 x RTTVAR, doubled after each unanswered RESEND up to a fifth of
+         * peer-silence-timeout (at most 1s).
          */
         @DurationUnit(ChronoUnit.MILLIS)
         private Duration resendInterval = Duration.ofMillis(10);
 
         /**
-         * RESENDs sent without any packet from the peer before an RPC is aborted with a timeout,
-         * 1..1000.
+         * How long a peer may stay silent (no packet about any RPC held with it) before its RPCs
+         * fail with UNAVAILABLE, 100ms..10m and at least twice resend-interval (a plain number
+         * means milliseconds). A JVM pause, a cold start or a busy server fits in it; RESENDs to
+         * a silent peer back off up to a fifth of it (at most 1s), one per peer per step.
          */
-        private int timeoutResends = 10;
+        @DurationUnit(ChronoUnit.MILLIS)
+        private Duration peerSilenceTimeout = Duration.ofSeconds(5);
+
+        /** Replaced by peer-silence-timeout; setting it fails start-up with a message saying so. */
+        private @Nullable Integer timeoutResends;
 
         /**
          * How long a peer with nothing in progress is remembered, with its record of finished
          * rpcids that keeps late duplicates from executing again, 1s..1d; must exceed
-         * 2 x (timeout-resends + 1) x resend-interval (a plain number means seconds).
+         * 2 x peer-silence-timeout (a plain number means seconds).
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration peerIdleTimeout = Duration.ofSeconds(60);
@@ -671,11 +684,28 @@ public class HomaProperties implements InitializingBean {
             this.resendInterval = resendInterval;
         }
 
-        public int getTimeoutResends() {
+        public Duration getPeerSilenceTimeout() {
+            return this.peerSilenceTimeout;
+        }
+
+        public void setPeerSilenceTimeout(Duration peerSilenceTimeout) {
+            this.peerSilenceTimeout = peerSilenceTimeout;
+        }
+
+        /**
+         * Replaced by peer-silence-timeout.
+         *
+         * @return the value set under the old name, or null
+         */
+        @Deprecated(since = "0.1.0")
+        @DeprecatedConfigurationProperty(replacement = "homa.protocol.peer-silence-timeout",
+                reason = "Failure on silence is a wall-clock budget, not a count of 10 ms RESENDs.")
+        public @Nullable Integer getTimeoutResends() {
             return this.timeoutResends;
         }
 
-        public void setTimeoutResends(int timeoutResends) {
+        @Deprecated(since = "0.1.0")
+        public void setTimeoutResends(@Nullable Integer timeoutResends) {
             this.timeoutResends = timeoutResends;
         }
     }

@@ -21,7 +21,7 @@ final class HomaSettingErrors {
             protocol("unscheduled-bytes", HomaProperties.Protocol::getUnscheduledBytes),
             protocol("max-message-size", HomaProperties.Protocol::getMaxMessageSize),
             protocol("resend-interval", HomaProperties.Protocol::getResendInterval),
-            protocol("timeout-resends", HomaProperties.Protocol::getTimeoutResends),
+            protocol("peer-silence-timeout", HomaProperties.Protocol::getPeerSilenceTimeout),
             protocol("peer-idle-timeout", HomaProperties.Protocol::getPeerIdleTimeout),
             protocol("max-inbound-buffer", HomaProperties.Protocol::getMaxInboundBuffer),
             protocol("max-overcommit", HomaProperties.Protocol::getMaxOvercommit),

@@ -94,7 +94,7 @@ class HomaAutoConfigurationTests {
         this.contextRunner
                 .withPropertyValues("homa.protocol.mtu=9000", "homa.protocol.unscheduled-bytes=10KB",
                         "homa.protocol.max-message-size=2MB", "homa.protocol.resend-interval=25",
-                        "homa.protocol.timeout-resends=7", "homa.transport.receive-buffer-size=8MB",
+                        "homa.protocol.peer-silence-timeout=7s", "homa.transport.receive-buffer-size=8MB",
                         "homa.transport.send-buffer-size=65536", "homa.transport.native=false",
                         "homa.protocol.link-mbps=10000", "homa.protocol.max-nic-queue=20us", "homa.transport.device-mtu=false", "homa.protocol.peer-idle-timeout=5m",
                         "homa.protocol.max-inbound-buffer=1GB", "homa.protocol.max-overcommit=3",
@@ -108,7 +108,7 @@ class HomaAutoConfigurationTests {
                     assertThat(config.engine().unscheduledBytes()).isEqualTo(10 * 1024);
                     assertThat(config.engine().maxMessageBytes()).isEqualTo(2 * 1024 * 1024);
                     assertThat(config.engine().resendIntervalNs()).isEqualTo(25_000_000L);
-                    assertThat(config.engine().timeoutResends()).isEqualTo(7);
+                    assertThat(config.engine().peerSilenceTimeoutNs()).isEqualTo(7_000_000_000L);
                     assertThat(config.receiveBufferBytes()).isEqualTo(8 * 1024 * 1024);
                     assertThat(config.sendBufferBytes()).isEqualTo(65536);
                     assertThat(config.nativeTransport()).isFalse();
@@ -159,8 +159,9 @@ class HomaAutoConfigurationTests {
             homa.protocol.max-message-size     | 100MB   | between 1B and 64MB
             homa.protocol.resend-interval      | 0ms     | between 1ms and 60s
             homa.protocol.resend-interval      | 2m      | between 1ms and 60s
-            homa.protocol.timeout-resends      | 0       | between 1 and 1000
-            homa.protocol.timeout-resends      | 1001    | between 1 and 1000
+            homa.protocol.peer-silence-timeout | 50ms    | between 100ms and 600s
+            homa.protocol.peer-silence-timeout | 11m     | between 100ms and 600s
+            homa.protocol.timeout-resends      | 10      | set homa.protocol.peer-silence-timeout (a duration, default 5s) instead
             homa.server.port                   | 70000   | between 0 and 65535
             homa.server.port                   | -1      | between 0 and 65535
             homa.server.bind-address           | ' '     | host name or IP address
@@ -480,13 +481,13 @@ class HomaAutoConfigurationTests {
     @Test
     void shouldFailStartUpWhenPeersWouldBeForgottenBeforeTheirRpcsEnd() {
         this.contextRunner
-                .withPropertyValues("homa.protocol.resend-interval=1s", "homa.protocol.timeout-resends=10",
+                .withPropertyValues("homa.protocol.peer-silence-timeout=15s",
                         "homa.protocol.peer-idle-timeout=20s")
                 .run((context) -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).rootCause()
                             .hasMessageContaining("homa.protocol.peer-idle-timeout")
-                            .hasMessageContaining("exceed 2 x (timeout-resends + 1) x resend-interval");
+                            .hasMessageContaining("exceed 2 x peer-silence-timeout (30000 ms)");
                 });
     }
 }

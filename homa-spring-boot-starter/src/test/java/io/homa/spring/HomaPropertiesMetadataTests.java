@@ -33,7 +33,7 @@ class HomaPropertiesMetadataTests {
                 "homa.server.enabled", "homa.server.codecs", "homa.server.shutdown-grace-period",
                 "homa.client.peers", "homa.client.default-timeout", "homa.client.codec", "homa.client.services",
                 "homa.client.stream-batch-size", "homa.protocol.mtu", "homa.protocol.unscheduled-bytes",
-                "homa.protocol.max-message-size", "homa.protocol.resend-interval", "homa.protocol.timeout-resends",
+                "homa.protocol.max-message-size", "homa.protocol.resend-interval", "homa.protocol.peer-silence-timeout", "homa.protocol.timeout-resends",
                 "homa.transport.receive-buffer-size", "homa.transport.send-buffer-size", "homa.transport.native",
                 "homa.protocol.link-mbps", "homa.protocol.max-nic-queue", "homa.transport.device-mtu",
                 "homa.transport.link-mbps",

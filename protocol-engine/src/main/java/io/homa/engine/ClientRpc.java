@@ -40,7 +40,10 @@ final class ClientRpc extends TimerEntry {
     OutboundMessage request;
     /** Null until the first response DATA ({@link State#RECEIVING_RESPONSE}). */
     InboundMessage response;
-    /** Last time any packet for this RPC arrived from the server (or the request started). */
+    /**
+     * Last time any packet for this RPC arrived from the server, the request's first packet left,
+     * or the RPC was found waiting on this endpoint: the server's silence counts from then.
+     */
     long lastHeardNs;
     /** When to RESEND next; meaningful from {@link State#SENDING_REQUEST} on. */
     long nextResendNs = Long.MAX_VALUE;
@@ -48,6 +51,8 @@ final class ClientRpc extends TimerEntry {
     boolean heardAbout;
     /** RESENDs sent since the server was last heard from. */
     int resendsWithoutAnswer;
+    /** The wait before the next RESEND after one went unanswered; 0 = the server's RTO (no backoff). */
+    long resendBackoffNs;
 
     ClientRpc(long rpcId, Peer server) {
         this.rpcId = rpcId;
@@ -70,13 +75,30 @@ final class ClientRpc extends TimerEntry {
         state = next;
     }
 
-    /** A packet about this RPC arrived from its server: it is alive, and the RESEND timer restarts. */
-    void heard(long nowNs, long resendIntervalNs) {
+    /**
+     * A packet about this RPC (DATA, GRANT, RESEND, NEED_ACK) arrived from its server: it is alive
+     * and answering, so the backoff ends and the RESEND timer restarts at the server's RTO.
+     */
+    void heard(long nowNs) {
+        resendsWithoutAnswer = 0;
+        resendBackoffNs = 0;
+        heardBusy(nowNs);
+    }
+
+    /**
+     * BUSY about this RPC: the server is alive but not ready, so the RESEND timer restarts with
+     * the backed-off interval (draft "BUSY").
+     */
+    void heardBusy(long nowNs) {
         heardAbout = true;
         lastHeardNs = nowNs;
-        resendsWithoutAnswer = 0;
         if (state != State.QUEUED) {
-            nextResendNs = nowNs + resendIntervalNs;
+            nextResendNs = nowNs + resendIntervalNs();
         }
+    }
+
+    /** The current wait between RESENDs: the server's RTO, doubled per unanswered RESEND. */
+    long resendIntervalNs() {
+        return resendBackoffNs == 0 ? server.rtt.rtoNs() : resendBackoffNs;
     }
 }

@@ -14,14 +14,21 @@ import io.homa.engine.InvalidSettingException.Unit;
  *     amount of granted-but-not-received data kept per inbound message. 1..64 MiB, default 60,000.
  * @param maxMessageBytes largest request or response accepted or sent; longer inbound messages
  *     are dropped as malformed. 1..64 MiB, default 1 MiB.
- * @param resendIntervalNs silence after which a receiver asks for missing bytes with RESEND,
- *     and the period at which it asks again (draft "Retransmission"). 1 ms..60 s, default 10 ms.
- * @param timeoutResends RESENDs sent with no packet at all from the peer before the RPC is
- *     aborted with a timeout (draft "Timeouts"). 1..1000, default 10.
+ * @param resendIntervalNs the shortest silence after which a receiver asks for missing bytes with
+ *     RESEND (draft "Retransmission"); the actual wait is the larger of this and the peer's
+ *     SRTT + 4 x RTTVAR (RFC 6298), doubled after each unanswered RESEND up to
+ *     {@link #maxResendIntervalNs()}. 1 ms..60 s, default 10 ms.
+ * @param peerSilenceTimeoutNs how long a peer may stay silent (no packet about any RPC held with
+ *     it) before its RPCs fail with a timeout (draft "Timeouts"): a wall-clock budget that a JVM
+ *     pause, a cold start or a busy server fits in. While a peer is silent, RESENDs to it back off
+ *     exponentially up to {@link #maxResendIntervalNs()}. A server reclaims an RPC whose client
+ *     was silent for twice this. 100 ms..10 min, and at least twice {@code resendIntervalNs};
+ *     default 5 s.
  * @param peerIdleTimeoutNs how long a peer with no RPC in progress and no packet is remembered;
  *     then its state, including the record of its finished rpcids that stops late duplicates from
  *     executing again (draft "At-most-once semantics": "additional state"), is dropped. Must
- *     exceed the time a client takes to give up an RPC. 1 s..1 day, default 60 s.
+ *     exceed twice {@code peerSilenceTimeoutNs}, the longest an RPC can live on a silent peer.
+ *     1 s..1 day, default 60 s.
  * @param maxInboundBufferBytes memory for messages still arriving; beyond it, the first packet of
  *     a new inbound message is dropped (its sender retries), while messages already arriving may
  *     complete. 64 KiB..1 TiB, default 256 MiB.
@@ -55,7 +62,7 @@ public record EngineConfig(
         int unscheduledBytes,
         int maxMessageBytes,
         long resendIntervalNs,
-        int timeoutResends,
+        long peerSilenceTimeoutNs,
         long peerIdleTimeoutNs,
         long maxInboundBufferBytes,
         int maxOvercommit,
@@ -83,7 +90,11 @@ public record EngineConfig(
     public static final int DEFAULT_UNSCHEDULED_BYTES = 60_000;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
     public static final long DEFAULT_RESEND_INTERVAL_NS = 10_000_000L;
-    public static final int DEFAULT_TIMEOUT_RESENDS = 10;
+    public static final long DEFAULT_PEER_SILENCE_TIMEOUT_NS = 5_000_000_000L;
+    public static final long MIN_PEER_SILENCE_TIMEOUT_NS = 100_000_000L;
+    public static final long MAX_PEER_SILENCE_TIMEOUT_NS = 600_000_000_000L;
+    /** Longest interval between RESENDs to a silent peer, whatever the backoff. */
+    public static final long MAX_RESEND_BACKOFF_NS = 1_000_000_000L;
     public static final long DEFAULT_PEER_IDLE_TIMEOUT_NS = 60_000_000_000L;
     public static final long DEFAULT_MAX_INBOUND_BUFFER_BYTES = 256L * 1024 * 1024;
     public static final int DEFAULT_MAX_OVERCOMMIT = 8;
@@ -107,17 +118,23 @@ public record EngineConfig(
             throw new InvalidSettingException("resend-interval", resendIntervalNs, 1_000_000L, 60_000_000_000L,
                     Unit.NANOS, "resend-interval must be between 1 ms and 60 s, was " + resendIntervalNs + " ns");
         }
-        check("timeout-resends", timeoutResends, 1, 1000, Unit.NONE);
+        check("peer-silence-timeout", peerSilenceTimeoutNs, MIN_PEER_SILENCE_TIMEOUT_NS, MAX_PEER_SILENCE_TIMEOUT_NS,
+                Unit.NANOS);
+        if (peerSilenceTimeoutNs < 2 * resendIntervalNs) {
+            throw new InvalidSettingException("peer-silence-timeout", peerSilenceTimeoutNs, null, null, Unit.NANOS,
+                    "peer-silence-timeout (" + peerSilenceTimeoutNs / 1_000_000
+                    + " ms) must be at least twice resend-interval (" + resendIntervalNs / 1_000_000 + " ms)");
+        }
         if (peerIdleTimeoutNs < 1_000_000_000L || peerIdleTimeoutNs > 86_400_000_000_000L) {
             throw new InvalidSettingException("peer-idle-timeout", peerIdleTimeoutNs, 1_000_000_000L,
                     86_400_000_000_000L, Unit.NANOS,
                     "peer-idle-timeout must be between 1 s and 1 day, was " + peerIdleTimeoutNs + " ns");
         }
-        if (peerIdleTimeoutNs <= 2L * (timeoutResends + 1) * resendIntervalNs) {
+        if (peerIdleTimeoutNs <= 2 * peerSilenceTimeoutNs) {
             throw new InvalidSettingException("peer-idle-timeout", peerIdleTimeoutNs, null, null, Unit.NANOS,
                     "peer-idle-timeout (" + peerIdleTimeoutNs / 1_000_000
-                    + " ms) must exceed 2 x (timeout-resends + 1) x resend-interval ("
-                    + 2L * (timeoutResends + 1) * resendIntervalNs / 1_000_000 + " ms), the time an RPC can live");
+                    + " ms) must exceed 2 x peer-silence-timeout (" + 2 * peerSilenceTimeoutNs / 1_000_000
+                    + " ms), the longest an RPC can live on a silent peer");
         }
         check("max-inbound-buffer", maxInboundBufferBytes, 64 * 1024, 1L << 40, Unit.BYTES);
         check("max-overcommit", maxOvercommit, 1, 64, Unit.NONE);
@@ -179,7 +196,7 @@ public record EngineConfig(
                 .unscheduledBytes(unscheduledBytes)
                 .maxMessageBytes(maxMessageBytes)
                 .resendIntervalNs(resendIntervalNs)
-                .timeoutResends(timeoutResends)
+                .peerSilenceTimeoutNs(peerSilenceTimeoutNs)
                 .peerIdleTimeoutNs(peerIdleTimeoutNs)
                 .maxInboundBufferBytes(maxInboundBufferBytes)
                 .maxOvercommit(maxOvercommit)
@@ -191,6 +208,15 @@ public record EngineConfig(
                 .incastUnscheduledBytes(incastUnscheduledBytes)
                 .linkMbps(linkMbps)
                 .maxNicQueueNs(maxNicQueueNs);
+    }
+
+    /**
+     * The cap of the exponential RESEND backoff (draft "Retransmission"; RFC 6298 §5.5): a fifth of
+     * {@code peerSilenceTimeoutNs}, at most {@link #MAX_RESEND_BACKOFF_NS} (1 s) and at least
+     * {@code resendIntervalNs}, so that a silent peer draws several probes before its RPCs fail.
+     */
+    public long maxResendIntervalNs() {
+        return Math.max(resendIntervalNs, Math.min(MAX_RESEND_BACKOFF_NS, peerSilenceTimeoutNs / 5));
     }
 
     /** Largest UDP payload this engine sends: {@code mtuBytes - 28}. */
@@ -209,7 +235,7 @@ public record EngineConfig(
         private int unscheduledBytes = DEFAULT_UNSCHEDULED_BYTES;
         private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
         private long resendIntervalNs = DEFAULT_RESEND_INTERVAL_NS;
-        private int timeoutResends = DEFAULT_TIMEOUT_RESENDS;
+        private long peerSilenceTimeoutNs = DEFAULT_PEER_SILENCE_TIMEOUT_NS;
         private long peerIdleTimeoutNs = DEFAULT_PEER_IDLE_TIMEOUT_NS;
         private long maxInboundBufferBytes = DEFAULT_MAX_INBOUND_BUFFER_BYTES;
         private int maxOvercommit = DEFAULT_MAX_OVERCOMMIT;
@@ -301,13 +327,13 @@ public record EngineConfig(
             return this;
         }
 
-        public Builder timeoutResends(int value) {
-            this.timeoutResends = value;
+        public Builder peerSilenceTimeoutNs(long value) {
+            this.peerSilenceTimeoutNs = value;
             return this;
         }
 
         public EngineConfig build() {
-            return new EngineConfig(mtuBytes, unscheduledBytes, maxMessageBytes, resendIntervalNs, timeoutResends,
+            return new EngineConfig(mtuBytes, unscheduledBytes, maxMessageBytes, resendIntervalNs, peerSilenceTimeoutNs,
                     peerIdleTimeoutNs, maxInboundBufferBytes, maxOvercommit, maxGrantsPerPeer, maxIncomingBytes,
                     fifoGrantFraction, priorityLevels, incastThreshold, incastUnscheduledBytes, linkMbps, maxNicQueueNs);
         }

@@ -1,6 +1,7 @@
 package io.homa.engine;
 
 import io.homa.engine.wire.PacketType;
+import java.net.InetSocketAddress;
 import java.util.EnumMap;
 import java.util.Map;
 
@@ -23,6 +24,11 @@ public final class EngineCounters {
     long droppedForBufferSpace;
     long peersForgotten;
     long incastMarked;
+    long rttSamples;
+    long resendsDeferred;
+    long silentPeerProbes;
+    /** Smoothed RTT per peer; filled only in a {@link HomaEngine#countersSnapshot()}. */
+    Map<InetSocketAddress, Long> peerSmoothedRttNs = Map.of();
 
     void sent(PacketType type) {
         packetsSent[type.ordinal()]++;
@@ -120,6 +126,33 @@ public final class EngineCounters {
         return incastMarked;
     }
 
+    /** Round-trip samples taken (GRANT or RESEND to the first DATA it released; RFC 6298, Karn's rule). */
+    public long rttSamples() {
+        return rttSamples;
+    }
+
+    /**
+     * RESENDs and NEED_ACKs not sent because their peer was silent and had already been probed
+     * within the current backoff step (one probe per silent peer, not one per RPC).
+     */
+    public long resendsDeferred() {
+        return resendsDeferred;
+    }
+
+    /** RESENDs and NEED_ACKs sent to a silent peer as its one probe of a backoff step. */
+    public long silentPeerProbes() {
+        return silentPeerProbes;
+    }
+
+    /**
+     * Smoothed round-trip time (RFC 6298 SRTT) in nanoseconds of each peer with at least one
+     * sample, at most {@value HomaEngine#MAX_PEERS_REPORTED} of them; empty unless this is a
+     * {@link HomaEngine#countersSnapshot()}.
+     */
+    public Map<InetSocketAddress, Long> peerSmoothedRttNs() {
+        return peerSmoothedRttNs;
+    }
+
     /** A copy that no longer changes. */
     public EngineCounters snapshot() {
         EngineCounters copy = new EngineCounters();
@@ -137,6 +170,10 @@ public final class EngineCounters {
         copy.droppedForBufferSpace = droppedForBufferSpace;
         copy.peersForgotten = peersForgotten;
         copy.incastMarked = incastMarked;
+        copy.rttSamples = rttSamples;
+        copy.resendsDeferred = resendsDeferred;
+        copy.silentPeerProbes = silentPeerProbes;
+        copy.peerSmoothedRttNs = peerSmoothedRttNs;
         return copy;
     }
 
@@ -148,6 +185,8 @@ public final class EngineCounters {
                 + ", timeouts=" + timeouts + ", duplicates=" + duplicatePackets
                 + ", rpcsStarted=" + rpcsStarted + ", rpcsCompleted=" + rpcsCompleted
                 + ", requestsDelivered=" + requestsDelivered + ", droppedForBufferSpace=" + droppedForBufferSpace
-                + ", peersForgotten=" + peersForgotten + ", incastMarked=" + incastMarked + "}";
+                + ", peersForgotten=" + peersForgotten + ", incastMarked=" + incastMarked
+                + ", rttSamples=" + rttSamples + ", resendsDeferred=" + resendsDeferred
+                + ", silentPeerProbes=" + silentPeerProbes + "}";
     }
 }

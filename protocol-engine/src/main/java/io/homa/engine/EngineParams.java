@@ -15,10 +15,9 @@ import io.homa.engine.wire.AckHeader;
  * @param maxAcksPerPacket rpcids one ACK packet lists at most
  * @param ackDelayNs how long acks we owe wait for a DATA packet to carry them before an explicit
  *     ACK goes out
- * @param silenceTimeoutNs silence from a peer, after {@code timeoutResends} RESENDs, that times
- *     out its RPCs (draft "Timeouts")
  * @param reclaimAfterNs silence after which a server reclaims an RPC: twice the silence that makes
- *     a client give up, so that the client has aborted by then (draft "At-most-once semantics")
+ *     a client give up ({@code peerSilenceTimeoutNs}, and a client checks at most one backoff step,
+ *     a fifth of it, late), so that the client has aborted by then (draft "At-most-once semantics")
  */
 record EngineParams(
         int payloadBytes,
@@ -28,7 +27,6 @@ record EngineParams(
         int controlPriority,
         int maxAcksPerPacket,
         long ackDelayNs,
-        long silenceTimeoutNs,
         long reclaimAfterNs) {
 
     static EngineParams of(EngineConfig config) {
@@ -43,7 +41,6 @@ record EngineParams(
                 config.priorityLevels() - 1,
                 Math.min(64, (config.maxDatagramBytes() - AckHeader.HEADER_LENGTH) / AckHeader.ACK_LENGTH),
                 Math.max(250_000L, config.resendIntervalNs() / 4),
-                (long) config.timeoutResends() * config.resendIntervalNs(),
-                2L * (config.timeoutResends() + 1) * config.resendIntervalNs());
+                2 * config.peerSilenceTimeoutNs());
     }
 }

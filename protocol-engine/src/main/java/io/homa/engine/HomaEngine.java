@@ -177,7 +177,7 @@ public final class HomaEngine {
         ClientRpc rpc = rpcs.clientRpc(rpcId);
         if (rpc != null) {
             rpcs.removeClientRpc(rpc);
-            receiver.scheduleGrants();
+            receiver.scheduleGrants(nowNs);
         }
     }
 
@@ -263,14 +263,18 @@ public final class HomaEngine {
             return;
         }
         if (type != PacketType.DATA) {
-            receiver.scheduleGrants(); // an ACK, RPC_UNKNOWN or failure may have ended an inbound message
+            receiver.scheduleGrants(nowNs); // an ACK, RPC_UNKNOWN or failure may have ended an inbound message
         }
         counters.received(type);
         // Draft "Timeouts": a peer is alive when it speaks about an RPC we hold with it (before or
         // after this packet: a request's first DATA, an RPC the packet ended). Packets about
         // anything else (a forged BUSY, a stray RPC_UNKNOWN) refresh nobody's liveness.
-        if (heldBefore || rpcs.holds(peer, fromServer, rpcId)) {
+        TimerEntry held = rpcs.held(peer, fromServer, rpcId);
+        if (heldBefore || held != null) {
             rpcs.heardFrom(peer, nowNs);
+        }
+        if (held != null) {
+            timers.onHeard(held);
         }
     }
 
@@ -351,7 +355,20 @@ public final class HomaEngine {
         return rpcs.peerCount();
     }
 
-    /** Live counters; read them on the engine's thread, or read a {@link EngineCounters#snapshot()}. */
+    /** Peers whose RTT a {@link #countersSnapshot()} reports, at most. */
+    public static final int MAX_PEERS_REPORTED = 256;
+
+    /**
+     * A copy of the counters that no longer changes, with each peer's smoothed RTT
+     * ({@link EngineCounters#peerSmoothedRttNs()}); take it on the engine's thread.
+     */
+    public EngineCounters countersSnapshot() {
+        EngineCounters snapshot = counters.snapshot();
+        snapshot.peerSmoothedRttNs = rpcs.smoothedRttNs(MAX_PEERS_REPORTED);
+        return snapshot;
+    }
+
+    /** Live counters; read them on the engine's thread, or read a {@link #countersSnapshot()}. */
     public EngineCounters counters() {
         return counters;
     }

@@ -36,7 +36,10 @@ public sealed interface HomaEvent {
 
     /** Why an RPC failed. */
     enum Reason {
-        /** The server answered nothing for {@code timeoutResends} RESENDs (draft "Timeouts"). */
+        /**
+         * The server said nothing about any RPC of ours for {@code peerSilenceTimeoutNs}, RESENDs
+         * (backed off) notwithstanding (draft "Timeouts").
+         */
         TIMEOUT,
         /**
          * The server no longer knows the RPC although it executed it or gave it up (it answered

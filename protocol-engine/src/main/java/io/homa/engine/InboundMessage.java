@@ -24,6 +24,14 @@ final class InboundMessage {
     boolean ended;
     /** Bytes below this offset are authorised: unscheduled (from DATA's incoming) or granted. */
     int grantedOffset;
+    /** The offset in our last GRANT (at first, the unscheduled bytes): where the next GRANT releases bytes. */
+    int grantSentOffset;
+    /**
+     * A round-trip sample in progress ({@link RttEstimate}): the first byte a GRANT or RESEND of
+     * ours released and when it left, or -1 when none is pending.
+     */
+    int rttProbeOffset = -1;
+    long rttProbeSentNs;
     /** Chunk {@code i} holds bytes {@code [i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES)}; null until written. */
     private final byte[][] chunks;
     /** Bytes of memory taken by {@link #chunks}. */
@@ -34,7 +42,29 @@ final class InboundMessage {
         this.peer = peer;
         this.wireRpcId = wireRpcId;
         this.grantedOffset = Math.min(lengthBytes, Math.max(0, incomingBytes));
+        this.grantSentOffset = grantedOffset;
         this.chunks = new byte[(lengthBytes + CHUNK_BYTES - 1) / CHUNK_BYTES][];
+    }
+
+    /** Starts a round-trip sample at {@code offset}, the first byte a packet of ours leaving at {@code nowNs} released. */
+    void probeRtt(int offset, long nowNs) {
+        rttProbeOffset = offset;
+        rttProbeSentNs = nowNs;
+    }
+
+    /**
+     * DATA for {@code [dataOffset, dataOffset + dataBytes)} arrived at {@code nowNs}: if it holds
+     * the pending sample's byte, the sample ends; it counts only if the DATA was sent for the first
+     * time (Karn's rule: a retransmission may answer an earlier request).
+     *
+     * @return the round-trip time in nanoseconds, or -1 if this DATA gives no sample
+     */
+    long rttSample(int dataOffset, int dataBytes, boolean retransmitted, long nowNs) {
+        if (rttProbeOffset < dataOffset || rttProbeOffset >= dataOffset + dataBytes) {
+            return -1;
+        }
+        rttProbeOffset = -1;
+        return retransmitted ? -1 : nowNs - rttProbeSentNs;
     }
 
     boolean complete() {

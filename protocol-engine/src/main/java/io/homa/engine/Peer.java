@@ -46,15 +46,38 @@ final class Peer extends TimerEntry {
     long ackFlushNs;
     /** Last time this endpoint started an RPC with the peer. */
     long lastUsedNs;
+    /** Round-trip time to this peer, from GRANT or RESEND to the DATA it released. */
+    final RttEstimate rtt;
+    /**
+     * While the peer is silent: when the next probe (a RESEND or NEED_ACK of one of its RPCs) may
+     * go, and the step after that (0 = the peer's RTO). One probe per step, not one per RPC.
+     */
+    long nextProbeNs;
+    long probeBackoffNs;
 
     /**
      * @param nowNs creation time: the clock's origin is arbitrary (it may be negative), so times
      *     start from it, never from 0
      */
-    Peer(InetSocketAddress address, long nowNs) {
+    Peer(InetSocketAddress address, long nowNs, long minRtoNs, long maxRtoNs) {
         this.address = address;
         this.lastHeardNs = nowNs;
         this.lastUsedNs = nowNs;
+        this.nextProbeNs = nowNs;
+        this.rtt = new RttEstimate(minRtoNs, maxRtoNs);
+    }
+
+    /** A peer whose RTO floor is the default resend interval (for tests). */
+    Peer(InetSocketAddress address, long nowNs) {
+        this(address, nowNs, EngineConfig.DEFAULT_RESEND_INTERVAL_NS, EngineConfig.MAX_RESEND_BACKOFF_NS);
+    }
+
+    /** A packet about an RPC held with this peer arrived: it is alive, and probing starts over. */
+    void heard(long nowNs) {
+        lastHeardNs = nowNs;
+        heardFrom = true;
+        probeBackoffNs = 0;
+        nextProbeNs = nowNs;
     }
 
     /** Whether nothing is in progress with this peer, in either role. */

@@ -34,6 +34,8 @@ final class Receiver {
     private final DataHeader dataRx = new DataHeader();
     /** Whether complete requests wait in {@link #held} instead of going to the application. */
     private boolean holdingRequests;
+    /** The time of the {@link #scheduleGrants} pass in progress, for the GRANTs it sends. */
+    private long grantsNowNs;
     private final ArrayDeque<ServerRpc> held = new ArrayDeque<>();
 
     Receiver(EngineConfig config, EngineParams params, RpcTable rpcs, GrantScheduler grantScheduler,
@@ -120,7 +122,7 @@ final class Receiver {
             grantScheduler.added(rpc.request);
             cutoffs.record(messageLength);
             rpcs.addServerRpc(rpc);
-            rpc.nextTimerNs = nowNs + config.resendIntervalNs();
+            rpc.nextTimerNs = nowNs + rpc.resendIntervalNs();
             timers.armAtOrBefore(rpc, rpc.nextTimerNs);
         } else if (rpc.request.lengthBytes != messageLength) {
             if (rpc.state() == ServerRpc.State.RECEIVING_REQUEST) {
@@ -129,7 +131,7 @@ final class Receiver {
             return false;
         }
         if (rpc.state() != ServerRpc.State.RECEIVING_REQUEST) {
-            rpc.heard(nowNs, config.resendIntervalNs());
+            rpc.heard(nowNs);
             counters.duplicatePackets++;
             return true;
         }
@@ -141,7 +143,8 @@ final class Receiver {
         if (dataOffset + dataBytes > request.grantedOffset) {
             return false;
         }
-        rpc.heard(nowNs, config.resendIntervalNs());
+        rpc.heard(nowNs);
+        sampleRtt(request, data, dataOffset, dataBytes, nowNs);
         if (!receive(request, packet, offset, dataOffset, dataBytes)) {
             return true;
         }
@@ -155,7 +158,7 @@ final class Receiver {
                 deliver(rpc, request.assemble());
             }
         }
-        scheduleGrants();
+        scheduleGrants(nowNs);
         return true;
     }
 
@@ -191,7 +194,8 @@ final class Receiver {
         if (dataOffset + dataBytes > response.grantedOffset) {
             return false;
         }
-        rpc.heard(nowNs, config.resendIntervalNs());
+        rpc.heard(nowNs);
+        sampleRtt(response, data, dataOffset, dataBytes, nowNs);
         // The server only answers once it has the whole request: stop (re)sending it.
         rpc.request.clearRetransmits();
         if (!receive(response, packet, offset, dataOffset, dataBytes)) {
@@ -204,7 +208,7 @@ final class Receiver {
             atMostOnce.owe(rpc.server, rpcId, nowNs);
             events.add(new HomaEvent.ResponseReceived(rpcId, response.assemble()));
         }
-        scheduleGrants();
+        scheduleGrants(nowNs);
         return true;
     }
 
@@ -257,12 +261,30 @@ final class Receiver {
     }
 
     /** Runs the grant scheduler (draft "Flow control"); GRANTs go out with control packets. */
-    void scheduleGrants() {
+    void scheduleGrants(long nowNs) {
+        grantsNowNs = nowNs;
         grantScheduler.schedule(cutoffs.scheduledLevels(), grantSink);
     }
 
+    /**
+     * Sends a GRANT. When every byte authorised before it has arrived, the sender is waiting for
+     * this GRANT, so the DATA it releases times a round trip ({@link RttEstimate}).
+     */
     private void sendGrant(InboundMessage message, int offset, int priority) {
+        if (message.rttProbeOffset < 0 && message.receivedBytes() >= message.grantSentOffset) {
+            message.probeRtt(message.grantSentOffset, grantsNowNs);
+        }
+        message.grantSentOffset = offset;
         control.grant(message.peer.address, message.wireRpcId, offset, priority);
+    }
+
+    /** Folds the round trip this DATA completes, if any, into its sender's {@link RttEstimate}. */
+    private void sampleRtt(InboundMessage message, DataHeader data, int dataOffset, int dataBytes, long nowNs) {
+        long rttNs = message.rttSample(dataOffset, dataBytes, data.retransmitted(), nowNs);
+        if (rttNs >= 0) {
+            message.peer.rtt.sample(rttNs);
+            counters.rttSamples++;
+        }
     }
 
     /**
@@ -294,15 +316,15 @@ final class Receiver {
         }
         ClientRpc rpc = rpcs.clientRpc(rpcId, from);
         if (rpc != null) {
-            rpc.heard(nowNs, config.resendIntervalNs());
-            requestMissingResponse(rpc);
+            rpc.heard(nowNs);
+            requestMissingResponse(rpc, nowNs);
             return;
         }
         control.add(PacketType.ACK, from, rpcId);
     }
 
     /** Client: RESENDs for the missing parts of the response, or for its start if none arrived. */
-    void requestMissingResponse(ClientRpc rpc) {
+    void requestMissingResponse(ClientRpc rpc, long nowNs) {
         if (rpc.response == null) {
             // An INCAST request's response starts with only incastUnscheduledBytes: asking for more
             // would grant it, and every RESEND at once would make a new incast.
@@ -310,12 +332,16 @@ final class Receiver {
                     ? params.incastUnscheduledBytes() : params.unscheduledBytes());
             counters.resendsSent++;
         } else {
-            requestMissing(rpc.response, rpc.server.address, rpc.rpcId);
+            requestMissing(rpc.response, rpc.server.address, rpc.rpcId, nowNs);
         }
     }
 
-    /** RESEND for each gap below the granted offset (never for bytes not yet granted), at most 8. */
-    void requestMissing(InboundMessage message, InetSocketAddress peer, long wireRpcId) {
+    /**
+     * RESEND for each gap below the granted offset (never for bytes not yet granted), at most 8.
+     * The first gap's start becomes the pending round-trip sample (replacing any earlier one, whose
+     * bytes may now come twice).
+     */
+    void requestMissing(InboundMessage message, InetSocketAddress peer, long wireRpcId, long nowNs) {
         RangeSet received = message.received;
         int gapStart = 0;
         int sent = 0;
@@ -323,6 +349,9 @@ final class Receiver {
             int gapEnd = i < received.size() ? received.start(i) : message.grantedOffset;
             gapEnd = Math.min(gapEnd, message.grantedOffset);
             if (gapEnd > gapStart) {
+                if (sent == 0) {
+                    message.probeRtt(gapStart, nowNs);
+                }
                 control.resend(peer, wireRpcId, gapStart, gapEnd - gapStart);
                 counters.resendsSent++;
                 sent++;

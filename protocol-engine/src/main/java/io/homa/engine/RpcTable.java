@@ -37,7 +37,7 @@ final class RpcTable {
     Peer peer(InetSocketAddress address, long nowNs) {
         Peer peer = peers.get(address);
         if (peer == null) {
-            peer = new Peer(address, nowNs);
+            peer = new Peer(address, nowNs, config.resendIntervalNs(), config.maxResendIntervalNs());
             peers.put(address, peer);
             timers.armAtOrBefore(peer, nowNs + config.peerIdleTimeoutNs() + 1);
         }
@@ -56,6 +56,20 @@ final class RpcTable {
         counters.peersForgotten++;
     }
 
+    /** Smoothed RTT of up to {@code max} peers with at least one sample (see {@link RttEstimate}). */
+    Map<InetSocketAddress, Long> smoothedRttNs(int max) {
+        Map<InetSocketAddress, Long> rtts = new HashMap<>();
+        for (Peer peer : peers.values()) {
+            if (rtts.size() == max) {
+                break;
+            }
+            if (peer.rtt.samples() > 0) {
+                rtts.put(peer.address, peer.rtt.srttNs());
+            }
+        }
+        return Map.copyOf(rtts);
+    }
+
     int peerCount() {
         return peers.size();
     }
@@ -65,15 +79,19 @@ final class RpcTable {
      * to it (a packet from a server) or one of its RPCs we serve (a packet from a client).
      */
     boolean holds(InetSocketAddress from, boolean fromServer, long rpcId) {
-        return fromServer ? clientRpc(rpcId, from) != null : serverRpc(from, rpcId) != null;
+        return held(from, fromServer, rpcId) != null;
+    }
+
+    /** The RPC held with that peer that a packet from {@code from} names, or null (see {@link #holds}). */
+    TimerEntry held(InetSocketAddress from, boolean fromServer, long rpcId) {
+        return fromServer ? clientRpc(rpcId, from) : serverRpc(from, rpcId);
     }
 
     /** A packet about an RPC held with the peer at {@code address} arrived: the peer is alive. */
     void heardFrom(InetSocketAddress address, long nowNs) {
         Peer peer = peers.get(address);
         if (peer != null) {
-            peer.lastHeardNs = nowNs;
-            peer.heardFrom = true;
+            peer.heard(nowNs);
         }
     }
 

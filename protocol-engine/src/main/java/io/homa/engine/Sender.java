@@ -124,14 +124,14 @@ final class Sender {
             if (rpc == null) {
                 return null;
             }
-            rpc.heard(nowNs, config.resendIntervalNs());
+            rpc.heard(nowNs);
             return rpc.request;
         }
         ServerRpc rpc = rpcs.serverRpc(from, rpcId);
         if (rpc == null) {
             return null;
         }
-        rpc.heard(nowNs, config.resendIntervalNs());
+        rpc.lastHeardNs = nowNs; // alive; only request DATA moves a RESEND for the request's bytes
         return rpc.response;
     }
 
@@ -157,7 +157,7 @@ final class Sender {
                 control.add(PacketType.RPC_UNKNOWN, from, rpcId);
                 return true;
             }
-            rpc.heard(nowNs, config.resendIntervalNs());
+            rpc.heard(nowNs);
             if (!rpc.request.retransmit(resendOffset, resendLength)) {
                 // Not sent yet (shorter messages go first): tell the server we are alive. The
                 // draft's BUSY section says clients do not send BUSY, but its RESEND section allows
@@ -180,7 +180,9 @@ final class Sender {
             }
             return true;
         }
-        rpc.heard(nowNs, config.resendIntervalNs());
+        // Alive, but a RESEND for the response carries no request byte: a due RESEND of ours for
+        // missing request bytes must not be pushed back by it (both ends would wait forever).
+        rpc.lastHeardNs = nowNs;
         if (rpc.response == null || !rpc.response.retransmit(resendOffset, resendLength)) {
             // Request incomplete, handler still running, or the bytes not sent yet: alive, not ready.
             control.add(PacketType.BUSY, from, rpcId | HomaHeader.FROM_SERVER_BIT);
@@ -423,13 +425,13 @@ final class Sender {
             // The silence that triggers RESENDs counts from the request's first packet.
             clientRpc.moveTo(ClientRpc.State.SENDING_REQUEST);
             clientRpc.lastHeardNs = nowNs;
-            clientRpc.nextResendNs = nowNs + config.resendIntervalNs();
+            clientRpc.nextResendNs = nowNs + clientRpc.resendIntervalNs();
             timers.armAtOrBefore(clientRpc, clientRpc.nextResendNs);
         }
         ServerRpc serverRpc = message.serverRpc;
         if (serverRpc != null && serverRpc.state() == ServerRpc.State.SENDING_RESPONSE && message.fullySent()) {
             serverRpc.moveTo(ServerRpc.State.AWAITING_ACK);
-            serverRpc.nextTimerNs = nowNs + config.resendIntervalNs();
+            serverRpc.nextTimerNs = nowNs + serverRpc.resendIntervalNs();
             timers.armAtOrBefore(serverRpc, serverRpc.nextTimerNs);
         }
     }

@@ -51,6 +51,8 @@ final class ServerRpc extends TimerEntry {
     /** When the next RESEND (while receiving) or NEED_ACK (while awaiting ack) is due. */
     long nextTimerNs;
     int resendsWithoutAnswer;
+    /** The wait before the next RESEND or NEED_ACK after one went unanswered; 0 = the client's RTO. */
+    long resendBackoffNs;
     /** The complete request while the endpoint holds requests (not yet serving); null otherwise. */
     byte[] heldRequest;
     /** The request carried the INCAST flag: send little of the response unscheduled (paper §3.6). */
@@ -78,12 +80,26 @@ final class ServerRpc extends TimerEntry {
         state = next;
     }
 
-    /** A packet about this RPC arrived from its client; while receiving, the RESEND timer restarts. */
-    void heard(long nowNs, long resendIntervalNs) {
-        lastHeardNs = nowNs;
+    /**
+     * A packet about this RPC arrived from its client: it is alive, the backoff ends and, while
+     * receiving, the RESEND timer restarts at the client's RTO.
+     */
+    void heard(long nowNs) {
         resendsWithoutAnswer = 0;
+        resendBackoffNs = 0;
+        heardBusy(nowNs);
+    }
+
+    /** BUSY about this RPC (the client still sends other messages first): alive, backoff kept. */
+    void heardBusy(long nowNs) {
+        lastHeardNs = nowNs;
         if (state == State.RECEIVING_REQUEST) {
-            nextTimerNs = nowNs + resendIntervalNs;
+            nextTimerNs = nowNs + resendIntervalNs();
         }
+    }
+
+    /** The current wait between RESENDs or NEED_ACKs: the client's RTO, doubled per unanswered one. */
+    long resendIntervalNs() {
+        return resendBackoffNs == 0 ? client.rtt.rtoNs() : resendBackoffNs;
     }
 }

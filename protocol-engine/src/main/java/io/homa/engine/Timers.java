@@ -10,16 +10,27 @@ import java.util.ArrayDeque;
  * Linux Homa's {@code homa_timer.c}), run from {@link TimerQueue}: only RPCs and peers whose
  * deadline is due are visited, never the whole table.
  *
+ * <p>Timers are built for endpoints that pause (GC, JIT, a descheduled VM), not only for lossy
+ * networks:
  * <ul>
- *   <li>A client RPC silent for {@code resendIntervalNs} sends RESENDs for what it misses (the
- *       response's start, or its gaps below the granted offset); after {@code timeoutResends}
- *       unanswered ones and {@code timeoutResends × resendIntervalNs} of silence from the server,
- *       it fails with {@link HomaEvent.Reason#TIMEOUT}. An RPC that waits on this endpoint (bytes
- *       not yet granted by our own scheduler) is not timed out.
- *   <li>A server RPC receiving its request asks for missing bytes the same way, and is forgotten
- *       (never delivered, so safe) if the client goes silent. A response sent in full is followed
- *       by NEED_ACK until the client ACKs; an RPC whose client has been silent for
- *       {@link EngineParams#reclaimAfterNs()} is reclaimed, its rpcid remembered as finished.
+ *   <li><b>Retransmission.</b> An RPC missing bytes asks for them with RESEND after its peer's RTO
+ *       ({@link RttEstimate}: max(resend-interval, SRTT + 4 x RTTVAR)); every RESEND that goes
+ *       unanswered, or is answered BUSY, doubles the wait, up to
+ *       {@link EngineConfig#maxResendIntervalNs()} (RFC 6298 §5.5). Any packet about the RPC
+ *       ends its backoff, so loss recovery from a peer that talks stays prompt.
+ *   <li><b>One probe per silent peer.</b> A peer is silent when no packet about any RPC held with
+ *       it arrived within its RTO. Then its RPCs' RESENDs (and NEED_ACKs) are not all sent: one
+ *       goes per backoff step of the peer, the others are deferred (many RPCs waiting on one
+ *       peer means the peer is paused or overloaded, not that the network lost their packets).
+ *   <li><b>Failure is a wall-clock budget.</b> A client RPC whose server has been silent for
+ *       {@code peerSilenceTimeoutNs} fails with {@link HomaEvent.Reason#TIMEOUT}, checked at that
+ *       very deadline. An RPC that waits on this endpoint (bytes not yet granted by our own
+ *       scheduler) is not timed out. A server RPC receiving its request is forgotten (never
+ *       delivered, so safe) after the same silence from its client.
+ *   <li><b>Reclaim.</b> A response sent in full is followed by NEED_ACK until the client ACKs;
+ *       an RPC whose client has been silent for {@link EngineParams#reclaimAfterNs()} (twice the
+ *       budget, so that the client has given up first) is reclaimed, its rpcid remembered as
+ *       finished.
  *   <li>A peer flushes the acks it is owed in explicit ACKs, and is forgotten after
  *       {@code peerIdleTimeoutNs} with nothing in progress.
  * </ul>
@@ -75,7 +86,7 @@ final class Timers {
             }
         }
         if (any) {
-            receiver.scheduleGrants();
+            receiver.scheduleGrants(nowNs);
         }
     }
 
@@ -87,41 +98,50 @@ final class Timers {
         if (fromServer) {
             ClientRpc rpc = rpcs.clientRpc(rpcId, from);
             if (rpc != null) {
-                rpc.heard(nowNs, config.resendIntervalNs());
+                rpc.heardBusy(nowNs);
             }
         } else {
             ServerRpc rpc = rpcs.serverRpc(from, rpcId);
             if (rpc != null) {
-                rpc.heard(nowNs, config.resendIntervalNs());
+                rpc.heardBusy(nowNs);
             }
         }
     }
 
     private void client(ClientRpc rpc, long nowNs) {
-        if (nowNs - rpc.nextResendNs < 0) {
-            queue.armAtOrBefore(rpc, rpc.nextResendNs); // heard from since: not due yet
-            return;
+        Peer server = rpc.server;
+        boolean waitingOnUs = waitingOnOurselves(rpc, nowNs);
+        if (waitingOnUs) {
+            rpc.lastHeardNs = nowNs; // the silence that counts is the server's, not ours
         }
-        if (waitingOnOurselves(rpc, nowNs)) {
-            rpc.resendsWithoutAnswer = 0;
-        } else if (rpc.resendsWithoutAnswer >= config.timeoutResends()
-                && nowNs - rpc.server.lastHeardNs >= params.silenceTimeoutNs()) {
-            // Draft "Timeouts": the peer answered none of our RESENDs. A peer that is busy sending
-            // other messages to us is alive, and will get to this one.
+        long silentSinceNs = later(server.lastHeardNs, rpc.lastHeardNs);
+        long failAtNs = silentSinceNs + config.peerSilenceTimeoutNs();
+        if (!waitingOnUs && nowNs - failAtNs >= 0) {
+            // Draft "Timeouts": the server said nothing about any RPC of ours for the whole budget.
             rpcs.removeClientRpc(rpc);
             counters.timeouts++;
-            events.add(new HomaEvent.RpcFailed(rpc.rpcId, rpc.server.address, HomaEvent.Reason.TIMEOUT,
-                    (!rpc.server.heardFrom ? "never a packet from " + rpc.server.address
-                            : "no packet from " + rpc.server.address + " for "
-                                    + (nowNs - rpc.server.lastHeardNs) / 1_000_000 + " ms")
-                            + ", after " + rpc.resendsWithoutAnswer + " RESENDs"));
+            events.add(new HomaEvent.RpcFailed(rpc.rpcId, server.address, HomaEvent.Reason.TIMEOUT,
+                    (!server.heardFrom ? "never a packet from " + server.address
+                            : "no packet from " + server.address + " for "
+                                    + (nowNs - silentSinceNs) / 1_000_000 + " ms")
+                            + " (peer-silence-timeout " + config.peerSilenceTimeoutNs() / 1_000_000 + " ms), after "
+                            + rpc.resendsWithoutAnswer + " RESENDs"));
             return;
-        } else {
-            receiver.requestMissingResponse(rpc);
-            rpc.resendsWithoutAnswer++;
         }
-        rpc.nextResendNs = nowNs + config.resendIntervalNs();
-        queue.armAtOrBefore(rpc, rpc.nextResendNs);
+        if (nowNs - rpc.nextResendNs >= 0) {
+            if (waitingOnUs) {
+                rpc.resendsWithoutAnswer = 0;
+                rpc.resendBackoffNs = 0;
+            } else if (mayProbe(server, nowNs)) {
+                receiver.requestMissingResponse(rpc, nowNs);
+                rpc.resendsWithoutAnswer++;
+            }
+            if (!waitingOnUs) {
+                rpc.resendBackoffNs = backedOff(rpc.resendIntervalNs());
+            }
+            rpc.nextResendNs = nowNs + rpc.resendIntervalNs();
+        }
+        queue.armAtOrBefore(rpc, waitingOnUs || rpc.nextResendNs - failAtNs < 0 ? rpc.nextResendNs : failAtNs);
     }
 
     /**
@@ -154,32 +174,84 @@ final class Timers {
 
     private void receivingRequest(ServerRpc rpc, long nowNs) {
         Peer peer = rpc.client;
-        if (nowNs - rpc.nextTimerNs < 0) {
-            queue.armAtOrBefore(rpc, rpc.nextTimerNs);
-            return;
-        }
-        if (rpc.request.receivedBytes() >= rpc.request.grantedOffset
-                && nowNs - peer.lastHeardNs < params.silenceTimeoutNs()) {
-            // Everything we granted has arrived: the rest waits for our own scheduler.
-            rpc.resendsWithoutAnswer = 0;
-        } else if (rpc.resendsWithoutAnswer >= config.timeoutResends()
-                && nowNs - peer.lastHeardNs >= params.silenceTimeoutNs()) {
+        // Everything we granted has arrived: the rest waits for our own scheduler.
+        boolean waitingOnUs = rpc.request.receivedBytes() >= rpc.request.grantedOffset;
+        long forgetAtNs = later(peer.lastHeardNs, rpc.lastHeardNs) + config.peerSilenceTimeoutNs();
+        if (nowNs - forgetAtNs >= 0) {
             // The client went silent; never delivered to the application: safe to forget.
             atMostOnce.release(rpc);
             counters.timeouts++;
             return;
-        } else {
-            receiver.requestMissing(rpc.request, peer.address, rpc.rpcId | HomaHeader.FROM_SERVER_BIT);
-            rpc.resendsWithoutAnswer++;
         }
-        rpc.nextTimerNs = nowNs + config.resendIntervalNs();
-        queue.armAtOrBefore(rpc, rpc.nextTimerNs);
+        if (nowNs - rpc.nextTimerNs >= 0) {
+            if (waitingOnUs) {
+                rpc.resendsWithoutAnswer = 0;
+                rpc.resendBackoffNs = 0;
+            } else if (mayProbe(peer, nowNs)) {
+                receiver.requestMissing(rpc.request, peer.address, rpc.rpcId | HomaHeader.FROM_SERVER_BIT, nowNs);
+                rpc.resendsWithoutAnswer++;
+            }
+            if (!waitingOnUs) {
+                rpc.resendBackoffNs = backedOff(rpc.resendIntervalNs());
+            }
+            rpc.nextTimerNs = nowNs + rpc.resendIntervalNs();
+        }
+        queue.armAtOrBefore(rpc, rpc.nextTimerNs - forgetAtNs < 0 ? rpc.nextTimerNs : forgetAtNs);
+    }
+
+    /**
+     * Whether a RESEND or NEED_ACK may go to {@code peer} now. Always while the peer talks (heard
+     * within its RTO): loss recovery is per RPC. While it is silent, the first at once, then one
+     * per backoff step of the peer (twice its RTO, doubled each time up to the cap); the others
+     * are deferred.
+     */
+    private boolean mayProbe(Peer peer, long nowNs) {
+        long rtoNs = peer.rtt.rtoNs();
+        if (nowNs - peer.lastHeardNs < rtoNs) {
+            return true;
+        }
+        if (nowNs - peer.nextProbeNs < 0) {
+            counters.resendsDeferred++;
+            return false;
+        }
+        peer.probeBackoffNs = backedOff(peer.probeBackoffNs == 0 ? rtoNs : peer.probeBackoffNs);
+        peer.nextProbeNs = nowNs + peer.probeBackoffNs;
+        counters.silentPeerProbes++;
+        return true;
+    }
+
+    /** The later of two times on the engine's clock (whose origin is arbitrary). */
+    private static long later(long aNs, long bNs) {
+        return aNs - bNs >= 0 ? aNs : bNs;
+    }
+
+    /**
+     * A packet about {@code rpc} arrived and may have moved its next RESEND or NEED_ACK earlier
+     * (its backoff ended): arm it there. Deadlines that moved later are left for the queue to
+     * find when they fire.
+     */
+    void onHeard(TimerEntry rpc) {
+        if (rpc instanceof ClientRpc client) {
+            if (client.state() == ClientRpc.State.SENDING_REQUEST || client.state() == ClientRpc.State.RECEIVING_RESPONSE) {
+                queue.armAtOrBefore(client, client.nextResendNs);
+            }
+        } else if (rpc instanceof ServerRpc server && server.state() == ServerRpc.State.RECEIVING_REQUEST) {
+            queue.armAtOrBefore(server, server.nextTimerNs);
+        }
+    }
+
+    /** The next wait after one of {@code intervalNs} went unanswered: doubled, up to the cap. */
+    private long backedOff(long intervalNs) {
+        return Math.min(config.maxResendIntervalNs(), Math.max(intervalNs, 2 * intervalNs));
     }
 
     /** SENDING_RESPONSE or AWAITING_ACK: reclaim if the client is gone; NEED_ACK while awaiting its ACK. */
     private void answered(ServerRpc rpc, long nowNs) {
         Peer peer = rpc.client;
-        long reclaimAtNs = Math.max(rpc.lastHeardNs, peer.lastHeardNs) + params.reclaimAfterNs() + 1;
+        // A client that talks about other RPCs but never about this one (it forgot it, or its
+        // ACKs keep getting lost) is given up too: the rpcid is remembered as finished.
+        long reclaimAtNs = (rpc.state() == ServerRpc.State.AWAITING_ACK ? rpc.lastHeardNs
+                : Math.max(rpc.lastHeardNs, peer.lastHeardNs)) + params.reclaimAfterNs() + 1;
         if (waitingForGrants(rpc)) {
             // A response that has sent all it was granted waits for the client's grant scheduler,
             // which may serve other messages (SRPT, max-incoming) for a long while: the receiver
@@ -196,16 +268,12 @@ final class Timers {
         long nextNs = reclaimAtNs;
         if (rpc.state() == ServerRpc.State.AWAITING_ACK) {
             if (nowNs - rpc.nextTimerNs >= 0) {
-                if (rpc.resendsWithoutAnswer >= config.timeoutResends()) {
-                    // timeoutResends NEED_ACKs and not a word about this RPC: give up. The rpcid is
-                    // remembered as finished, so it never executes again.
-                    atMostOnce.release(rpc);
-                    counters.timeouts++;
-                    return;
+                if (mayProbe(peer, nowNs)) {
+                    control.add(PacketType.NEED_ACK, peer.address, rpc.rpcId | HomaHeader.FROM_SERVER_BIT);
+                    rpc.resendsWithoutAnswer++;
                 }
-                control.add(PacketType.NEED_ACK, peer.address, rpc.rpcId | HomaHeader.FROM_SERVER_BIT);
-                rpc.resendsWithoutAnswer++;
-                rpc.nextTimerNs = nowNs + config.resendIntervalNs();
+                rpc.resendBackoffNs = backedOff(rpc.resendIntervalNs());
+                rpc.nextTimerNs = nowNs + rpc.resendIntervalNs();
             }
             if (rpc.nextTimerNs - nextNs < 0) {
                 nextNs = rpc.nextTimerNs;

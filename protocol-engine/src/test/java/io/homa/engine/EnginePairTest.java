@@ -111,18 +111,23 @@ class EnginePairTest {
     void shouldTimeOutWhenServerIsSilent() {
         EnginePair pair = new EnginePair(CONFIG);
         long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1, 2, 3});
+        long startNs = pair.nowNs;
         HomaEvent event = null;
-        for (int step = 0; step < 1000 && event == null; step++) {
+        for (int step = 0; step < 100_000 && event == null; step++) {
             pair.collect();
             pair.inFlight.clear(); // the server is gone
             pair.advance(CONFIG.resendIntervalNs() / 2);
             event = pair.client.pollEvent();
         }
+        long silenceNs = pair.nowNs - startNs;
         assertThat(event).isInstanceOf(HomaEvent.RpcFailed.class);
         HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) event;
         assertThat(failed.rpcId()).isEqualTo(rpcId);
         assertThat(failed.reason()).isEqualTo(HomaEvent.Reason.TIMEOUT);
-        assertThat(pair.client.counters().resendsSent()).isEqualTo(CONFIG.timeoutResends());
+        assertThat(silenceNs).as("fails at the silence budget, not before")
+                .isBetween(CONFIG.peerSilenceTimeoutNs(), CONFIG.peerSilenceTimeoutNs() + CONFIG.resendIntervalNs());
+        // Backoff: RESENDs after 10, 30, 70, 150, 310, 630 ms, then every second (the cap) until 5 s.
+        assertThat(pair.client.counters().resendsSent()).as("backed off, not one per interval").isEqualTo(10);
         assertThat(pair.client.activeClientRpcs()).isZero();
     }
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * A response that waits for the client's grants is not a dead client: one client, two servers,
  * a slow link, and a client that grants one response at a time (max-overcommit 1, no FIFO share),
  * so the second server hears nothing from the client for longer than a server's reclaim time
- * (2 x (timeout-resends + 1) x resend-interval = 220 ms) and the client receives nothing for
+ * (2 x peer-silence-timeout, 200 ms with the 100 ms budget used here) and the client receives nothing for
  * longer than its silence timeout. Both RPCs must complete: the draft ("Retransmission") has no
  * RESEND, hence no timeout, for bytes not yet granted, and a server may reclaim an RPC only
  * after the client would have timed it out ("At-most-once").
@@ -33,7 +33,8 @@ class GrantStarvedResponseTest {
 
     @Test
     void aResponseStarvedOfGrantsShouldCompleteOnceTheClientGetsToIt() {
-        EngineConfig config = EngineConfig.builder().maxOvercommit(1).fifoGrantFraction(0).build();
+        EngineConfig config = EngineConfig.builder().maxOvercommit(1).fifoGrantFraction(0)
+                .peerSilenceTimeoutNs(EngineConfig.MIN_PEER_SILENCE_TIMEOUT_NS).build();
         Map<InetSocketAddress, HomaEngine> engines = new LinkedHashMap<>();
         engines.put(CLIENT, new HomaEngine(config, CLIENT.getPort(), 1_000));
         engines.put(SERVER_A, new HomaEngine(config, SERVER_A.getPort(), 2_000));
@@ -86,7 +87,7 @@ class GrantStarvedResponseTest {
 
         assertThat(clientEvents).as("no RPC failed").noneMatch(e -> e instanceof HomaEvent.RpcFailed);
         assertThat(longestSilenceAtBNs).as("server B heard nothing from the client for longer than its reclaim time")
-                .isGreaterThan(2L * (config.timeoutResends() + 1) * config.resendIntervalNs());
+                .isGreaterThan(2 * config.peerSilenceTimeoutNs());
         assertThat(countResponses(clientEvents)).isEqualTo(2);
         assertThat(engines.get(SERVER_B).counters().timeouts()).isZero();
         assertThat(client.counters().timeouts()).isZero();

@@ -15,6 +15,8 @@ import org.junit.jupiter.api.Test;
  */
 class PeerLivenessTest {
     private static final EngineConfig CONFIG = EngineConfig.defaults();
+    /** Resend intervals covering twice the silence budget. */
+    private static final int ENOUGH_INTERVALS = (int) (2 * CONFIG.peerSilenceTimeoutNs() / CONFIG.resendIntervalNs());
 
     private static ByteBuffer fromServer(PacketType type, long rpcId) {
         ByteBuffer packet = ByteBuffer.allocate(ControlHeader.HEADER_LENGTH);
@@ -48,19 +50,18 @@ class PeerLivenessTest {
 
     @Test
     void shouldTimeOutASilentServerWhateverPacketsNameOtherRpcs() {
-        int enough = 3 * CONFIG.timeoutResends();
-        HomaEvent silent = runAgainstSilentServer(0, enough);
+        HomaEvent silent = runAgainstSilentServer(0, ENOUGH_INTERVALS);
         assertThat(silent).isInstanceOf(HomaEvent.RpcFailed.class);
         assertThat(((HomaEvent.RpcFailed) silent).reason()).isEqualTo(HomaEvent.Reason.TIMEOUT);
 
         // BUSY every interval from the server's address, about an rpcid this client never used.
-        HomaEvent forged = runAgainstSilentServer(777_778L, enough);
+        HomaEvent forged = runAgainstSilentServer(777_778L, ENOUGH_INTERVALS);
         assertThat(forged).as("a BUSY about another rpcid keeps nothing alive").isInstanceOf(HomaEvent.RpcFailed.class);
         assertThat(((HomaEvent.RpcFailed) forged).reason()).isEqualTo(HomaEvent.Reason.TIMEOUT);
     }
 
     @Test
     void shouldKeepAnRpcAliveWhileItsServerAnswersBusyAboutIt() {
-        assertThat(runAgainstSilentServer(1, 3 * CONFIG.timeoutResends())).as("BUSY about the RPC itself").isNull();
+        assertThat(runAgainstSilentServer(1, ENOUGH_INTERVALS)).as("BUSY about the RPC itself").isNull();
     }
 }

@@ -215,7 +215,7 @@ class ReceiverTest {
         InboundMessage message = new InboundMessage(100_000, 20_000, peer, 101);
         message.received.add(1_000, 2_000);
         message.received.add(5_000, 6_000);
-        rig.receiver.requestMissing(message, PEER, 101);
+        rig.receiver.requestMissing(message, PEER, 101, 0);
         List<Sent> resends = rig.drainControl();
         assertThat(resends).extracting(Sent::type).containsOnly(PacketType.RESEND);
         List<int[]> ranges = resends.stream().map(p -> {
@@ -230,7 +230,7 @@ class ReceiverTest {
         // Everything granted has arrived: nothing to ask for (the rest is not granted yet).
         InboundMessage whole = new InboundMessage(100_000, 20_000, peer, 103);
         whole.received.add(0, 20_000);
-        rig.receiver.requestMissing(whole, PEER, 103);
+        rig.receiver.requestMissing(whole, PEER, 103, 0);
         assertThat(rig.control.isEmpty()).isTrue();
     }
 
@@ -241,7 +241,7 @@ class ReceiverTest {
         for (int i = 0; i < 20; i++) {
             message.received.add(1_000 + 2_000 * i, 2_000 + 2_000 * i); // 20 gaps of 1,000 bytes
         }
-        rig.receiver.requestMissing(message, PEER, 101);
+        rig.receiver.requestMissing(message, PEER, 101, 0);
         List<Sent> resends = rig.drainControl();
         assertThat(resends).hasSize(8);
         assertThat(resends).extracting(p -> new ResendHeader().wrap(p.buffer(), 0).resendOffset())
@@ -299,7 +299,7 @@ class ReceiverTest {
         assertThat(rpc.lastHeardNs).isEqualTo(100);
 
         rpc.request.flags |= io.homa.engine.wire.DataHeader.FLAG_INCAST;
-        rig.receiver.requestMissingResponse(rpc);
+        rig.receiver.requestMissingResponse(rpc, 0);
         ResendHeader incast = new ResendHeader().wrap(rig.drainControl().get(0).buffer(), 0);
         assertThat(incast.length()).as("an INCAST request's response starts small")
                 .isEqualTo(rig.params.incastUnscheduledBytes());

@@ -134,7 +134,7 @@ class RpcStateTest {
     void shouldNotStartTheResendTimerWhenAQueuedClientRpcHearsFromItsServer() {
         ClientRpc rpc = clientIn(ClientRpc.State.QUEUED);
         rpc.resendsWithoutAnswer = 3;
-        rpc.heard(5_000, INTERVAL_NS);
+        rpc.heard(5_000);
         assertThat(rpc.nextResendNs).as("no packet has left: no RESEND timer").isEqualTo(Long.MAX_VALUE);
         assertThat(rpc.timerArmed()).isFalse();
         assertThat(rpc.heardAbout).isTrue();
@@ -148,8 +148,13 @@ class RpcStateTest {
             ClientRpc rpc = clientIn(state);
             rpc.nextResendNs = 1_000;
             rpc.resendsWithoutAnswer = 2;
-            rpc.heard(-7_000, INTERVAL_NS); // any clock origin
-            assertThat(rpc.nextResendNs).as(state.name()).isEqualTo(-7_000 + INTERVAL_NS);
+            rpc.resendBackoffNs = 8 * INTERVAL_NS;
+            rpc.heardBusy(-9_000);
+            assertThat(rpc.nextResendNs).as("BUSY keeps the backoff").isEqualTo(-9_000 + 8 * INTERVAL_NS);
+            assertThat(rpc.resendsWithoutAnswer).isEqualTo(2);
+            rpc.heard(-7_000); // any clock origin
+            assertThat(rpc.nextResendNs).as(state.name() + ": backoff ended").isEqualTo(-7_000 + INTERVAL_NS);
+            assertThat(rpc.resendBackoffNs).isZero();
             assertThat(rpc.lastHeardNs).isEqualTo(-7_000);
             assertThat(rpc.resendsWithoutAnswer).isZero();
             assertThat(rpc.heardAbout).isTrue();
@@ -160,7 +165,7 @@ class RpcStateTest {
     void shouldRestartTheServerTimerOnlyWhileReceivingTheRequest() {
         ServerRpc receiving = serverIn(ServerRpc.State.RECEIVING_REQUEST);
         receiving.resendsWithoutAnswer = 4;
-        receiving.heard(100, INTERVAL_NS);
+        receiving.heard(100);
         assertThat(receiving.nextTimerNs).isEqualTo(100 + INTERVAL_NS);
         assertThat(receiving.lastHeardNs).isEqualTo(100);
         assertThat(receiving.resendsWithoutAnswer).isZero();
@@ -170,7 +175,7 @@ class RpcStateTest {
             ServerRpc rpc = serverIn(state);
             rpc.nextTimerNs = 555;
             rpc.resendsWithoutAnswer = 2;
-            rpc.heard(100, INTERVAL_NS);
+            rpc.heard(100);
             // The NEED_ACK schedule is not pushed back by traffic: the client still owes the ACK.
             assertThat(rpc.nextTimerNs).as(state.name()).isEqualTo(555);
             assertThat(rpc.lastHeardNs).isEqualTo(100);

@@ -41,19 +41,22 @@ class TimerScaleTest {
         assertThat(client.timerVisits() - visits).isZero();
         assertThat(client.hasTransmit()).isFalse();
 
-        // 100 are due: exactly those are visited, each sends one RESEND and is armed again.
+        // 100 are due: exactly those are visited and armed again. The server is silent, so one of
+        // them probes it with a RESEND and the others defer theirs.
         client.onTimeout(earliestNs + 99 * STAGGER_NS);
         assertThat(client.timerVisits() - visits).isEqualTo(100);
-        assertThat(client.counters().resendsSent()).isEqualTo(100);
+        assertThat(client.counters().resendsSent()).isEqualTo(1);
+        assertThat(client.counters().resendsDeferred()).isEqualTo(99);
         assertThat(client.nextTimeoutNs()).as("RPC 100 is next").isEqualTo(earliestNs + 100 * STAGGER_NS);
         assertThat(client.timersArmed()).isEqualTo(RPCS + 1);
 
         // The rest, one call later: each visited once.
         client.onTimeout(lastSendNs + resendIntervalNs);
         assertThat(client.timerVisits() - visits).isEqualTo(RPCS);
-        assertThat(client.counters().resendsSent()).isEqualTo(RPCS);
-        assertThat(client.nextTimeoutNs()).as("the first 100 RPCs' second RESEND, one interval after the first")
-                .isEqualTo(earliestNs + 99 * STAGGER_NS + resendIntervalNs);
+        assertThat(client.counters().resendsSent() + client.counters().resendsDeferred()).isEqualTo(RPCS);
+        assertThat(client.counters().silentPeerProbes()).as("one per backoff step of the peer").isEqualTo(1);
+        assertThat(client.nextTimeoutNs()).as("the first 100 RPCs' second RESEND, two intervals after the first")
+                .isEqualTo(earliestNs + 99 * STAGGER_NS + 2 * resendIntervalNs);
     }
 
     @Test

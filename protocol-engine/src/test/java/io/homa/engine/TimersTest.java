@@ -21,8 +21,39 @@ class TimersTest {
     /** Any clock origin works; this one is far from 0. */
     private static final long T0 = 7_000_000_000_000L;
 
+    /** The silence budget: 40 intervals, so the backoff cap is 8 intervals (a fifth of it). */
+    private static final long BUDGET_NS = 40 * I;
+    private static final long CAP_NS = 8 * I;
+
     private final ComponentRig rig = new ComponentRig(
-            EngineConfig.builder().timeoutResends(3).peerIdleTimeoutNs(IDLE_NS).build());
+            EngineConfig.builder().peerSilenceTimeoutNs(BUDGET_NS).peerIdleTimeoutNs(IDLE_NS).build());
+
+    /**
+     * When RESENDs (or NEED_ACKs) go to a silent peer from {@code startNs}, before {@code untilNs}:
+     * one RTO (I) after the start, then after waits of 2I, 4I, 8I and the cap from then on.
+     */
+    private static List<Long> backoffTimes(long startNs, long untilNs) {
+        List<Long> times = new ArrayList<>();
+        long waitNs = I;
+        for (long t = startNs + I; t < untilNs; t += waitNs) {
+            times.add(t);
+            waitNs = Math.min(CAP_NS, 2 * waitNs);
+        }
+        return times;
+    }
+
+    /** Runs every due deadline until {@code untilNs}, returning when packets of {@code type} went out. */
+    private List<Long> runUntil(long untilNs, PacketType type) {
+        List<Long> times = new ArrayList<>();
+        long nowNs;
+        while ((nowNs = rig.timers.nextTimeoutNs()) < untilNs) {
+            rig.timers.onTimeout(nowNs);
+            for (Sent sent : controlOfType(type)) {
+                times.add(nowNs);
+            }
+        }
+        return times;
+    }
 
     private List<Sent> controlOfType(PacketType type) {
         return ComponentRig.ofType(rig.drainControl(), type);
@@ -53,26 +84,26 @@ class TimersTest {
         assertThat(resend.length()).as("the response's start").isEqualTo(rig.params.unscheduledBytes());
         assertThat(resends.get(0).to()).isEqualTo(PEER);
         assertThat(rpc.resendsWithoutAnswer).isEqualTo(1);
-        assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + 2 * I);
+        assertThat(rpc.timerDeadlineNs).as("unanswered: the next wait is doubled").isEqualTo(T0 + 3 * I);
         assertThat(rig.timers.visits()).isEqualTo(1);
         assertThat(rig.counters.resendsSent()).isEqualTo(1);
     }
 
     @Test
-    void shouldTimeOutAfterTimeoutResendsUnansweredResendsAndSilence() {
+    void shouldBackOffThenTimeOutExactlyAtTheSilenceBudget() {
         ClientRpc rpc = sentRequest();
-        for (int i = 1; i <= 3; i++) {
-            rig.timers.onTimeout(T0 + i * I);
-            assertThat(controlOfType(PacketType.RESEND)).as("RESEND %d", i).hasSize(1);
-            assertThat(rig.events).isEmpty();
-        }
-        rig.timers.onTimeout(T0 + 4 * I);
-        assertThat(rig.control.isEmpty()).as("no fourth RESEND").isTrue();
+        List<Long> resends = runUntil(T0 + BUDGET_NS, PacketType.RESEND);
+        assertThat(resends).as("RESENDs at I, 3I, 7I, 15I, then every 8I").isEqualTo(backoffTimes(T0, T0 + BUDGET_NS));
+        assertThat(rig.events).isEmpty();
+        assertThat(rig.timers.nextTimeoutNs()).as("the budget's end is a deadline of its own").isEqualTo(T0 + BUDGET_NS);
+        rig.timers.onTimeout(T0 + BUDGET_NS);
+        assertThat(rig.control.isEmpty()).as("no RESEND at the end").isTrue();
         HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) rig.events.poll();
         assertThat(failed.rpcId()).isEqualTo(rpc.rpcId);
         assertThat(failed.server()).isEqualTo(PEER);
         assertThat(failed.reason()).isEqualTo(HomaEvent.Reason.TIMEOUT);
-        assertThat(failed.detail()).contains("never a packet from").contains("3 RESENDs");
+        assertThat(failed.detail()).contains("never a packet from").contains(resends.size() + " RESENDs")
+                .contains("peer-silence-timeout 400 ms");
         assertThat(rpc.state()).isEqualTo(ClientRpc.State.DONE);
         assertThat(rpc.timerArmed()).isFalse();
         assertThat(rig.rpcs.clientRpc(rpc.rpcId)).isNull();
@@ -83,31 +114,51 @@ class TimersTest {
     @Test
     void shouldNotTimeOutWhileTheServerIsHeardFromAtAll() {
         ClientRpc rpc = sentRequest();
-        for (int i = 1; i <= 3; i++) {
-            rig.timers.onTimeout(T0 + i * I);
-        }
-        rig.drainControl();
-        // Some packet from the server (about another RPC) arrived a moment ago: it is alive.
-        rpc.server.lastHeardNs = T0 + 4 * I - I / 2;
-        rpc.server.heardFrom = true;
-        rig.timers.onTimeout(T0 + 4 * I);
-        assertThat(rig.events).isEmpty();
-        assertThat(controlOfType(PacketType.RESEND)).as("keeps asking").hasSize(1);
+        runUntil(T0 + 30 * I, PacketType.RESEND);
+        // Some packet from the server about another RPC we hold with it arrived: it is alive.
+        long heardNs = T0 + 30 * I;
+        rig.rpcs.heardFrom(PEER, heardNs);
+        runUntil(T0 + BUDGET_NS + 1, PacketType.RESEND);
+        assertThat(rig.events).as("not silent for the whole budget").isEmpty();
         assertThat(rpc.state()).isEqualTo(ClientRpc.State.SENDING_REQUEST);
-        // Silence from then on for the whole silence timeout: it fails, naming the silence.
-        rig.timers.onTimeout(T0 + 5 * I);
-        rig.timers.onTimeout(T0 + 6 * I); // 2.5 intervals of silence: not yet
+        // Silence from then on for the whole budget: it fails, naming the silence.
+        runUntil(heardNs + BUDGET_NS, PacketType.RESEND);
         assertThat(rig.events).isEmpty();
-        rig.timers.onTimeout(T0 + 7 * I); // 3.5 intervals: past the silence timeout of 3
+        rig.timers.onTimeout(heardNs + BUDGET_NS);
         HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) rig.events.poll();
         assertThat(failed.reason()).isEqualTo(HomaEvent.Reason.TIMEOUT);
-        assertThat(failed.detail()).contains("no packet from");
+        assertThat(failed.detail()).contains("no packet from").contains("for 400 ms");
+    }
+
+    @Test
+    void shouldSendOneProbePerBackoffStepToASilentPeerNotOnePerRpc() {
+        List<ClientRpc> waiting = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            waiting.add(sentRequestTo(PEER));
+        }
+        List<Long> probes = runUntil(T0 + BUDGET_NS, PacketType.RESEND);
+        assertThat(probes).as("one RESEND per step of the peer, whatever the number of RPCs")
+                .hasSizeLessThanOrEqualTo(backoffTimes(T0, T0 + BUDGET_NS).size() + 1);
+        assertThat(rig.counters.silentPeerProbes()).isEqualTo(probes.size());
+        assertThat(rig.counters.resendsDeferred()).as("the other RPCs' RESENDs").isGreaterThan(20);
+
+        // The peer talks again (about one of its RPCs): loss recovery is per RPC once more.
+        long heardNs = T0 + BUDGET_NS - I / 2;
+        rig.rpcs.heardFrom(PEER, heardNs);
+        for (ClientRpc rpc : waiting) {
+            rpc.heard(heardNs); // as a packet about each does
+            rig.timers.onHeard(rpc);
+        }
+        rig.rpcs.heardFrom(PEER, heardNs + I - 1); // and keeps talking
+        rig.timers.onTimeout(heardNs + I);
+        assertThat(controlOfType(PacketType.RESEND)).as("each RPC asks for its own bytes").hasSize(20);
+        assertThat(rig.events).isEmpty();
     }
 
     @Test
     void shouldArmAgainNotActWhenTheRealDeadlineMovedLater() {
         ClientRpc rpc = sentRequest();
-        rpc.heard(T0 + I / 2, I); // a packet from the server: RESEND now due at T0 + 1.5 I
+        rpc.heard(T0 + I / 2); // a packet from the server: RESEND now due at T0 + 1.5 I
         assertThat(rpc.timerDeadlineNs).as("the heap is not touched").isEqualTo(T0 + I);
 
         rig.timers.onTimeout(T0 + I);
@@ -119,7 +170,7 @@ class TimersTest {
 
         rig.timers.onTimeout(T0 + I + I / 2);
         assertThat(controlOfType(PacketType.RESEND)).hasSize(1);
-        assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + 2 * I + I / 2);
+        assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + 3 * I + I / 2);
     }
 
     @Test
@@ -129,13 +180,13 @@ class TimersTest {
         rpc.response = new InboundMessage(5_000, 1_000, rpc.server, rpc.rpcId);
         rpc.response.received.add(0, 1_000);
         rpc.moveTo(ClientRpc.State.RECEIVING_RESPONSE);
-        for (int i = 1; i <= 10; i++) {
+        for (int i = 1; i <= 100; i++) {
             rig.timers.onTimeout(T0 + i * I);
         }
         assertThat(rig.control.isEmpty()).as("no RESEND for bytes not granted").isTrue();
-        assertThat(rig.events).as("and no timeout").isEmpty();
+        assertThat(rig.events).as("and no timeout, however long past the budget").isEmpty();
         assertThat(rpc.resendsWithoutAnswer).isZero();
-        assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + 11 * I);
+        assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + 101 * I);
     }
 
     @Test
@@ -146,17 +197,20 @@ class TimersTest {
         assertThat(rpc.state()).isEqualTo(ServerRpc.State.AWAITING_ACK);
         assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + I);
 
-        for (int i = 1; i <= 3; i++) {
-            rig.timers.onTimeout(T0 + i * I);
-            List<Sent> needAcks = controlOfType(PacketType.NEED_ACK);
-            assertThat(needAcks).as("NEED_ACK %d", i).hasSize(1);
-            assertThat(needAcks.get(0).wireRpcId()).as("from the server: S bit").isEqualTo(100 | HomaHeader.FROM_SERVER_BIT);
-            assertThat(needAcks.get(0).to()).isEqualTo(PEER);
-            assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + (i + 1) * I);
-        }
-        rig.timers.onTimeout(T0 + 4 * I);
+        rig.timers.onTimeout(T0 + I);
+        List<Sent> needAcks = controlOfType(PacketType.NEED_ACK);
+        assertThat(needAcks).hasSize(1);
+        assertThat(needAcks.get(0).wireRpcId()).as("from the server: S bit").isEqualTo(100 | HomaHeader.FROM_SERVER_BIT);
+        assertThat(needAcks.get(0).to()).isEqualTo(PEER);
+        assertThat(rpc.timerDeadlineNs).as("doubled").isEqualTo(T0 + 3 * I);
+        long reclaimNs = T0 + 2 * BUDGET_NS + 1;
+        List<Long> later = runUntil(reclaimNs, PacketType.NEED_ACK);
+        assertThat(later).as("backed off").isEqualTo(backoffTimes(T0, reclaimNs).subList(1, later.size() + 1));
+        assertThat(later.size() + 1).isEqualTo(backoffTimes(T0, reclaimNs).size());
+        assertThat(rpc.state()).isEqualTo(ServerRpc.State.AWAITING_ACK);
+        rig.timers.onTimeout(reclaimNs);
         assertThat(rig.control.isEmpty()).isTrue();
-        assertThat(rpc.state()).as("timeoutResends NEED_ACKs unanswered").isEqualTo(ServerRpc.State.DEAD);
+        assertThat(rpc.state()).as("client silent for twice the budget").isEqualTo(ServerRpc.State.DEAD);
         assertThat(rig.rpcs.serverRpc(PEER, 100)).isNull();
         assertThat(rpc.client.finished.contains(100)).as("executed: never again").isTrue();
         assertThat(rig.counters.timeouts()).isEqualTo(1);
@@ -170,16 +224,17 @@ class TimersTest {
         rig.onData(T0, PEER, ComponentRig.data(100, request, 4_000, 2_832, 1_168, version));
         ServerRpc rpc = rig.rpcs.serverRpc(PEER, 100);
         rig.drainControl();
-        for (int i = 1; i <= 3; i++) {
-            rig.timers.onTimeout(T0 + i * I);
-            List<Sent> resends = controlOfType(PacketType.RESEND);
-            assertThat(resends).as("RESEND %d", i).hasSize(1);
-            ResendHeader resend = new ResendHeader().wrap(resends.get(0).buffer(), 0);
-            assertThat(resend.rpcId()).isEqualTo(100 | HomaHeader.FROM_SERVER_BIT);
-            assertThat(resend.resendOffset()).isEqualTo(1_416);
-            assertThat(resend.length()).isEqualTo(1_416);
-        }
-        rig.timers.onTimeout(T0 + 4 * I);
+        rig.timers.onTimeout(T0 + I);
+        List<Sent> resends = controlOfType(PacketType.RESEND);
+        assertThat(resends).hasSize(1);
+        ResendHeader resend = new ResendHeader().wrap(resends.get(0).buffer(), 0);
+        assertThat(resend.rpcId()).isEqualTo(100 | HomaHeader.FROM_SERVER_BIT);
+        assertThat(resend.resendOffset()).isEqualTo(1_416);
+        assertThat(resend.length()).isEqualTo(1_416);
+        List<Long> later = runUntil(T0 + BUDGET_NS, PacketType.RESEND);
+        assertThat(later).as("backed off").isEqualTo(backoffTimes(T0, T0 + BUDGET_NS).subList(1, later.size() + 1));
+        assertThat(rpc.state()).isEqualTo(ServerRpc.State.RECEIVING_REQUEST);
+        rig.timers.onTimeout(T0 + BUDGET_NS);
         assertThat(rig.control.isEmpty()).isTrue();
         assertThat(rpc.state()).isEqualTo(ServerRpc.State.DEAD);
         assertThat(rig.rpcs.serverRpc(PEER, 100)).isNull();

@@ -110,7 +110,7 @@ class HomaRpcFeaturesLoopbackTest {
         // Tolerant timeouts: the test machine is shared and may pause threads for a while.
         HomaTransportConfig config = HomaTransportConfig.builder()
                 .bindAddress("127.0.0.1")
-                .engine(EngineConfig.builder().resendIntervalNs(50_000_000L).timeoutResends(60).build())
+                .engine(EngineConfig.builder().resendIntervalNs(50_000_000L).build())
                 .build();
         serverTransport = HomaTransport.bindNow(config, dispatcher, TIMEOUT);
         clientTransport = HomaTransport.bindNow(config, null, TIMEOUT);

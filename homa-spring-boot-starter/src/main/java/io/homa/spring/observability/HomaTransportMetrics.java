@@ -5,8 +5,11 @@ import io.homa.engine.wire.PacketType;
 import io.homa.reactive.HomaTransport;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.ToLongFunction;
@@ -38,8 +41,14 @@ import reactor.core.publisher.Mono;
  *       {@code homa.requests.delivered} and {@code homa.requests.dropped} [requests]: server side
  *       (dropped = no handler);</li>
  *   <li>{@code homa.incast.marked} [requests]: requests sent with the INCAST flag;
- *       {@code homa.peers.forgotten} [peers].</li>
+ *       {@code homa.peers.forgotten} [peers];</li>
+ *   <li>liveness (draft "Timeouts", RFC 6298): {@code homa.resends.deferred} [packets]: RESENDs
+ *       and NEED_ACKs not sent because their peer was silent and already probed in this backoff
+ *       step; {@code homa.peers.probes} [packets]: the one RESEND or NEED_ACK per step that went
+ *       to a silent peer; {@code homa.rtt.samples} [samples]: round-trip samples taken.</li>
  * </ul>
+ * The gauge {@code homa.peer.rtt} [seconds], tag {@code peer} (host:port), is each peer's smoothed
+ * round-trip time (SRTT) as of the last sample, for peers with at least one sample (at most 256).
  * RPCs in flight are the gauges {@code homa.client.calls.active} and
  * {@code homa.server.calls.active} of the call interceptors.
  */
@@ -55,6 +64,8 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
     private final AtomicReference<EngineCounters> latest = new AtomicReference<>(new EngineCounters());
 
     private final AtomicReference<@Nullable Disposable> sampling = new AtomicReference<>();
+
+    private volatile @Nullable MultiGauge peerRtt;
 
     private volatile boolean closed;
 
@@ -102,6 +113,17 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
                 EngineCounters::incastMarked);
         counter(registry, "homa.peers.forgotten", "Idle peers whose state was dropped", "peers",
                 EngineCounters::peersForgotten);
+        counter(registry, "homa.resends.deferred",
+                "RESENDs and NEED_ACKs not sent: their peer was silent and already probed in this backoff step", "packets",
+                EngineCounters::resendsDeferred);
+        counter(registry, "homa.peers.probes", "RESENDs or NEED_ACKs sent to a silent peer, one per backoff step",
+                "packets", EngineCounters::silentPeerProbes);
+        counter(registry, "homa.rtt.samples", "Round-trip samples taken (GRANT or RESEND to the DATA it released)",
+                "samples", EngineCounters::rttSamples);
+        this.peerRtt = MultiGauge.builder("homa.peer.rtt")
+                .description("Smoothed round-trip time to each peer (RFC 6298 SRTT)")
+                .baseUnit("seconds")
+                .register(registry);
         FunctionCounter.builder("homa.datagrams.dropped", this.transport, HomaTransport::droppedDatagrams)
                 .description("Datagrams dropped before the engine saw them")
                 .baseUnit("datagrams")
@@ -129,7 +151,17 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
      *     disposed
      */
     public Mono<EngineCounters> sample() {
-        return this.transport.counters().doOnNext(this.latest::set);
+        return this.transport.counters().doOnNext((counters) -> {
+            this.latest.set(counters);
+            MultiGauge gauge = this.peerRtt;
+            if (gauge != null) {
+                List<MultiGauge.Row<?>> rows = counters.peerSmoothedRttNs().entrySet().stream()
+                        .<MultiGauge.Row<?>>map((rtt) -> MultiGauge.Row.of(Tags.of("peer",
+                                rtt.getKey().getHostString() + ":" + rtt.getKey().getPort()), rtt.getValue() / 1e9))
+                        .toList();
+                gauge.register(rows, true);
+            }
+        });
     }
 
     /** The snapshot the meters read. */

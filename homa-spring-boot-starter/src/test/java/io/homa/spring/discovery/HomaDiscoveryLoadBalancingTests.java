@@ -51,7 +51,7 @@ class HomaDiscoveryLoadBalancingTests {
             .withPropertyValues("homa.server.port=0", "homa.server.bind-address=127.0.0.1",
                     "homa.server.enabled=false", "spring.cloud.loadbalancer.cache.ttl=100ms",
                     // patient on a loaded machine: give up on a silent server after 2s, not 110ms
-                    "homa.protocol.resend-interval=50ms", "homa.protocol.timeout-resends=40");
+                    "homa.protocol.resend-interval=50ms", "homa.protocol.peer-silence-timeout=2s");
 
     @BeforeAll
     static void startServers() {

@@ -40,14 +40,14 @@ public final class LoopbackRpc implements AutoCloseable {
         return HomaTransportConfig.builder()
                 .bindAddress("127.0.0.1")
                 .port(0)
-                .engine(EngineConfig.builder().resendIntervalNs(20_000_000L).timeoutResends(100).build())
+                .engine(EngineConfig.builder().resendIntervalNs(20_000_000L).build())
                 .build();
     }
 
     /** What {@link #config()} sets, as {@code homa.*} properties. */
     public static String[] properties() {
         return new String[] { "homa.server.port=0", "homa.server.bind-address=127.0.0.1",
-                "homa.protocol.resend-interval=20ms", "homa.protocol.timeout-resends=100" };
+                "homa.protocol.resend-interval=20ms" };
     }
 
     public RpcDispatcher dispatcher() {

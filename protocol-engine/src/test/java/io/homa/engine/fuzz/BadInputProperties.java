@@ -181,7 +181,7 @@ class BadInputProperties {
         FuzzWorld world = new FuzzWorld(JunkPackets.CONFIG, originNs);
         run(world, steps);
         // Longer than a server keeps an RPC its client went silent on.
-        long reclaimNs = 2L * (JunkPackets.CONFIG.timeoutResends() + 1) * JunkPackets.CONFIG.resendIntervalNs();
+        long reclaimNs = 2 * JunkPackets.CONFIG.peerSilenceTimeoutNs();
         world.settle(reclaimNs);
         world.releaseHeld();
         world.settle(2 * reclaimNs);

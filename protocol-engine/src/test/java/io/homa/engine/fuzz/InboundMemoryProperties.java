@@ -128,7 +128,8 @@ class InboundMemoryProperties {
         HomaEvent outcome = world.runUntilOutcome(true, realRpcId, 20_000_000_000L);
         assertThat(outcome).as("real RPC of %d bytes", realRequestBytes).isInstanceOf(HomaEvent.ResponseReceived.class);
         assertThat(((HomaEvent.ResponseReceived) outcome).message()).isEqualTo(FuzzWorld.reversed(realRequest));
-        for (int i = 0; i < 400 && (server.activeServerRpcs() > 0 || server.inboundBufferedBytes() > 0); i++) {
+        long steps = 2 * config.peerSilenceTimeoutNs() / config.resendIntervalNs();
+        for (int i = 0; i < steps && (server.activeServerRpcs() > 0 || server.inboundBufferedBytes() > 0); i++) {
             world.exchange(Integer.MAX_VALUE, FuzzWorld.Answer.RESPOND);
             world.advance(config.resendIntervalNs());
         }
