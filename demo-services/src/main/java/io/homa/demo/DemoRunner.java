@@ -7,6 +7,7 @@ import io.homa.demo.workload.UnloadedRtt;
 import io.homa.workloads.Workload;
 import io.homa.demo.workload.WorkloadResult;
 import io.homa.engine.EngineCounters;
+import io.homa.engine.wire.PacketType;
 import io.homa.reactive.HomaRequestHandler;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
@@ -215,14 +216,27 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
         try {
             EngineCounters counters = transport.counters().block(DISPOSE_TIMEOUT);
             if (counters != null) {
-                out.printf(Locale.ROOT, "Homa %s engine: %,d RESENDs sent, %,d DATA packets retransmitted, %,d timeouts,"
-                                + " %,d malformed packets%n",
-                        name, counters.resendsSent(), counters.retransmittedDataPackets(), counters.timeouts(),
-                        counters.malformedPackets());
+                out.printf(Locale.ROOT, "Homa %s engine: %,d RESENDs sent (%,d of them the one probe per backoff step of a"
+                                + " silent peer; %,d more deferred), %,d BUSY received, %,d DATA packets retransmitted,"
+                                + " %,d timeouts, %,d malformed packets; smoothed RTT %s%n",
+                        name, counters.resendsSent(), counters.silentPeerProbes(), counters.resendsDeferred(),
+                        counters.packetsReceived(PacketType.BUSY), counters.retransmittedDataPackets(),
+                        counters.timeouts(), counters.malformedPackets(), formatRtts(counters));
             }
         } catch (RuntimeException e) {
             log.debug("No counters from the {} transport", name, e);
         }
+    }
+
+    private static String formatRtts(EngineCounters counters) {
+        if (counters.peerSmoothedRttNs().isEmpty()) {
+            return "(no sample)";
+        }
+        StringBuilder text = new StringBuilder();
+        counters.peerSmoothedRttNs().forEach((peer, rttNs) -> text.append(text.isEmpty() ? "" : ", ")
+                .append(peer.getHostString()).append(':').append(peer.getPort())
+                .append(String.format(Locale.ROOT, " %.0f µs", rttNs / 1e3)));
+        return text.toString();
     }
 
     private HomaTransport bind(String address, int port, HomaRequestHandler handler) {

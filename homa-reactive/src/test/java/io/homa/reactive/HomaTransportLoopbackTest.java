@@ -460,6 +460,29 @@ class HomaTransportLoopbackTest {
         assertThat(nioClient.call(address(nativeServer), new byte[] {5}).block(TIMEOUT)).containsExactly(5);
     }
 
+    /**
+     * Issue 12: a server that dies and is restarted on the same address serves the same client
+     * again, without the client restarting: the client's record of the old server (its peer state)
+     * does not stand in the way of the new one.
+     */
+    @Test
+    void shouldServeTheSameClientAgainAfterTheServerRestartsOnTheSamePort() {
+        HomaTransport first = bind(echo());
+        int port = first.localAddress().getPort();
+        HomaTransport client = bind(null);
+        InetSocketAddress server = address(first);
+        assertThat(client.call(server, new byte[] {1}).block(TIMEOUT)).containsExactly(1);
+        first.disposeNow();
+
+        HomaTransport second = bind(loopback().port(port).build(), request -> Mono.just(request.payload().retain()));
+        for (int i = 0; i < 20; i++) {
+            byte[] request = new byte[] {(byte) i, 2, 3};
+            assertThat(client.call(server, request).block(TIMEOUT)).as("call %d to the new server", i).containsExactly(request);
+        }
+        assertThat(second.counters().block(TIMEOUT).requestsDelivered()).isEqualTo(20);
+        assertThat(client.counters().block(TIMEOUT).timeouts()).isZero();
+    }
+
     @Test
     void shouldFailToBindAPortInUse() throws Exception {
         try (DatagramSocket taken = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {

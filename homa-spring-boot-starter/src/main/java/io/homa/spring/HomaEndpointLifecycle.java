@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +27,10 @@ import org.springframework.context.SmartLifecycle;
  *       is still being registered. (A call from this application to its own endpoint during
  *       refresh therefore waits until then: do not block on one in an initializer.)
  *   <li>{@link #start()} logs one INFO line naming the bound address and every exported service
- *       with its methods.
+ *       with its methods, and starts a non-daemon thread, {@code homa-server-await}, that keeps
+ *       the JVM alive while the endpoint serves (the event loops are daemon threads, so an
+ *       application without a web server would otherwise exit as soon as {@code main} returns,
+ *       as Spring Boot's own servers keep theirs alive).
  *   <li>{@link #stop(Runnable)}: the dispatcher answers new requests with UNAVAILABLE and the
  *       lifecycle waits, without blocking the shutdown thread, until the RPCs in flight have
  *       finished or {@code homa.server.shutdown-grace-period} has passed. The transport is
@@ -51,6 +55,8 @@ public final class HomaEndpointLifecycle implements SmartLifecycle {
 
     private volatile boolean running;
 
+    private volatile CountDownLatch serving = new CountDownLatch(0);
+
     /**
      * @param transport the endpoint, bound with requests held until {@link #start()}
      * @param dispatcher the server side of the RPC layer
@@ -66,6 +72,19 @@ public final class HomaEndpointLifecycle implements SmartLifecycle {
     public void start() {
         this.running = true;
         this.transport.startServing();
+        CountDownLatch latch = new CountDownLatch(1);
+        this.serving = latch;
+        this.transport.onDispose().doFinally((signal) -> latch.countDown()).subscribe(null, (error) -> { });
+        Thread await = new Thread(() -> {
+            try {
+                latch.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "homa-server-await");
+        await.setDaemon(false);
+        await.setContextClassLoader(getClass().getClassLoader());
+        await.start();
         logger.info("Homa endpoint on UDP {} serving {}", this.transport.localAddress(), describeServices());
     }
 
@@ -91,6 +110,7 @@ public final class HomaEndpointLifecycle implements SmartLifecycle {
     @Override
     public void stop(Runnable callback) {
         this.running = false;
+        this.serving.countDown();
         int inFlight = this.dispatcher.inFlight();
         if (inFlight > 0) {
             logger.info("Homa graceful shutdown: waiting up to {} for {} RPC(s) in flight", this.gracePeriod, inFlight);

@@ -89,6 +89,22 @@ class HomaEndpointLifecycleTests {
     }
 
     @Test
+    void shouldKeepTheJvmAliveWhileServingAsSpringBootServersDo() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<Thread> await = new java.util.concurrent.atomic.AtomicReference<>();
+        this.contextRunner.withUserConfiguration(ProbeConfiguration.class).run((context) -> {
+            assertThat(context).hasNotFailed();
+            Thread thread = Thread.getAllStackTraces().keySet().stream()
+                    .filter((t) -> t.getName().equals("homa-server-await") && t.isAlive())
+                    .findFirst().orElse(null);
+            assertThat(thread).as("a thread that keeps the JVM alive while serving").isNotNull();
+            assertThat(thread.isDaemon()).isFalse();
+            await.set(thread);
+        });
+        await.get().join(TIMEOUT.toMillis());
+        assertThat(await.get().isAlive()).as("ends with the context").isFalse();
+    }
+
+    @Test
     void shouldSaySoWhenNoServiceIsExported(CapturedOutput output) {
         this.contextRunner.run((context) -> {
             assertThat(context).hasNotFailed();
