@@ -53,6 +53,9 @@ final class ClientRpc extends TimerEntry {
     int resendsWithoutAnswer;
     /** The wait before the next RESEND after one went unanswered; 0 = the server's RTO (no backoff). */
     long resendBackoffNs;
+    /** Whether the request's last byte has left, and when (the start of the server's response time). */
+    boolean requestSent;
+    long requestSentNs;
 
     ClientRpc(long rpcId, Peer server) {
         this.rpcId = rpcId;
@@ -97,8 +100,15 @@ final class ClientRpc extends TimerEntry {
         }
     }
 
-    /** The current wait between RESENDs: the server's RTO, doubled per unanswered RESEND. */
+    /**
+     * The current wait between RESENDs: the server's RTO (for a response not yet started, at least
+     * the server's usual response time), doubled per unanswered RESEND.
+     */
     long resendIntervalNs() {
-        return resendBackoffNs == 0 ? server.rtt.rtoNs() : resendBackoffNs;
+        if (resendBackoffNs != 0) {
+            return resendBackoffNs;
+        }
+        long rtoNs = server.rtt.rtoNs();
+        return requestSent && response == null ? Math.max(rtoNs, server.responseTime.rtoNs()) : rtoNs;
     }
 }

@@ -49,6 +49,14 @@ final class Peer extends TimerEntry {
     /** Round-trip time to this peer, from GRANT or RESEND to the DATA it released. */
     final RttEstimate rtt;
     /**
+     * This peer's response time as a server: from our request's last byte leaving to the first
+     * byte of its response arriving (its handler's time plus a round trip). It delays the first
+     * RESEND for a response's start, since a RESEND cannot make a handler finish sooner: a busy
+     * server is not probed for every RPC it is working on. Kept apart from {@link #rtt}, which
+     * times the network only.
+     */
+    final RttEstimate responseTime;
+    /**
      * While the peer is silent: when the next probe (a RESEND or NEED_ACK of one of its RPCs) may
      * go, and the step after that (0 = the peer's RTO). One probe per step, not one per RPC.
      */
@@ -65,6 +73,7 @@ final class Peer extends TimerEntry {
         this.lastUsedNs = nowNs;
         this.nextProbeNs = nowNs;
         this.rtt = new RttEstimate(minRtoNs, maxRtoNs);
+        this.responseTime = new RttEstimate(minRtoNs, maxRtoNs);
     }
 
     /** A peer whose RTO floor is the default resend interval (for tests). */

@@ -178,6 +178,9 @@ final class Receiver {
                 counters.droppedForBufferSpace++;
                 return true;
             }
+            if (rpc.requestSent) {
+                rpc.server.responseTime.sample(nowNs - rpc.requestSentNs);
+            }
             rpc.response = new InboundMessage(messageLength, stated, rpc.server, rpcId);
             rpc.moveTo(ClientRpc.State.RECEIVING_RESPONSE);
             grantScheduler.added(rpc.response);

@@ -421,12 +421,23 @@ final class Sender {
         emit(PacketType.DATA, peer.address, DataHeader.HEADER_LENGTH + dataBytes, priority, sink);
 
         ClientRpc clientRpc = message.clientRpc;
-        if (clientRpc != null && clientRpc.state() == ClientRpc.State.QUEUED) {
-            // The silence that triggers RESENDs counts from the request's first packet.
-            clientRpc.moveTo(ClientRpc.State.SENDING_REQUEST);
-            clientRpc.lastHeardNs = nowNs;
-            clientRpc.nextResendNs = nowNs + clientRpc.resendIntervalNs();
-            timers.armAtOrBefore(clientRpc, clientRpc.nextResendNs);
+        if (clientRpc != null) {
+            boolean started = clientRpc.state() == ClientRpc.State.QUEUED;
+            if (started) {
+                // The silence that triggers RESENDs counts from the request's first packet.
+                clientRpc.moveTo(ClientRpc.State.SENDING_REQUEST);
+                clientRpc.lastHeardNs = nowNs;
+            }
+            boolean sent = !clientRpc.requestSent && message.fullySent();
+            if (sent) {
+                // From now on the RPC waits for the server's handler: its first RESEND waits as long.
+                clientRpc.requestSent = true;
+                clientRpc.requestSentNs = nowNs;
+            }
+            if (started || (sent && clientRpc.resendBackoffNs == 0 && clientRpc.state() == ClientRpc.State.SENDING_REQUEST)) {
+                clientRpc.nextResendNs = nowNs + clientRpc.resendIntervalNs();
+                timers.armAtOrBefore(clientRpc, clientRpc.nextResendNs);
+            }
         }
         ServerRpc serverRpc = message.serverRpc;
         if (serverRpc != null && serverRpc.state() == ServerRpc.State.SENDING_RESPONSE && message.fullySent()) {

@@ -85,6 +85,48 @@ class EngineProtocolTest {
         assertThat(rpcId).isEqualTo(request.rpcId());
     }
 
+    /**
+     * A RESEND cannot make a handler finish sooner: once the client has seen how long this server
+     * takes to answer, its first RESEND for a response waits about that long, so a server that is
+     * busy, not lossy, is not probed for every RPC.
+     */
+    @Test
+    void shouldStopProbingAServerWhoseHandlerIsSlowOnceItsResponseTimeIsKnown() {
+        EnginePair pair = new EnginePair(CONFIG);
+        long handlerNs = 50_000_000L;
+        long[] resendsPerRpc = new long[20];
+        for (int rpc = 0; rpc < resendsPerRpc.length; rpc++) {
+            long resendsBefore = pair.client.counters().resendsSent();
+            pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {(byte) rpc});
+            HomaEvent.RequestReceived request = null;
+            long receivedNs = 0;
+            boolean answered = false;
+            for (int step = 0; step < 1_000 && !answered; step++) {
+                pair.collect();
+                pair.deliverShuffled(new Random(step));
+                HomaEvent event = pair.server.pollEvent();
+                if (event instanceof HomaEvent.RequestReceived received) {
+                    request = received;
+                    receivedNs = pair.nowNs;
+                }
+                if (request != null && pair.nowNs - receivedNs >= handlerNs) {
+                    pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), new byte[] {1});
+                    request = null;
+                    receivedNs = Long.MAX_VALUE;
+                }
+                answered = pair.client.pollEvent() instanceof HomaEvent.ResponseReceived;
+                pair.advance(1_000_000L);
+            }
+            assertThat(answered).as("rpc %d answered", rpc).isTrue();
+            resendsPerRpc[rpc] = pair.client.counters().resendsSent() - resendsBefore;
+        }
+        assertThat(resendsPerRpc[0]).as("the first RPC probes the silent server").isPositive();
+        assertThat(java.util.Arrays.stream(resendsPerRpc, 10, 20).sum())
+                .as("RESENDs of the last 10 RPCs, once the response time is known: %s", java.util.Arrays.toString(resendsPerRpc))
+                .isZero();
+        assertThat(pair.client.counters().timeouts()).isZero();
+    }
+
     @Test
     void shouldAnswerNeedAckForUnknownRpcWithAck() {
         EnginePair pair = new EnginePair(CONFIG);
