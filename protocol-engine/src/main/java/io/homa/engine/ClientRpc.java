@@ -53,6 +53,13 @@ final class ClientRpc extends TimerEntry {
     int resendsWithoutAnswer;
     /** The wait before the next RESEND after one went unanswered; 0 = the server's RTO (no backoff). */
     long resendBackoffNs;
+    /**
+     * A round-trip sample in progress: the first RESEND since the server was last heard, and
+     * when it left; a second RESEND before an answer makes the sample ambiguous (Karn's rule).
+     */
+    boolean resendProbe;
+    boolean resendProbeAmbiguous;
+    long resendProbeSentNs;
     /** Whether the request's last byte has left, and when (the start of the server's response time). */
     boolean requestSent;
     long requestSentNs;
@@ -85,6 +92,7 @@ final class ClientRpc extends TimerEntry {
     void heard(long nowNs) {
         resendsWithoutAnswer = 0;
         resendBackoffNs = 0;
+        resendProbe = false;
         heardBusy(nowNs);
     }
 
@@ -101,14 +109,15 @@ final class ClientRpc extends TimerEntry {
     }
 
     /**
-     * The current wait between RESENDs: the server's RTO (for a response not yet started, at least
-     * the server's usual response time), doubled per unanswered RESEND.
+     * The current wait between RESENDs: the server's RTO, doubled per unanswered RESEND. For a
+     * response not yet started it is at least the server's usual response time: the server is
+     * still receiving the request (its GRANTs and RESENDs drive that) or running the handler.
      */
     long resendIntervalNs() {
         if (resendBackoffNs != 0) {
             return resendBackoffNs;
         }
         long rtoNs = server.rtt.rtoNs();
-        return requestSent && response == null ? Math.max(rtoNs, server.responseTime.rtoNs()) : rtoNs;
+        return response == null ? Math.max(rtoNs, server.responseTime.rtoNs()) : rtoNs;
     }
 }

@@ -3,8 +3,9 @@ package io.homa.engine;
 /**
  * One peer's round-trip time, smoothed as RFC 6298 §2 does (SRTT and RTTVAR, gains 1/8 and 1/4),
  * from unambiguous samples only (Karn's rule, RFC 6298 §3): a GRANT or RESEND of ours to the first
- * DATA it released that was not itself a retransmission. Never from a request to its response,
- * which includes the handler's time.
+ * DATA it released that was not itself a retransmission, and a client's only outstanding RESEND to
+ * the BUSY that answers it (the engine answers at once, from its event loop). Never from a request
+ * to its response, which includes the handler's time.
  *
  * <p>The retransmission timeout it gives, {@link #rtoNs()}, is the larger of the configured
  * {@code resendIntervalNs} and SRTT + 4 x RTTVAR (capped): the wait before the first RESEND for missing

@@ -98,6 +98,13 @@ final class Timers {
         if (fromServer) {
             ClientRpc rpc = rpcs.clientRpc(rpcId, from);
             if (rpc != null) {
+                if (rpc.resendProbe && !rpc.resendProbeAmbiguous) {
+                    // The engine answers a RESEND with BUSY at once, whatever the handler does: a
+                    // round trip through the network and the server's event loop.
+                    rpc.server.rtt.sample(nowNs - rpc.resendProbeSentNs);
+                    counters.rttSamples++;
+                }
+                rpc.resendProbe = false;
                 rpc.heardBusy(nowNs);
             }
         } else {
@@ -135,6 +142,9 @@ final class Timers {
             } else if (mayProbe(server, nowNs)) {
                 receiver.requestMissingResponse(rpc, nowNs);
                 rpc.resendsWithoutAnswer++;
+                rpc.resendProbeAmbiguous = rpc.resendProbe;
+                rpc.resendProbe = true;
+                rpc.resendProbeSentNs = nowNs;
             }
             if (!waitingOnUs) {
                 rpc.resendBackoffNs = backedOff(rpc.resendIntervalNs());

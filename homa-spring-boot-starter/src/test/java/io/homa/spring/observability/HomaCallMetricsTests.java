@@ -114,6 +114,25 @@ class HomaCallMetricsTests {
     }
 
     @Test
+    void shouldReportLivenessCountersAndEachPeersRoundTripTime() {
+        HomaTransportMetrics serverMetrics = new HomaTransportMetrics(this.rpc.server(), Duration.ofMinutes(1));
+        serverMetrics.bindTo(this.registry);
+        // A request longer than its unscheduled bytes: the DATA that the server's GRANTs release
+        // time round trips (the RPC layer then rejects the raw bytes; only the transfer matters).
+        this.rpc.clientTransport().call(this.rpc.server().localAddress(), new byte[300_000])
+                .onErrorResume((error) -> reactor.core.publisher.Mono.empty()).block(WAIT);
+        serverMetrics.sample().block(WAIT);
+        assertThat(this.registry.get("homa.rtt.samples").functionCounter().count()).isPositive();
+        for (String name : List.of("homa.resends.deferred", "homa.peers.probes")) {
+            assertThat(this.registry.get(name).functionCounter().count()).as(name).isNotNegative();
+        }
+        int clientPort = this.rpc.clientTransport().localAddress().getPort();
+        assertThat(this.registry.get("homa.peer.rtt").tag("peer", "127.0.0.1:" + clientPort).gauge().value())
+                .as("the client's smoothed RTT, in seconds").isPositive().isLessThan(1.0);
+        serverMetrics.close();
+    }
+
+    @Test
     void shouldSampleClientCountersPeriodically() throws InterruptedException {
         HomaTransportMetrics clientMetrics = new HomaTransportMetrics(this.rpc.clientTransport(),
                 Duration.ofMillis(50));
