@@ -62,6 +62,9 @@ final class Peer extends TimerEntry {
      */
     long nextProbeNs;
     long probeBackoffNs;
+    /** Whether a probe ever went to this peer for its silence, and when the last one did. */
+    boolean probedSilent;
+    long probedSilentNs;
 
     /**
      * @param nowNs creation time: the clock's origin is arbitrary (it may be negative), so times
@@ -79,6 +82,21 @@ final class Peer extends TimerEntry {
     /** A peer whose RTO floor is the default resend interval (for tests). */
     Peer(InetSocketAddress address, long nowNs) {
         this(address, nowNs, EngineConfig.DEFAULT_RESEND_INTERVAL_NS, EngineConfig.MAX_RESEND_BACKOFF_NS);
+    }
+
+    /**
+     * Folds a round trip that started at {@code sentNs} into {@link #rtt}, unless the peer went
+     * silent meanwhile (we probed it, or this was the probe): then the sample measures its pause,
+     * not the path, and would hold the RTO at its cap long after the peer is back.
+     *
+     * @return whether the sample was taken
+     */
+    boolean sampleRtt(long sentNs, long nowNs) {
+        if (probedSilent && probedSilentNs - sentNs >= 0) {
+            return false;
+        }
+        rtt.sample(nowNs - sentNs);
+        return true;
     }
 
     /** A packet about an RPC held with this peer arrived: it is alive, and probing starts over. */

@@ -179,6 +179,7 @@ final class Receiver {
                 return true;
             }
             if (rpc.requestSent) {
+                // A pause of the server is part of its response time: always sampled.
                 rpc.server.responseTime.sample(nowNs - rpc.requestSentNs);
             }
             rpc.response = new InboundMessage(messageLength, stated, rpc.server, rpcId);
@@ -284,8 +285,7 @@ final class Receiver {
     /** Folds the round trip this DATA completes, if any, into its sender's {@link RttEstimate}. */
     private void sampleRtt(InboundMessage message, DataHeader data, int dataOffset, int dataBytes, long nowNs) {
         long rttNs = message.rttSample(dataOffset, dataBytes, data.retransmitted(), nowNs);
-        if (rttNs >= 0) {
-            message.peer.rtt.sample(rttNs);
+        if (rttNs >= 0 && message.peer.sampleRtt(nowNs - rttNs, nowNs)) {
             counters.rttSamples++;
         }
     }

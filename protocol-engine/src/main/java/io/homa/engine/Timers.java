@@ -98,10 +98,9 @@ final class Timers {
         if (fromServer) {
             ClientRpc rpc = rpcs.clientRpc(rpcId, from);
             if (rpc != null) {
-                if (rpc.resendProbe && !rpc.resendProbeAmbiguous) {
-                    // The engine answers a RESEND with BUSY at once, whatever the handler does: a
-                    // round trip through the network and the server's event loop.
-                    rpc.server.rtt.sample(nowNs - rpc.resendProbeSentNs);
+                // The engine answers a RESEND with BUSY at once, whatever the handler does: a round
+                // trip through the network and the server's event loop.
+                if (rpc.resendProbe && !rpc.resendProbeAmbiguous && rpc.server.sampleRtt(rpc.resendProbeSentNs, nowNs)) {
                     counters.rttSamples++;
                 }
                 rpc.resendProbe = false;
@@ -226,6 +225,8 @@ final class Timers {
         }
         peer.probeBackoffNs = backedOff(peer.probeBackoffNs == 0 ? rtoNs : peer.probeBackoffNs);
         peer.nextProbeNs = nowNs + peer.probeBackoffNs;
+        peer.probedSilent = true;
+        peer.probedSilentNs = nowNs;
         counters.silentPeerProbes++;
         return true;
     }

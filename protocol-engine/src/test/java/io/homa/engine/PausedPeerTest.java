@@ -144,6 +144,9 @@ class PausedPeerTest {
         long steps = 7 + pauseMs / 1_000 + 1;
         assertThat(resendsDuringPause).as("RESENDs while the server was stopped").isBetween(1L, steps);
         assertThat(world.client.counters().resendsDeferred()).isGreaterThan(resendsDuringPause);
+        // Round trips that spanned the pause measure the pause, not the path: none is taken.
+        Long srttNs = world.client.countersSnapshot().peerSmoothedRttNs().get(SERVER);
+        assertThat(srttNs == null ? 0 : srttNs).as("smoothed RTT after the pause, ns").isLessThan(pauseMs * 1_000_000L / 10);
     }
 
     @ParameterizedTest(name = "server gone for good, {0} RPCs pending")
