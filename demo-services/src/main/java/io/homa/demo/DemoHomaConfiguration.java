@@ -50,7 +50,11 @@ public class DemoHomaConfiguration {
                     return new InetSocketAddress(demoProperties.peerAddress().getHostString(),
                             DemoEnvironmentPostProcessor.SERVER_MODE_HOMA_PORT);
                 }
-                return new InetSocketAddress("127.0.0.1", transport.getObject().localAddress().getPort());
+                // The address the endpoint actually bound (--homa.server.bind-address), loopback for a wildcard.
+                InetSocketAddress bound = transport.getObject().localAddress();
+                return bound.getAddress() == null || bound.getAddress().isAnyLocalAddress()
+                        ? new InetSocketAddress("127.0.0.1", bound.getPort())
+                        : new InetSocketAddress(bound.getAddress(), bound.getPort());
             });
         };
     }

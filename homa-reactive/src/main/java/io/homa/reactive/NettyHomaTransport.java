@@ -318,8 +318,10 @@ final class NettyHomaTransport extends HomaTransport {
         Objects.requireNonNull(request, "request must not be null");
         return Mono.create(sink -> {
             if (request.length < 1 || request.length > maxMessageBytes) {
-                sink.error(new HomaException(HomaStatus.INVALID_ARGUMENT,
-                        "request length must be between 1 and " + maxMessageBytes + " bytes, was " + request.length));
+                // Too long is RESOURCE_EXHAUSTED, as gRPC says of a message over its limit.
+                sink.error(new HomaException(request.length < 1 ? HomaStatus.INVALID_ARGUMENT : HomaStatus.RESOURCE_EXHAUSTED,
+                        "request length must be between 1 and " + maxMessageBytes + " bytes (max-message-size), was "
+                                + request.length));
                 return;
             }
             if (server.isUnresolved()) {

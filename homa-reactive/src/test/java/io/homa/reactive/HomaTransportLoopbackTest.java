@@ -336,11 +336,14 @@ class HomaTransportLoopbackTest {
         StepVerifier.create(empty)
                 .expectErrorSatisfies(e -> {
                     assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.INVALID_ARGUMENT);
-                    assertThat(e).hasMessage("request length must be between 1 and 1048576 bytes, was 0");
+                    assertThat(e).hasMessage("request length must be between 1 and 1048576 bytes (max-message-size), was 0");
                 })
                 .verify(TIMEOUT);
         StepVerifier.create(oversized)
-                .expectErrorSatisfies(e -> assertThat(e).hasMessageContaining("was 1048577"))
+                .expectErrorSatisfies(e -> {
+                    assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.RESOURCE_EXHAUSTED);
+                    assertThat(e).hasMessageContaining("was 1048577");
+                })
                 .verify(TIMEOUT);
         assertThat(client.counters().block(TIMEOUT).rpcsStarted()).isZero();
     }

@@ -117,6 +117,11 @@ public final class HomaAutoConfiguration {
         }
         RpcDispatcher dispatcher = new RpcDispatcher(PayloadCodecs.of(accepted.toArray(new PayloadCodec[0])),
                 Schedulers.boundedElastic());
+        long maxMessageBytes = properties.getProtocol().getMaxMessageSize().toBytes();
+        if (maxMessageBytes >= 1 && maxMessageBytes <= EngineConfig.MAX_MESSAGE_BYTES_CAP) {
+            // (out of range, the transport's config fails start-up naming the property)
+            dispatcher.maxResponseBytes((int) maxMessageBytes);
+        }
         interceptors.orderedStream().forEach(dispatcher::addInterceptor);
         return dispatcher;
     }

@@ -60,6 +60,9 @@ import reactor.core.scheduler.Scheduler;
 public class RpcDispatcher implements HomaRequestHandler {
     /** Default bound on the encoded items of one stream batch. */
     public static final int DEFAULT_STREAM_BATCH_BYTES = 512 * 1024;
+
+    /** Default largest response: the engine's default {@code maxMessageBytes} (1 MiB). */
+    public static final int DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
     /** Default wait for more items once a batch has its first one. */
     public static final Duration DEFAULT_STREAM_BATCH_LINGER = Duration.ofMillis(2);
     /** Default time an open stream may go without a fetch before it is cancelled. */
@@ -80,6 +83,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     private final Sinks.One<Boolean> aborted = Sinks.one();
     private volatile boolean shuttingDown;
     private volatile int streamBatchBytes = DEFAULT_STREAM_BATCH_BYTES;
+    private volatile int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
     private volatile Duration streamBatchLinger = DEFAULT_STREAM_BATCH_LINGER;
     private volatile Duration streamIdleTimeout = DEFAULT_STREAM_IDLE_TIMEOUT;
     private volatile NanoClock clock = NanoClock.system();
@@ -149,6 +153,22 @@ public class RpcDispatcher implements HomaRequestHandler {
             throw new IllegalArgumentException("streamBatchBytes must be 1 to 67108864 bytes, was " + lengthBytes);
         }
         this.streamBatchBytes = lengthBytes;
+        return this;
+    }
+
+    /**
+     * The largest response the transport sends: its {@code maxMessageBytes} ({@code
+     * homa.protocol.max-message-size}, default 1 MiB). A result whose encoded response is longer
+     * is answered RESOURCE_EXHAUSTED, naming both sizes (as gRPC does), instead of being dropped.
+     *
+     * @param lengthBytes 1..64 MiB
+     * @return this dispatcher
+     */
+    public RpcDispatcher maxResponseBytes(int lengthBytes) {
+        if (lengthBytes < 1 || lengthBytes > 64 * 1024 * 1024) {
+            throw new IllegalArgumentException("maxResponseBytes must be 1 to 67108864 bytes, was " + lengthBytes);
+        }
+        this.maxResponseBytes = lengthBytes;
         return this;
     }
 
@@ -282,7 +302,24 @@ public class RpcDispatcher implements HomaRequestHandler {
     public Mono<ByteBuf> handle(HomaRequest request) {
         return Mono.defer(() -> dispatch(request))
                 .onErrorResume(error -> Mono.just(errorResponse(error, "request " + request.rpcId())))
-                .map(response -> Unpooled.wrappedBuffer(RpcEnvelope.encodeResponse(response)));
+                .map(response -> Unpooled.wrappedBuffer(encodeWithinLimit(response, "request " + request.rpcId())));
+    }
+
+    /**
+     * The response's bytes; one longer than {@link #maxResponseBytes(int)} (its payload checked
+     * in {@link #execute}, its metadata only here) becomes a RESOURCE_EXHAUSTED error response.
+     */
+    private byte[] encodeWithinLimit(RpcEnvelope.Response response, String what) {
+        byte[] bytes = RpcEnvelope.encodeResponse(response);
+        if (bytes.length <= maxResponseBytes) {
+            return bytes;
+        }
+        return RpcEnvelope.encodeResponse(errorResponse(tooLarge(what, bytes.length), what));
+    }
+
+    private HomaException tooLarge(String what, long lengthBytes) {
+        return new HomaException(HomaStatus.RESOURCE_EXHAUSTED, "the response of " + what + " is " + lengthBytes
+                + " bytes encoded, more than the " + maxResponseBytes + " bytes a message may have (max-message-size)");
     }
 
     private Mono<RpcEnvelope.Response> dispatch(HomaRequest request) {
@@ -356,9 +393,17 @@ public class RpcDispatcher implements HomaRequestHandler {
         }
         return result
                 .timeout(aborted.asMono(), Mono.error(RpcDispatcher::unavailable))
-                .map(value -> RpcEnvelope.Response.ok(codec.encode(value)))
-                .switchIfEmpty(Mono.fromSupplier(() -> RpcEnvelope.Response.ok(codec.encode(null))))
+                .map(value -> ok(call, codec.encode(value)))
+                .switchIfEmpty(Mono.fromSupplier(() -> ok(call, codec.encode(null))))
                 .onErrorResume(error -> Mono.just(errorResponse(error, call.fullMethodName())));
+    }
+
+    /** An OK response, or RESOURCE_EXHAUSTED (seen by the interceptors and metrics) if the payload alone is too long. */
+    private RpcEnvelope.Response ok(ServerCall call, byte[] payload) {
+        if (payload.length > maxResponseBytes) {
+            throw tooLarge(call.fullMethodName(), payload.length);
+        }
+        return RpcEnvelope.Response.ok(payload);
     }
 
     private Mono<RpcEnvelope.Response> openStream(
@@ -404,7 +449,10 @@ public class RpcDispatcher implements HomaRequestHandler {
     private RpcMethod method(ServerCall call) {
         RpcMethod method = methods.get(new MethodKey(call.service(), call.method()));
         if (method == null) {
-            throw new HomaException(HomaStatus.UNIMPLEMENTED, "unknown method " + call.fullMethodName());
+            boolean serviceKnown = methods.keySet().stream().anyMatch(key -> key.service().equals(call.service()));
+            throw new HomaException(HomaStatus.UNIMPLEMENTED, serviceKnown
+                    ? "unknown method " + call.fullMethodName() + ": service " + call.service() + " has no such method"
+                    : "unknown service " + call.service() + " (called " + call.fullMethodName() + ")");
         }
         return method;
     }

@@ -76,6 +76,7 @@ class HomaRpcFeaturesLoopbackTest {
                     case "unmapped" -> Mono.error(new NoSuchElementException("no such order"));
                     default -> Mono.error(new HomaException(HomaStatus.PERMISSION_DENIED, "not you"));
                 }))
+                .register(new RpcMethod("calc", "bytes", Integer.class, length -> Mono.just(new byte[(Integer) length])))
                 .register(new RpcMethod("calc", "counted", null, arg -> {
                     countedInvocations.incrementAndGet();
                     return Mono.just("ran");
@@ -181,10 +182,29 @@ class HomaRpcFeaturesLoopbackTest {
     // ------------------------------------------------------------------ errors
 
     @Test
+    void shouldAnswerResourceExhaustedWithTheSizesForAResponseOverTheMessageLimit() {
+        // 800,000 bytes are 1,066,668 characters of base64 in JSON: more than the 1 MiB limit.
+        StepVerifier.create(client.call("calc", "bytes", new Object[] {800_000}, byte[].class, CallOptions.defaults()))
+                .expectErrorSatisfies(e -> {
+                    assertThat(((HomaRemoteException) e).status()).isEqualTo(HomaStatus.RESOURCE_EXHAUSTED);
+                    assertThat(((HomaRemoteException) e).remoteMessage()).contains("calc.bytes")
+                            .contains("more than the 1048576 bytes a message may have (max-message-size)");
+                })
+                .verify(TIMEOUT);
+        assertThat(client.call("calc", "bytes", new Object[] {700_000}, byte[].class, CallOptions.defaults()).block(TIMEOUT))
+                .as("under the limit").hasSize(700_000);
+    }
+
+    @Test
     void shouldAnswerUnimplementedAndInvalidArgument() {
         StepVerifier.create(client.call("calc", "divide", new Object[] {1, 2}, Integer.class, CallOptions.defaults()))
-                .expectErrorSatisfies(e -> assertRemote(e, HomaStatus.UNIMPLEMENTED, "unknown method calc.divide",
-                        HomaException.class))
+                .expectErrorSatisfies(e -> assertRemote(e, HomaStatus.UNIMPLEMENTED,
+                        "unknown method calc.divide: service calc has no such method", HomaException.class))
+                .verify(TIMEOUT);
+        HomaClient anyService = HomaClient.builder(clientTransport).resolver(service -> Mono.just(server)).build();
+        StepVerifier.create(anyService.call("nosuchservice", "foo", new Object[0], Integer.class, CallOptions.defaults()))
+                .expectErrorSatisfies(e -> assertRemote(e, HomaStatus.UNIMPLEMENTED,
+                        "unknown service nosuchservice (called nosuchservice.foo)", HomaException.class))
                 .verify(TIMEOUT);
         StepVerifier.create(client.call("calc", "add", new Object[] {"two", 1}, Integer.class, CallOptions.defaults()))
                 .expectErrorSatisfies(e -> {
