@@ -14,7 +14,9 @@ import org.springframework.stereotype.Component;
  *
  * <p>Exported methods: every public instance method declared by the bean's class itself
  * (inherited methods, {@code Object}'s, container callbacks and
- * {@link HomaExceptionHandler @HomaExceptionHandler} methods are not exported), each callable as
+ * {@link HomaExceptionHandler @HomaExceptionHandler} methods are not exported), or with
+ * {@link #exportAll() exportAll = false} only those annotated {@link HomaMethod @HomaMethod}
+ * (so that public helpers stay private to the application), each callable as
  * {@code service.method} with {@code HomaClient} or through a declarative client
  * ({@link io.homa.spring.client.HomaExchange @HomaExchange}). Rules, checked at start-up (a
  * violation fails it, naming the method):
@@ -61,4 +63,11 @@ public @interface HomaService {
      */
     @AliasFor(annotation = Component.class, attribute = "value")
     String name() default "";
+
+    /**
+     * Whether every public method the class declares is exported ({@code true}, the default), or
+     * only its {@link HomaMethod @HomaMethod} methods ({@code false}). The start-up INFO line of
+     * the endpoint lists what is exported either way.
+     */
+    boolean exportAll() default true;
 }

@@ -127,8 +127,11 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
         Map<String, Method> byName = new LinkedHashMap<>();
         Method[] declared = userClass.getDeclaredMethods();
         Arrays.sort(declared, Comparator.comparing(Method::getName));
+        HomaService annotation = AnnotatedElementUtils.findMergedAnnotation(userClass, HomaService.class);
+        boolean exportAll = annotation == null || annotation.exportAll();
         for (Method method : declared) {
-            if (!isExported(method, userClass)) {
+            if (!isExported(method, userClass)
+                    || (!exportAll && !AnnotatedElementUtils.hasAnnotation(method, HomaMethod.class))) {
                 continue;
             }
             String name = rpcName(service, method);

@@ -202,6 +202,28 @@ class HomaServiceRegistrarTests {
         assertThat(methodsOf(new HandlingService()).keySet()).containsExactly("work");
     }
 
+    @Test
+    void shouldExportOnlyHomaMethodsWhenNotExportingAll() {
+        assertThat(methodsOf(new ExplicitService()).keySet()).containsExactly("lookup", "store");
+    }
+
+    @HomaService(name = "explicit", exportAll = false)
+    static class ExplicitService {
+        @HomaMethod
+        public String lookup(String key) {
+            return helper(key);
+        }
+
+        @HomaMethod(name = "store")
+        public void put(String key) {
+        }
+
+        /** Public for the application's own use: not an RPC. */
+        public String helper(String key) {
+            return "v:" + key;
+        }
+    }
+
     private static Map<String, RpcMethod> methodsOf(Object bean) {
         String service = HomaServiceRegistrar.serviceName(
                 AnnotatedElementUtils.findMergedAnnotation(bean.getClass(), HomaService.class),

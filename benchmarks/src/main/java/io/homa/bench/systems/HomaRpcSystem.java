@@ -27,6 +27,7 @@ final class HomaRpcSystem {
 
     static EchoServer startServer(SystemSettings settings) {
         RpcDispatcher dispatcher = new RpcDispatcher(new JsonPayloadCodec(), Schedulers.boundedElastic())
+                .maxResponseBytes(MAX_MESSAGE_BYTES)
                 .register(new RpcMethod(SERVICE, METHOD, byte[].class,
                         argument -> Mono.just(EchoProtocol.respond((byte[]) argument))));
         HomaTransport transport = HomaTransport.bindNow(

@@ -61,8 +61,11 @@ public class RpcDispatcher implements HomaRequestHandler {
     /** Default bound on the encoded items of one stream batch. */
     public static final int DEFAULT_STREAM_BATCH_BYTES = 512 * 1024;
 
-    /** Default largest response: the engine's default {@code maxMessageBytes} (1 MiB). */
-    public static final int DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+    /**
+     * Default largest response: the protocol's cap on any message (64 MiB). Set the transport's
+     * own {@code maxMessageBytes} with {@link #maxResponseBytes(int)} (the starter does).
+     */
+    public static final int DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
     /** Default wait for more items once a batch has its first one. */
     public static final Duration DEFAULT_STREAM_BATCH_LINGER = Duration.ofMillis(2);
     /** Default time an open stream may go without a fetch before it is cancelled. */
@@ -157,9 +160,10 @@ public class RpcDispatcher implements HomaRequestHandler {
     }
 
     /**
-     * The largest response the transport sends: its {@code maxMessageBytes} ({@code
-     * homa.protocol.max-message-size}, default 1 MiB). A result whose encoded response is longer
-     * is answered RESOURCE_EXHAUSTED, naming both sizes (as gRPC does), instead of being dropped.
+     * The largest response the transport sends: set it to the transport's {@code maxMessageBytes}
+     * ({@code homa.protocol.max-message-size}, which the starter does; default 64 MiB, the
+     * protocol's cap). A result whose encoded response is longer is answered RESOURCE_EXHAUSTED,
+     * naming both sizes (as gRPC does), instead of being dropped by the transport.
      *
      * @param lengthBytes 1..64 MiB
      * @return this dispatcher

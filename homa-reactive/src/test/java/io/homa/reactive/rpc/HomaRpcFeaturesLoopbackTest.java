@@ -66,6 +66,7 @@ class HomaRpcFeaturesLoopbackTest {
     void start() {
         dispatcher = new RpcDispatcher(PayloadCodecs.of(new JsonPayloadCodec(), new SmilePayloadCodec(),
                 new CborPayloadCodec()), scheduler)
+                .maxResponseBytes(EngineConfig.DEFAULT_MAX_MESSAGE_BYTES) // the transport's limit
                 .register(RpcMethod.unary("calc", "add", new Type[] {int.class, int.class},
                         args -> Mono.just((Integer) args[0] + (Integer) args[1])))
                 .register(RpcMethod.unary("calc", "describe", new Type[] {Item.class, String.class, long.class},
