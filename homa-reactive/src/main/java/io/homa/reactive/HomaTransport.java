@@ -27,9 +27,14 @@ import reactor.netty.resources.LoopResources;
  * {@link HomaTransportConfig#nativeTransport()} is set, NIO otherwise. Outgoing packets are paced
  * at {@link HomaTransportConfig#linkMbps()} by the engine.
  *
- * <p>IP priorities: with {@link HomaTransportConfig#priorityTos()} (the default) each packet
- * leaves with the engine's priority for it (0..7; control packets 7) in the IP TOS byte as
- * {@code priority << 5}, on epoll and NIO alike.
+ * <p>IP priorities: with {@link HomaTransportConfig#priorityTos()} on (the default, except on
+ * loopback) each packet leaves with the engine's priority for it (0..7; control packets 7) in the
+ * IP TOS byte as {@code priority << 5}, on epoll and NIO alike.
+ *
+ * <p>Threads: the handler is called on the transport's event loop, as WebFlux and RSocket call
+ * reactive handlers, so it must not block (hand blocking work to a scheduler with
+ * {@code subscribeOn}); or on a scheduler set with {@link HomaTransportSpec#handlerScheduler},
+ * at the cost of a thread hop each way.
  */
 public abstract class HomaTransport implements Disposable {
 
@@ -62,7 +67,7 @@ public abstract class HomaTransport implements Disposable {
      *
      * @param config where to bind and protocol settings
      * @param handler server side, or {@code null} for a client-only endpoint
-     * @param handlerScheduler where {@link HomaRequestHandler#handle} is called (never an event loop)
+     * @param handlerScheduler where {@link HomaRequestHandler#handle} is called instead of the event loop
      * @return a {@code Mono} that binds on subscribe and emits the bound transport
      */
     public static Mono<HomaTransport> bind(

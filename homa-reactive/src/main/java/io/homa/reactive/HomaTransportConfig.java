@@ -2,6 +2,7 @@ package io.homa.reactive;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.InvalidSettingException;
+import java.net.InetAddress;
 import java.util.Objects;
 
 /**
@@ -29,8 +30,10 @@ import java.util.Objects;
  * @param priorityTos whether each packet carries its Homa priority (0..7, from the engine) in
  *     the IP TOS byte as {@code priority << 5} (DSCP class selectors CS0..CS7; IPV6_TCLASS for
  *     IPv6), so that switches with priority queues serve short messages and control packets
- *     first. Works with epoll and NIO; the socket's TOS is switched between packets of different
- *     priorities. Default true
+ *     first: {@link PriorityTos#ON}, {@link PriorityTos#OFF}, or {@link PriorityTos#AUTO} (the
+ *     default): on, except for a transport bound to a loopback address, where no queue acts on the
+ *     byte and switching it would cost a setsockopt per change of priority. Works with epoll and
+ *     NIO; the socket's TOS is switched between packets of different priorities
  * @param maxNicQueueNs how far the pacer may run ahead of the link (Homa's {@code max_nic_queue_ns}),
  *     in nanoseconds of transmission at {@code linkMbps}: packets handed to the kernel but not yet
  *     on the wire, where a short message would queue behind them. Control packets and messages of
@@ -50,7 +53,7 @@ public record HomaTransportConfig(
         boolean nativeTransport,
         EngineConfig engine,
         int linkMbps,
-        boolean priorityTos,
+        PriorityTos priorityTos,
         long maxNicQueueNs,
         boolean deviceMtu) {
 
@@ -65,6 +68,7 @@ public record HomaTransportConfig(
     public HomaTransportConfig {
         Objects.requireNonNull(bindAddress, "bind-address must not be null");
         Objects.requireNonNull(engine, "engine must not be null");
+        Objects.requireNonNull(priorityTos, "priority-tos must not be null");
         EngineConfig.check("port", port, 0, 65535, InvalidSettingException.Unit.NONE);
         EngineConfig.check("receive-buffer-size", receiveBufferBytes, 64 * 1024, 1 << 30, InvalidSettingException.Unit.BYTES);
         EngineConfig.check("send-buffer-size", sendBufferBytes, 64 * 1024, 1 << 30, InvalidSettingException.Unit.BYTES);
@@ -89,7 +93,7 @@ public record HomaTransportConfig(
 
     /**
      * The defaults: any address, free port, 4 MiB socket buffers, native transport, engine
-     * defaults, 2 Gbit/s pacer, priorities in the TOS byte.
+     * defaults, 2 Gbit/s pacer, priorities in the TOS byte except on loopback.
      */
     public static HomaTransportConfig defaults() {
         return builder().build();
@@ -108,7 +112,7 @@ public record HomaTransportConfig(
         private boolean nativeTransport = true;
         private EngineConfig engine = EngineConfig.defaults();
         private int linkMbps = DEFAULT_LINK_MBPS;
-        private boolean priorityTos = true;
+        private PriorityTos priorityTos = PriorityTos.AUTO;
         private long maxNicQueueNs = DEFAULT_MAX_NIC_QUEUE_NS;
         private boolean deviceMtu = true;
 
@@ -151,9 +155,14 @@ public record HomaTransportConfig(
         }
 
         /** Whether packets carry their priority in the IP TOS byte ({@code priority << 5}). */
-        public Builder priorityTos(boolean value) {
+        public Builder priorityTos(PriorityTos value) {
             this.priorityTos = value;
             return this;
+        }
+
+        /** {@link PriorityTos#ON} or {@link PriorityTos#OFF}. */
+        public Builder priorityTos(boolean value) {
+            return priorityTos(value ? PriorityTos.ON : PriorityTos.OFF);
         }
 
         /** How far (ns at link speed) the pacer may run ahead of the link; 1,000..10,000,000. */
@@ -171,6 +180,29 @@ public record HomaTransportConfig(
         public HomaTransportConfig build() {
             return new HomaTransportConfig(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport,
                     engine, linkMbps, priorityTos, maxNicQueueNs, deviceMtu);
+        }
+    }
+
+    /** Whether packets carry their priority in the IP TOS byte ({@code homa.transport.priority-tos}). */
+    public enum PriorityTos {
+        /** On unless the transport is bound to a loopback address. */
+        AUTO,
+        /** Always. */
+        ON,
+        /** Never: packets leave with the socket's default TOS. */
+        OFF;
+
+        /**
+         * Whether a transport bound to {@code bound} marks its packets.
+         *
+         * @param bound the bound address (the wildcard counts as not loopback: peers may be remote)
+         */
+        public boolean enabledFor(InetAddress bound) {
+            return switch (this) {
+                case ON -> true;
+                case OFF -> false;
+                case AUTO -> !bound.isLoopbackAddress();
+            };
         }
     }
 }

@@ -6,7 +6,6 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import reactor.netty.resources.LoopResources;
 
 /**
@@ -21,8 +20,7 @@ import reactor.netty.resources.LoopResources;
  *   <li>{@link #clock(NanoClock)}: the clock for the engine, the pacer, timers and deadlines
  *       (default {@link NanoClock#system()}).
  *   <li>{@link #handler(HomaRequestHandler)} and {@link #handlerScheduler(Scheduler)}: the server
- *       side (default: none, a client-only endpoint; handlers on
- *       {@link Schedulers#boundedElastic()}).
+ *       side (default: none, a client-only endpoint; the handler called on the event loop).
  *   <li>{@link #holdRequests(boolean)}: bind with received requests held by the engine until
  *       {@link HomaTransport#startServing()} (for an application still starting).
  * </ul>
@@ -31,13 +29,13 @@ public final class HomaTransportSpec {
 
     private final HomaTransportConfig config;
     private final @Nullable HomaRequestHandler handler;
-    private final Scheduler handlerScheduler;
+    private final @Nullable Scheduler handlerScheduler;
     private final @Nullable LoopResources loops;
     private final NanoClock clock;
     private final boolean holdRequests;
 
     private HomaTransportSpec(HomaTransportConfig config, @Nullable HomaRequestHandler handler,
-            Scheduler handlerScheduler, @Nullable LoopResources loops, NanoClock clock, boolean holdRequests) {
+            @Nullable Scheduler handlerScheduler, @Nullable LoopResources loops, NanoClock clock, boolean holdRequests) {
         this.config = config;
         this.handler = handler;
         this.handlerScheduler = handlerScheduler;
@@ -48,7 +46,7 @@ public final class HomaTransportSpec {
 
     static HomaTransportSpec of(HomaTransportConfig config) {
         Objects.requireNonNull(config, "config must not be null");
-        return new HomaTransportSpec(config, null, Schedulers.boundedElastic(), null, NanoClock.system(), false);
+        return new HomaTransportSpec(config, null, null, null, NanoClock.system(), false);
     }
 
     /** The same spec with other settings (where to bind, protocol settings). */
@@ -65,9 +63,12 @@ public final class HomaTransportSpec {
         return new HomaTransportSpec(config, value, handlerScheduler, loops, clock, holdRequests);
     }
 
-    /** Where {@link HomaRequestHandler#handle} is called (never an event loop). */
-    public HomaTransportSpec handlerScheduler(Scheduler value) {
-        Objects.requireNonNull(value, "handlerScheduler must not be null");
+    /**
+     * Where {@link HomaRequestHandler#handle} is called and its {@code Mono} subscribed:
+     * {@code null} (the default) for the transport's event loop, with no thread hop, where the
+     * handler must not block; otherwise this scheduler, one hop there and one back per request.
+     */
+    public HomaTransportSpec handlerScheduler(@Nullable Scheduler value) {
         return new HomaTransportSpec(config, handler, value, loops, clock, holdRequests);
     }
 
@@ -103,7 +104,7 @@ public final class HomaTransportSpec {
         return handler;
     }
 
-    Scheduler handlerScheduler() {
+    @Nullable Scheduler handlerScheduler() {
         return handlerScheduler;
     }
 

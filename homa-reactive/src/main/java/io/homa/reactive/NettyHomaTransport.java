@@ -57,8 +57,11 @@ import reactor.netty.resources.LoopResources;
  * {@link HomaEngine}.
  *
  * <p>Confinement: the engine, the map of pending calls and the timer are touched only on
- * the channel's event loop; other threads hand work to it with {@code eventLoop.execute}. After
- * every engine interaction {@link #drive()} hands engine events to their callers, puts up to
+ * the channel's event loop; other threads hand work to it with {@code eventLoop.execute} (calls,
+ * responses from a handler scheduler, cancels). Such a task only hands its work to the engine and
+ * asks for one {@link #drive()} queued behind it ({@link #requestDrive()}), so the work of every
+ * task queued in one pass of the loop goes out in one drive and one flush (sendmmsg on epoll).
+ * {@link #drive()} hands engine events to their callers, puts up to
  * {@value #TRANSMIT_BUDGET_PACKETS} packets on the wire (as far as the engine's pacer allows;
  * re-queuing itself while the engine has more and the channel is writable, so that receiving is not
  * starved) and re-arms the single timer at {@link HomaEngine#nextTimeoutNs()}.
@@ -77,7 +80,10 @@ import reactor.netty.resources.LoopResources;
  * ({@link HomaTransportConfig#deviceMtu()}; 65,535 on loopback), and it receives datagrams of up to
  * {@value #MAX_DATAGRAM_BYTES} bytes whatever its own MTU.
  *
- * <p>Priorities: with {@link HomaTransportConfig#priorityTos()}, packets leave with their
+ * <p>Handlers: called on the event loop (no thread hop; a response produced there goes out in
+ * the same drive as the request's arrival), or on {@link HomaTransportSpec#handlerScheduler} if set.
+ *
+ * <p>Priorities: with {@link HomaTransportConfig#priorityTos()} on, packets leave with their
  * priority in the IP TOS byte ({@code priority << 5}) through a {@link PriorityTosWriter}, which
  * switches the socket's TOS between packets of different priorities. One socket serves every
  * level, so no port is shared (SO_REUSEPORT would let any process of the same user join the Homa
@@ -109,11 +115,12 @@ final class NettyHomaTransport extends HomaTransport {
 
     private final @Nullable HomaRequestHandler handler;
     private final NanoClock clock;
-    private final Scheduler handlerScheduler;
+    private final @Nullable Scheduler handlerScheduler;
     private final int maxMessageBytes;
     private final Channel channel;
     private final EventLoop eventLoop;
     private final InetSocketAddress localAddress;
+    private final boolean priorityTos;
     private final AtomicBoolean disposed = new AtomicBoolean();
     private volatile boolean serving;
     private final AtomicLong droppedDatagrams = new AtomicLong();
@@ -127,12 +134,14 @@ final class NettyHomaTransport extends HomaTransport {
     private final Runnable transmitTask = this::runTransmitTask;
     private final Runnable timerTask = this::runTimerTask;
     private final Runnable heldRetryTask = this::runHeldRetryTask;
+    private final Runnable driveTask = this::runDriveTask;
     private final PriorityTosWriter writer;
     private boolean heldRetryScheduled;
     private boolean closed;
     private boolean driving;
     private boolean driveAgain;
     private boolean transmitTaskQueued;
+    private boolean driveTaskQueued;
     private int datagramsSinceDrive;
     /** The clock as read at the first datagram of the current batch. */
     private long readNowNs;
@@ -151,8 +160,9 @@ final class NettyHomaTransport extends HomaTransport {
         this.eventLoop = channel.eventLoop();
         this.localAddress = (InetSocketAddress) channel.localAddress();
         DatagramChannelConfig channelConfig = ((DatagramChannel) channel).config();
-        this.writer = new PriorityTosWriter(channel, config.priorityTos(),
-                config.priorityTos() ? channelConfig.getTrafficClass() : 0, channelConfig::setTrafficClass);
+        this.priorityTos = config.priorityTos().enabledFor(localAddress.getAddress());
+        this.writer = new PriorityTosWriter(channel, priorityTos,
+                priorityTos ? channelConfig.getTrafficClass() : 0, channelConfig::setTrafficClass);
         this.engine = new HomaEngine(
                 engineConfig, localAddress.getPort(), HomaEngine.clockDerivedFirstRpcId(epochMicros()));
         if (holdRequests) {
@@ -231,8 +241,9 @@ final class NettyHomaTransport extends HomaTransport {
                     return;
                 }
                 datagramHandler.transport = transport;
-                log.debug("Homa transport bound to {} ({}, engine {})",
-                        transport.localAddress, channelType.getSimpleName(), engineConfig);
+                log.debug("Homa transport bound to {} ({}, priorities in IP TOS {}, handler on {}, engine {})",
+                        transport.localAddress, channelType.getSimpleName(), transport.priorityTos ? "on" : "off",
+                        spec.handlerScheduler() == null ? "the event loop" : spec.handlerScheduler(), engineConfig);
                 sink.success(transport);
             });
         });
@@ -284,7 +295,7 @@ final class NettyHomaTransport extends HomaTransport {
         runOnLoop(() -> {
             if (!closed) {
                 engine.deliverRequests();
-                drive();
+                requestDrive();
             }
         });
     }
@@ -479,6 +490,25 @@ final class NettyHomaTransport extends HomaTransport {
         }
     }
 
+    /**
+     * Asks for one {@link #drive()} after the tasks already queued on the loop: commands from other
+     * threads (calls, responses, cancels) that arrive in one pass of the loop are thus transmitted
+     * together, in one flush. Inside a running drive, folds into it. Runs on the event loop.
+     */
+    private void requestDrive() {
+        if (driving) {
+            driveAgain = true;
+        } else if (!driveTaskQueued) {
+            driveTaskQueued = true;
+            eventLoop.execute(driveTask);
+        }
+    }
+
+    private void runDriveTask() {
+        driveTaskQueued = false;
+        drive();
+    }
+
     /** Hands events to their callers, transmits and re-arms the timer. Runs on the event loop; re-entrant calls fold into the running one. */
     void drive() {
         if (closed) {
@@ -636,12 +666,15 @@ final class NettyHomaTransport extends HomaTransport {
             return;
         }
         HomaRequest request = new HomaRequest(event.client(), event.rpcId(), Unpooled.wrappedBuffer(event.message()));
-        Mono.defer(() -> requestHandler.handle(request))
-                .subscribeOn(handlerScheduler)
-                .subscribe(new ResponseSubscriber(request));
+        Mono<ByteBuf> response = Mono.defer(() -> requestHandler.handle(request));
+        Scheduler scheduler = handlerScheduler;
+        if (scheduler != null) {
+            response = response.subscribeOn(scheduler);
+        }
+        response.subscribe(new ResponseSubscriber(request));
     }
 
-    /** Called off the loop with the handler's response; answers the RPC on the loop. */
+    /** Called with the handler's response, on the loop or off it; answers the RPC on the loop. */
     private void respond(HomaRequest request, ByteBuf response) {
         byte[] bytes;
         try {
@@ -662,19 +695,19 @@ final class NettyHomaTransport extends HomaTransport {
             if (!engine.sendResponse(clock.nanoTime(), request.client(), request.rpcId(), bytes)) {
                 log.debug("Homa RPC {} from {} no longer known; response dropped", request.rpcId(), request.client());
             }
-            drive();
+            requestDrive();
         });
     }
 
     /**
      * Gives up a request the handler did not answer: the engine forgets it (never executing it
-     * again) and the client's RPC fails at its next RESEND. Called off the loop.
+     * again) and the client's RPC fails at its next RESEND. On the loop or off it.
      */
     private void abortRequest(HomaRequest request) {
         runOnLoop(() -> {
             if (!closed) {
                 engine.abortRequest(clock.nanoTime(), request.client(), request.rpcId());
-                drive();
+                requestDrive();
             }
         });
     }
@@ -793,7 +826,7 @@ final class NettyHomaTransport extends HomaTransport {
                 return;
             }
             pendingCalls.put(rpcId, this);
-            drive();
+            requestDrive();
         }
 
         /** Cancellation from the subscriber, on any thread. */
@@ -813,13 +846,13 @@ final class NettyHomaTransport extends HomaTransport {
                 pendingCalls.remove(rpcId);
                 if (!closed) {
                     engine.cancel(clock.nanoTime(), rpcId);
-                    drive();
+                    requestDrive();
                 }
             }
         }
     }
 
-    /** Receives a handler's response, off the loop; the request payload lives until the handler's Mono ends. */
+    /** Receives a handler's response, on the loop or off it; the request payload lives until the handler's Mono ends. */
     private final class ResponseSubscriber implements CoreSubscriber<ByteBuf> {
         private final HomaRequest request;
         private boolean answered;

@@ -20,7 +20,7 @@ class HomaTransportConfigTest {
         assertThat(config.nativeTransport()).isTrue();
         assertThat(config.engine()).isEqualTo(EngineConfig.defaults());
         assertThat(config.linkMbps()).isEqualTo(HomaTransportConfig.DEFAULT_LINK_MBPS);
-        assertThat(config.priorityTos()).isTrue();
+        assertThat(config.priorityTos()).isEqualTo(HomaTransportConfig.PriorityTos.AUTO);
         assertThat(config.maxNicQueueNs()).isEqualTo(50_000);
         assertThat(config.deviceMtu()).isTrue();
     }
@@ -30,9 +30,12 @@ class HomaTransportConfigTest {
         HomaTransportConfig config = HomaTransportConfig.builder().bindAddress("127.0.0.1").port(4000)
                 .receiveBufferBytes(1 << 20).sendBufferBytes(1 << 20).nativeTransport(false).linkMbps(500).build();
 
-        assertThat(config.priorityTos()).isTrue();
+        assertThat(config.priorityTos()).isEqualTo(HomaTransportConfig.PriorityTos.AUTO);
         assertThat(config.toBuilder().build()).isEqualTo(config);
-        assertThat(config.toBuilder().priorityTos(false).build().priorityTos()).isFalse();
+        assertThat(config.toBuilder().priorityTos(false).build().priorityTos())
+                .isEqualTo(HomaTransportConfig.PriorityTos.OFF);
+        assertThat(config.toBuilder().priorityTos(true).build().priorityTos())
+                .isEqualTo(HomaTransportConfig.PriorityTos.ON);
         assertThat(config.toBuilder().linkMbps(0).build().linkMbps()).isZero();
         assertThat(config.toBuilder().maxNicQueueNs(2_000).deviceMtu(false).build())
                 .extracting(HomaTransportConfig::maxNicQueueNs, HomaTransportConfig::deviceMtu)
@@ -74,5 +77,22 @@ class HomaTransportConfigTest {
         EngineConfig smallWindow = EngineConfig.builder().maxIncomingBytes(20_000).build();
         assertThat(NettyHomaTransport.engineConfig(config.toBuilder().engine(smallWindow).build(), loopback).mtuBytes())
                 .as("a full packet fits in max-incoming").isEqualTo(20_084);
+    }
+
+    @Test
+    void shouldMarkPrioritiesUnlessAutoIsBoundToLoopback() throws Exception {
+        java.net.InetAddress loopback = java.net.InetAddress.getByName("127.0.0.1");
+        java.net.InetAddress loopback6 = java.net.InetAddress.getByName("::1");
+        java.net.InetAddress wildcard = java.net.InetAddress.getByName("0.0.0.0");
+        java.net.InetAddress remote = java.net.InetAddress.getByName("198.18.0.1");
+
+        assertThat(HomaTransportConfig.PriorityTos.AUTO.enabledFor(loopback)).isFalse();
+        assertThat(HomaTransportConfig.PriorityTos.AUTO.enabledFor(loopback6)).isFalse();
+        assertThat(HomaTransportConfig.PriorityTos.AUTO.enabledFor(wildcard)).as("peers may be remote").isTrue();
+        assertThat(HomaTransportConfig.PriorityTos.AUTO.enabledFor(remote)).isTrue();
+        assertThat(HomaTransportConfig.PriorityTos.ON.enabledFor(loopback)).isTrue();
+        assertThat(HomaTransportConfig.PriorityTos.OFF.enabledFor(remote)).isFalse();
+        assertThatThrownBy(() -> HomaTransportConfig.builder().priorityTos((HomaTransportConfig.PriorityTos) null).build())
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("priority-tos");
     }
 }

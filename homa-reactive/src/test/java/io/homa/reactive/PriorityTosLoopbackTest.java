@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -69,6 +70,7 @@ class PriorityTosLoopbackTest {
         HomaTransportConfig config = HomaTransportConfig.builder()
                 .bindAddress("127.0.0.1")
                 .nativeTransport(nativeTransport)
+                .priorityTos(HomaTransportConfig.PriorityTos.ON)
                 .build();
         NettyHomaTransport server = bind(config, echo());
         NettyHomaTransport client = bind(config, null);
@@ -89,11 +91,12 @@ class PriorityTosLoopbackTest {
         }
     }
 
-    @Test
-    void shouldLeaveTheTosAloneWhenDisabled() throws Exception {
+    @ParameterizedTest(name = "priority-tos {0} on loopback")
+    @EnumSource(value = HomaTransportConfig.PriorityTos.class, names = {"OFF", "AUTO"})
+    void shouldLeaveTheTosAloneWhenDisabledOrAutoOnLoopback(HomaTransportConfig.PriorityTos mode) throws Exception {
         HomaTransportConfig config = HomaTransportConfig.builder()
                 .bindAddress("127.0.0.1")
-                .priorityTos(false)
+                .priorityTos(mode)
                 .build();
         NettyHomaTransport server = bind(config, echo());
         NettyHomaTransport client = bind(config, null);

@@ -31,6 +31,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -38,7 +39,9 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.MutablePropertySources;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
 import org.springframework.util.unit.DataSize;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.resources.LoopResources;
 import tools.jackson.databind.json.JsonMapper;
@@ -94,15 +97,36 @@ public final class HomaAutoConfiguration {
         return StaticServiceResolver.ofPeers(properties.getClient().peerAddresses());
     }
 
+    /** The name of the scheduler bean that runs blocking service methods. */
+    public static final String SERVER_SCHEDULER_BEAN = "homaServerScheduler";
+
     /**
-     * Server side of the RPC layer: accepts the codecs of {@code homa.server.codecs}; methods run
-     * on {@link Schedulers#boundedElastic()}, never on the event loop; every
-     * {@link HomaServerInterceptor} bean wraps each call, in order.
+     * Where blocking service methods (plain return types) run and long requests are decoded: a
+     * bounded elastic scheduler of {@code homa.server.threads} threads queueing up to
+     * {@code homa.server.queue-capacity} calls each, or, with {@code spring.threads.virtual.enabled}
+     * on JDK 21+, a virtual thread per call (as Spring Boot's own servers do). Disposed with the context.
+     */
+    @Bean(name = SERVER_SCHEDULER_BEAN, destroyMethod = "dispose")
+    @ConditionalOnMissingBean(name = SERVER_SCHEDULER_BEAN)
+    Scheduler homaServerScheduler(HomaProperties properties, Environment environment) {
+        if (Threading.VIRTUAL.isActive(environment)) {
+            return Schedulers.fromExecutor(new VirtualThreadTaskExecutor("homa-server-"));
+        }
+        HomaProperties.Server server = properties.getServer();
+        return Schedulers.newBoundedElastic(server.getThreads(), server.getQueueCapacity(), "homa-server", 60, true);
+    }
+
+    /**
+     * Server side of the RPC layer: accepts the codecs of {@code homa.server.codecs}; methods that
+     * return {@code Mono}, {@code Flux} or {@code CompletionStage} run on the event loop, the others
+     * on the {@value #SERVER_SCHEDULER_BEAN}; every {@link HomaServerInterceptor} bean wraps each
+     * call, in order.
      */
     @Bean
     @ConditionalOnMissingBean
     RpcDispatcher homaRpcDispatcher(PayloadCodecs codecs, HomaProperties properties,
-            ObjectProvider<HomaServerInterceptor> interceptors) {
+            ObjectProvider<HomaServerInterceptor> interceptors,
+            @Qualifier(SERVER_SCHEDULER_BEAN) Scheduler serverScheduler) {
         List<PayloadCodec> accepted = new ArrayList<>();
         for (String name : properties.getServer().getCodecs()) {
             String trimmed = name.trim();
@@ -116,7 +140,8 @@ public final class HomaAutoConfiguration {
             }
         }
         RpcDispatcher dispatcher = new RpcDispatcher(PayloadCodecs.of(accepted.toArray(new PayloadCodec[0])),
-                Schedulers.boundedElastic());
+                serverScheduler)
+                .offloadBytes((int) properties.getServer().getOffloadSize().toBytes());
         long maxMessageBytes = properties.getProtocol().getMaxMessageSize().toBytes();
         if (maxMessageBytes >= 1 && maxMessageBytes <= EngineConfig.MAX_MESSAGE_BYTES_CAP) {
             // (out of range, the transport's config fails start-up naming the property)
@@ -145,7 +170,6 @@ public final class HomaAutoConfiguration {
             @Qualifier(LOOP_RESOURCES_BEAN) LoopResources loops, ObjectProvider<HomaTransportCustomizer> customizers) {
         HomaTransportSpec spec = HomaTransport.create(config)
                 .handler(dispatcher::handle)
-                .handlerScheduler(Schedulers.boundedElastic())
                 .holdRequests(true)
                 .runOn(loops);
         for (HomaTransportCustomizer customizer : customizers.orderedStream().toList()) {
@@ -291,7 +315,7 @@ public final class HomaAutoConfiguration {
         map.from(protocol::getLinkMbps).to(config::linkMbps);
         map.from(protocol::getMaxNicQueue).as(Duration::toNanos).to(config::maxNicQueueNs);
         map.from(transport::isDeviceMtu).to(config::deviceMtu);
-        map.from(transport::isPriorityTos).to(config::priorityTos);
+        map.from(transport::getPriorityTos).to(config::priorityTos);
         return config.engine(engine.build()).build();
     }
 

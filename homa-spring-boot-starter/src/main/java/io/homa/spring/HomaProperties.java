@@ -82,6 +82,13 @@ public class HomaProperties implements InitializingBean {
         checkCodecNames("homa.server.codecs", this.server.codecs);
         checkDuration("homa.server.shutdown-grace-period", this.server.shutdownGracePeriod, Duration.ZERO,
                 Duration.ofHours(1), "between 0s and 1h");
+        checkRange("homa.server.threads", this.server.threads, 1, 10_000);
+        checkRange("homa.server.queue-capacity", this.server.queueCapacity, 1, 10_000_000);
+        if (this.server.offloadSize == null || this.server.offloadSize.toBytes() < 0
+                || this.server.offloadSize.toBytes() > EngineConfig.MAX_MESSAGE_BYTES_CAP) {
+            throw new InvalidConfigurationPropertyValueException("homa.server.offload-size", this.server.offloadSize,
+                    "must be between 0B and 64MB");
+        }
         this.client.peerAddresses();
         checkDuration("homa.client.default-timeout", this.client.defaultTimeout, Duration.ZERO, MAX_TIMEOUT,
                 "between 0 (no deadline) and 1d");
@@ -199,6 +206,50 @@ public class HomaProperties implements InitializingBean {
          */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration shutdownGracePeriod = Duration.ofSeconds(10);
+
+        /**
+         * Threads of the scheduler that runs blocking methods (those returning a plain value or
+         * void) and decodes long requests, 1..10000; default 10 per processor. Methods returning
+         * Mono, Flux or CompletionStage run on the event loop and must not block. With
+         * spring.threads.virtual.enabled=true on JDK 21+ a virtual thread per call is used instead.
+         */
+        private int threads = 10 * Runtime.getRuntime().availableProcessors();
+
+        /**
+         * Calls that may wait for a thread of that scheduler, per thread, 1..10000000; a call
+         * beyond it is answered RESOURCE_EXHAUSTED.
+         */
+        private int queueCapacity = 100_000;
+
+        /**
+         * Longest request (bytes) decoded on the event loop; a longer one is decoded, run and
+         * encoded on the scheduler, so the event loop keeps answering the protocol. 0B..64MB.
+         */
+        private DataSize offloadSize = DataSize.ofKilobytes(16);
+
+        public int getThreads() {
+            return this.threads;
+        }
+
+        public void setThreads(int threads) {
+            this.threads = threads;
+        }
+
+        public int getQueueCapacity() {
+            return this.queueCapacity;
+        }
+
+        public void setQueueCapacity(int queueCapacity) {
+            this.queueCapacity = queueCapacity;
+        }
+
+        public DataSize getOffloadSize() {
+            return this.offloadSize;
+        }
+
+        public void setOffloadSize(DataSize offloadSize) {
+            this.offloadSize = offloadSize;
+        }
 
         public List<String> getCodecs() {
             return this.codecs;
@@ -761,15 +812,17 @@ public class HomaProperties implements InitializingBean {
 
         /**
          * Whether each packet carries its Homa priority (0-7, control packets 7) in the IP TOS
-         * byte as priority << 5 (DSCP class selectors CS0-CS7), for switches with priority queues.
+         * byte as priority << 5 (DSCP class selectors CS0-CS7), for switches with priority queues:
+         * on, off, or auto (on unless bound to a loopback address, where nothing reads it).
+         * true and false mean on and off.
          */
-        private boolean priorityTos = true;
+        private HomaTransportConfig.PriorityTos priorityTos = HomaTransportConfig.PriorityTos.AUTO;
 
-        public boolean isPriorityTos() {
+        public HomaTransportConfig.PriorityTos getPriorityTos() {
             return this.priorityTos;
         }
 
-        public void setPriorityTos(boolean priorityTos) {
+        public void setPriorityTos(HomaTransportConfig.PriorityTos priorityTos) {
             this.priorityTos = priorityTos;
         }
 

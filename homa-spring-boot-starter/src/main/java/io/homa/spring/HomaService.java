@@ -29,9 +29,13 @@ import org.springframework.stereotype.Component;
  *       two exported methods of one service share an RPC name (no overloads);</li>
  *   <li>return types: {@code Mono<T>} (passed on as is), {@code Flux<T>} or another
  *       {@code Publisher} (a server stream: the client pulls items as it demands them),
- *       {@code CompletionStage<T>}, or a plain {@code T} or {@code void}: those run on the
- *       dispatcher's bounded scheduler ({@code Schedulers.boundedElastic()}), never on the event
- *       loop, so they may block.</li>
+ *       {@code CompletionStage<T>}: these are called on the transport's event loop, with no
+ *       thread hop (as WebFlux and RSocket call reactive handlers), so they must not block; or a
+ *       plain {@code T} or {@code void}: those run on the {@code homaServerScheduler}
+ *       ({@code homa.server.threads}, {@code homa.server.queue-capacity}; virtual threads with
+ *       {@code spring.threads.virtual.enabled} on JDK 21+), never on the event loop, so they
+ *       may block. A request longer than {@code homa.server.offload-size} is decoded and run on
+ *       that scheduler whatever the method returns.</li>
  * </ul>
  * An exception thrown by a method reaches the caller as a
  * {@link io.homa.reactive.HomaRemoteException} with its class name as

@@ -195,6 +195,7 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
         boolean idempotent = annotation != null && annotation.idempotent();
         Function<@Nullable Object[], Publisher<?>> invoker;
         RpcMethod.Kind kind = RpcMethod.Kind.UNARY;
+        boolean blocking = false;
         if (Mono.class.isAssignableFrom(returnType)) {
             invoker = (arguments) -> tag(Mono.defer(() -> Mono.from(invocation.callAsync(arguments, "a Mono",
                     (result) -> (Mono<?>) result))), tagger);
@@ -211,8 +212,9 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
         else {
             // Plain T and void: runs when subscribed, which the dispatcher does on its scheduler.
             invoker = (arguments) -> tag(Mono.fromCallable(() -> invocation.callUnchecked(arguments)), tagger);
+            blocking = true;
         }
-        return new RpcMethod(service, name, argumentTypes, kind, idempotent, invoker);
+        return new RpcMethod(service, name, argumentTypes, kind, idempotent, invoker, blocking);
     }
 
     private static Publisher<?> tag(Mono<?> result, @Nullable ErrorTagger tagger) {

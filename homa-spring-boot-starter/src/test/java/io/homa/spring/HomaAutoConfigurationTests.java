@@ -74,7 +74,7 @@ class HomaAutoConfigurationTests {
             assertThat(config.receiveBufferBytes()).isEqualTo(4 * 1024 * 1024);
             assertThat(config.sendBufferBytes()).isEqualTo(4 * 1024 * 1024);
             assertThat(config.nativeTransport()).isTrue();
-            assertThat(config.priorityTos()).isTrue();
+            assertThat(config.priorityTos()).isEqualTo(HomaTransportConfig.PriorityTos.AUTO);
             assertThat(config.engine()).isEqualTo(EngineConfig.defaults());
         });
     }
@@ -124,7 +124,7 @@ class HomaAutoConfigurationTests {
                     assertThat(config.engine().priorityLevels()).isEqualTo(4);
                     assertThat(config.engine().incastThreshold()).isEqualTo(500);
                     assertThat(config.engine().incastUnscheduledBytes()).isEqualTo(2048);
-                    assertThat(config.priorityTos()).isFalse();
+                    assertThat(config.priorityTos()).isEqualTo(HomaTransportConfig.PriorityTos.OFF);
                 });
     }
 
@@ -201,6 +201,9 @@ class HomaAutoConfigurationTests {
             homa.server.codecs                 | ''      | at least one codec
             homa.server.shutdown-grace-period  | -1s     | between 0s and 1h
             homa.server.shutdown-grace-period  | 2h      | between 0s and 1h
+            homa.server.threads                | 0       | between 1 and 10000
+            homa.server.queue-capacity         | 0       | between 1 and 10000000
+            homa.server.offload-size           | 65MB    | between 0B and 64MB
             """)
     void shouldFailStartUpNamingPropertyAndRange(String property, String value, String range) {
         this.contextRunner.withPropertyValues(property + "=" + value).run((context) -> {

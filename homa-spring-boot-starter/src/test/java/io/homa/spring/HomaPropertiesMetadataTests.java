@@ -30,7 +30,8 @@ class HomaPropertiesMetadataTests {
             }
         });
         assertThat(core).containsOnlyKeys("homa.server.port", "homa.server.bind-address",
-                "homa.server.enabled", "homa.server.codecs", "homa.server.shutdown-grace-period",
+                "homa.server.enabled", "homa.server.codecs", "homa.server.shutdown-grace-period", "homa.server.threads",
+                "homa.server.queue-capacity", "homa.server.offload-size",
                 "homa.client.peers", "homa.client.default-timeout", "homa.client.codec", "homa.client.services",
                 "homa.client.stream-batch-size", "homa.protocol.mtu", "homa.protocol.unscheduled-bytes",
                 "homa.protocol.max-message-size", "homa.protocol.resend-interval", "homa.protocol.peer-silence-timeout", "homa.protocol.timeout-resends",
@@ -51,7 +52,7 @@ class HomaPropertiesMetadataTests {
         assertThat(properties.get("homa.protocol.link-mbps").get("defaultValue").asInt()).isEqualTo(2000);
         assertThat(properties.get("homa.transport.device-mtu").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.transport.native").get("defaultValue").asBoolean()).isTrue();
-        assertThat(properties.get("homa.transport.priority-tos").get("defaultValue").asBoolean()).isTrue();
+        assertThat(properties.get("homa.transport.priority-tos").get("defaultValue").asString()).isEqualTo("auto");
         assertThat(properties.get("homa.protocol.fifo-grant-fraction").get("defaultValue").asDouble()).isEqualTo(0.05);
         assertThat(properties.get("homa.client.default-timeout").get("defaultValue").asString()).isEqualTo("10s");
         assertThat(properties.get("homa.client.codec").get("defaultValue").asString()).isEqualTo("json");

@@ -137,6 +137,14 @@ class HomaServiceRegistrarTests {
     }
 
     @Test
+    void shouldMarkPlainMethodsBlockingAndReactiveOnesNot() {
+        Map<String, RpcMethod> methods = methodsOf(new GreeterService());
+        assertThat(methods.get("greet").blocking()).isTrue();
+        assertThat(methods.get("reset").blocking()).isTrue();
+        assertThat(methods.get("greetAsync").blocking()).isFalse();
+    }
+
+    @Test
     void shouldRunPlainMethodsOnlyWhenSubscribed() {
         GreeterService service = new GreeterService();
         Map<String, RpcMethod> methods = methodsOf(service);

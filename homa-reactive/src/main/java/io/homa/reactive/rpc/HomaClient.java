@@ -19,6 +19,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The RPC layer's client: calls methods of remote services and decodes the results. Thread-safe;
@@ -36,11 +37,16 @@ import reactor.core.scheduler.Scheduler;
  *
  * <p>Threading: by default results are decoded and signalled on the thread that completes the
  * RPC (the transport's event loop): keep downstream work non-blocking, move it with
- * {@code publishOn}, or set a {@link Builder#resultScheduler result scheduler}.
+ * {@code publishOn}, or set a {@link Builder#resultScheduler result scheduler}. A response longer
+ * than {@link Builder#offloadBytes(int)} is decoded and signalled on {@link Schedulers#parallel()}
+ * instead, so that parsing megabytes never holds up the event loop (which must keep answering the
+ * protocol).
  */
 public class HomaClient {
     /** Default most items fetched by one stream batch RPC. */
     public static final int DEFAULT_STREAM_BATCH_SIZE = 256;
+    /** Default longest response decoded on the event loop (as the server's {@link RpcDispatcher#DEFAULT_OFFLOAD_BYTES}). */
+    public static final int DEFAULT_OFFLOAD_BYTES = RpcDispatcher.DEFAULT_OFFLOAD_BYTES;
 
     private final HomaTransport transport;
     private final ServiceResolver resolver;
@@ -51,6 +57,7 @@ public class HomaClient {
     private final List<HomaClientInterceptor> interceptors;
     private final @Nullable Scheduler resultScheduler;
     private final int streamBatchSize;
+    private final int offloadBytes;
     private final NanoClock clock;
 
     /**
@@ -89,6 +96,7 @@ public class HomaClient {
         this.interceptors = List.copyOf(builder.interceptors);
         this.resultScheduler = builder.resultScheduler;
         this.streamBatchSize = builder.streamBatchSize;
+        this.offloadBytes = builder.offloadBytes;
     }
 
     /** A builder sending on {@code transport}. */
@@ -220,6 +228,10 @@ public class HomaClient {
         }
         if (resultScheduler != null) {
             exchange = exchange.publishOn(resultScheduler);
+        } else {
+            exchange = exchange.flatMap(bytes -> bytes.length > offloadBytes
+                    ? Mono.just(bytes).publishOn(Schedulers.parallel())
+                    : Mono.just(bytes));
         }
         return exchange.handle((bytes, sink) -> {
             Object value;
@@ -360,6 +372,7 @@ public class HomaClient {
         private List<HomaClientInterceptor> interceptors = List.of();
         private @Nullable Scheduler resultScheduler;
         private int streamBatchSize = DEFAULT_STREAM_BATCH_SIZE;
+        private int offloadBytes = DEFAULT_OFFLOAD_BYTES;
         private @Nullable NanoClock clock;
 
         private Builder(HomaTransport transport) {
@@ -422,6 +435,19 @@ public class HomaClient {
                 throw new IllegalArgumentException("streamBatchSize must be 1 to 65536 items, was " + items);
             }
             this.streamBatchSize = items;
+            return this;
+        }
+
+        /**
+         * Without a {@link #resultScheduler}, the longest response (bytes) decoded on the event
+         * loop; a longer one is decoded and signalled on {@link Schedulers#parallel()}. 0
+         * offloads every response. Default {@value HomaClient#DEFAULT_OFFLOAD_BYTES}.
+         */
+        public Builder offloadBytes(int lengthBytes) {
+            if (lengthBytes < 0) {
+                throw new IllegalArgumentException("offloadBytes must be at least 0, was " + lengthBytes);
+            }
+            this.offloadBytes = lengthBytes;
             return this;
         }
 

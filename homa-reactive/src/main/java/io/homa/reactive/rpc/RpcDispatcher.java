@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,8 +32,18 @@ import reactor.core.scheduler.Scheduler;
 
 /**
  * The RPC layer's server side: a {@link HomaRequestHandler} that decodes the request envelope,
- * finds the {@link RpcMethod}, runs it on a scheduler and encodes the result or error in the
- * response envelope, in the codec the request named. Every request gets a response:
+ * finds the {@link RpcMethod}, runs it and encodes the result or error in the response envelope,
+ * in the codec the request named.
+ *
+ * <p>Threads: the transport calls {@link #handle} on its event loop. A request whose payload is
+ * at most {@link #offloadBytes(int)} long is decoded there, and a non-blocking method
+ * ({@link RpcMethod#blocking()} false) runs there too, with no thread hop, as WebFlux and RSocket
+ * run reactive handlers; a blocking method runs on the dispatcher's scheduler (one hop there, one
+ * back). A longer request is decoded, run and encoded on the scheduler, so that the event loop
+ * keeps answering the protocol (RESEND, BUSY, GRANT) while megabytes are parsed. A scheduler that
+ * rejects the work (its queue is full) answers RESOURCE_EXHAUSTED.
+ *
+ * <p>Every request gets a response:
  *
  * <ul>
  *   <li>a malformed envelope, or a codec this dispatcher does not have: INVALID_ARGUMENT;
@@ -72,6 +83,11 @@ public class RpcDispatcher implements HomaRequestHandler {
     public static final Duration DEFAULT_STREAM_IDLE_TIMEOUT = Duration.ofSeconds(30);
     /** Most items one batch RPC may ask for. */
     public static final int MAX_STREAM_REQUEST = 65_536;
+    /**
+     * Default longest request payload decoded on the event loop: about 100 µs of JSON parsing on
+     * one core; a longer one is decoded on the scheduler.
+     */
+    public static final int DEFAULT_OFFLOAD_BYTES = 16 * 1024;
 
     private static final Logger log = LoggerFactory.getLogger(RpcDispatcher.class);
 
@@ -87,6 +103,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     private volatile boolean shuttingDown;
     private volatile int streamBatchBytes = DEFAULT_STREAM_BATCH_BYTES;
     private volatile int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
+    private volatile int offloadBytes = DEFAULT_OFFLOAD_BYTES;
     private volatile Duration streamBatchLinger = DEFAULT_STREAM_BATCH_LINGER;
     private volatile Duration streamIdleTimeout = DEFAULT_STREAM_IDLE_TIMEOUT;
     private volatile NanoClock clock = NanoClock.system();
@@ -95,7 +112,7 @@ public class RpcDispatcher implements HomaRequestHandler {
      * A dispatcher that speaks one codec.
      *
      * @param codec decodes arguments and encodes results
-     * @param scheduler where methods run (never the event loop)
+     * @param scheduler where blocking methods and long requests run (a bounded one)
      */
     public RpcDispatcher(PayloadCodec codec, Scheduler scheduler) {
         this(PayloadCodecs.of(Objects.requireNonNull(codec, "codec must not be null")), scheduler);
@@ -105,7 +122,7 @@ public class RpcDispatcher implements HomaRequestHandler {
      * A dispatcher that answers each request in the codec it names.
      *
      * @param codecs the codecs requests may use
-     * @param scheduler where methods run (never the event loop)
+     * @param scheduler where blocking methods and long requests run (a bounded one)
      */
     public RpcDispatcher(PayloadCodecs codecs, Scheduler scheduler) {
         this.codecs = Objects.requireNonNull(codecs, "codecs must not be null");
@@ -120,6 +137,22 @@ public class RpcDispatcher implements HomaRequestHandler {
     public RpcDispatcher register(RpcMethod method) {
         Objects.requireNonNull(method, "method must not be null");
         methods.put(new MethodKey(method.service(), method.method()), method);
+        return this;
+    }
+
+    /**
+     * The longest request payload (the whole envelope, bytes) decoded and dispatched on the
+     * thread that delivers it, the transport's event loop; a longer one is decoded, run and
+     * encoded on the scheduler. 0 offloads every request. Default {@value #DEFAULT_OFFLOAD_BYTES}.
+     *
+     * @return this dispatcher
+     * @throws IllegalArgumentException if {@code lengthBytes} is negative
+     */
+    public RpcDispatcher offloadBytes(int lengthBytes) {
+        if (lengthBytes < 0) {
+            throw new IllegalArgumentException("offloadBytes must be at least 0, was " + lengthBytes);
+        }
+        this.offloadBytes = lengthBytes;
         return this;
     }
 
@@ -304,9 +337,14 @@ public class RpcDispatcher implements HomaRequestHandler {
      */
     @Override
     public Mono<ByteBuf> handle(HomaRequest request) {
-        return Mono.defer(() -> dispatch(request))
+        boolean offload = request.payload().readableBytes() > offloadBytes;
+        Mono<RpcEnvelope.Response> response = Mono.defer(() -> dispatch(request, offload));
+        if (offload) {
+            response = response.subscribeOn(scheduler);
+        }
+        return response
                 .onErrorResume(error -> Mono.just(errorResponse(error, "request " + request.rpcId())))
-                .map(response -> Unpooled.wrappedBuffer(encodeWithinLimit(response, "request " + request.rpcId())));
+                .map(r -> Unpooled.wrappedBuffer(encodeWithinLimit(r, "request " + request.rpcId())));
     }
 
     /**
@@ -326,7 +364,8 @@ public class RpcDispatcher implements HomaRequestHandler {
                 + " bytes encoded, more than the " + maxResponseBytes + " bytes a message may have (max-message-size)");
     }
 
-    private Mono<RpcEnvelope.Response> dispatch(HomaRequest request) {
+    /** @param onScheduler whether this runs on the scheduler already (a long request) */
+    private Mono<RpcEnvelope.Response> dispatch(HomaRequest request, boolean onScheduler) {
         long arrivalNs = clock.nanoTime();
         RpcEnvelope.Request envelope = RpcEnvelope.decodeRequest(request.payload());
         String phase = envelope.metadata().get(RpcMetadata.STREAM);
@@ -337,7 +376,7 @@ public class RpcDispatcher implements HomaRequestHandler {
         ServerCall call = new ServerCall(envelope.service(), envelope.method(), envelope.metadata(),
                 request.client(), request.rpcId());
         Function<ServerCall, Mono<RpcEnvelope.Response>> chain =
-                c -> Mono.defer(() -> execute(c, envelope, codec, arrivalNs));
+                c -> Mono.defer(() -> execute(c, envelope, codec, arrivalNs, onScheduler));
         List<HomaServerInterceptor> snapshot = List.copyOf(interceptors);
         for (int i = snapshot.size() - 1; i >= 0; i--) {
             HomaServerInterceptor interceptor = snapshot.get(i);
@@ -355,14 +394,14 @@ public class RpcDispatcher implements HomaRequestHandler {
     }
 
     /** The end of the interceptor chain. */
-    private Mono<RpcEnvelope.Response> execute(
-            ServerCall call, RpcEnvelope.Request envelope, PayloadCodec codec, long arrivalNs) {
+    private Mono<RpcEnvelope.Response> execute(ServerCall call, RpcEnvelope.Request envelope, PayloadCodec codec,
+            long arrivalNs, boolean onScheduler) {
         String phase = call.metadata().get(RpcMetadata.STREAM);
         if (phase == null) {
-            return unary(call, envelope, codec, arrivalNs);
+            return unary(call, envelope, codec, arrivalNs, onScheduler);
         }
         return switch (phase) {
-            case RpcMetadata.STREAM_OPEN -> openStream(call, envelope, codec, arrivalNs);
+            case RpcMetadata.STREAM_OPEN -> openStream(call, envelope, codec, arrivalNs, onScheduler);
             case RpcMetadata.STREAM_NEXT -> existingStream(call).fetch(streamRequest(call));
             case RpcMetadata.STREAM_CANCEL -> {
                 ServerStream stream = streams.get(streamId(call));
@@ -376,8 +415,8 @@ public class RpcDispatcher implements HomaRequestHandler {
         };
     }
 
-    private Mono<RpcEnvelope.Response> unary(
-            ServerCall call, RpcEnvelope.Request envelope, PayloadCodec codec, long arrivalNs) {
+    private Mono<RpcEnvelope.Response> unary(ServerCall call, RpcEnvelope.Request envelope, PayloadCodec codec,
+            long arrivalNs, boolean onScheduler) {
         RpcMethod method = method(call);
         if (method.kind() == RpcMethod.Kind.STREAM) {
             throw new HomaException(HomaStatus.FAILED_PRECONDITION,
@@ -388,8 +427,10 @@ public class RpcDispatcher implements HomaRequestHandler {
         Mono<?> result = Mono.defer(() -> {
                     checkDeadline(call, deadlineNs);
                     return Mono.from(invoke(method, arguments));
-                })
-                .subscribeOn(scheduler);
+                });
+        if (method.blocking() && !onScheduler) {
+            result = result.subscribeOn(scheduler);
+        }
         if (deadlineNs != 0) {
             long remainingNs = Math.max(0, deadlineNs - clock.nanoTime());
             result = result.timeout(Duration.ofNanos(remainingNs), Mono.error(() -> new HomaException(
@@ -410,8 +451,8 @@ public class RpcDispatcher implements HomaRequestHandler {
         return RpcEnvelope.Response.ok(payload);
     }
 
-    private Mono<RpcEnvelope.Response> openStream(
-            ServerCall call, RpcEnvelope.Request envelope, PayloadCodec codec, long arrivalNs) {
+    private Mono<RpcEnvelope.Response> openStream(ServerCall call, RpcEnvelope.Request envelope, PayloadCodec codec,
+            long arrivalNs, boolean onScheduler) {
         RpcMethod method = method(call);
         long deadlineNs = deadlineNs(call, arrivalNs);
         @Nullable Object[] arguments = decodeArguments(method, codec, envelope.payload());
@@ -427,8 +468,10 @@ public class RpcDispatcher implements HomaRequestHandler {
         Flux<?> items = Flux.defer(() -> {
                     checkDeadline(call, deadlineNs);
                     return Flux.from(invoke(method, arguments));
-                })
-                .subscribeOn(scheduler);
+                });
+        if (method.blocking() && !onScheduler) {
+            items = items.subscribeOn(scheduler);
+        }
         stream.start(items);
         return stream.fetch(request);
     }
@@ -560,6 +603,10 @@ public class RpcDispatcher implements HomaRequestHandler {
             if (mapped != null) {
                 return mapped;
             }
+        }
+        if (error instanceof RejectedExecutionException) {
+            return new HomaException(HomaStatus.RESOURCE_EXHAUSTED,
+                    "the server's scheduler is full and rejected the call: " + describe(error));
         }
         return error instanceof HomaException homa ? homa : null;
     }

@@ -23,8 +23,15 @@ import reactor.core.publisher.Mono;
  * @param idempotent whether running the method twice is harmless (informational: interceptors
  *     and tooling may read it)
  * @param invoker runs the method with the decoded arguments (one per type, elements may be
- *     {@code null}) and returns its result; called on the dispatcher's scheduler, never on the
- *     event loop. For UNARY an empty publisher means a {@code null} result.
+ *     {@code null}) and returns its result. For UNARY an empty publisher means a {@code null}
+ *     result. Called where {@code blocking} says
+ * @param blocking whether the invoker may block the thread it runs on. {@code false} (a method
+ *     that returns a {@code Mono}, {@code Flux} or {@code CompletionStage}): called and subscribed
+ *     on the transport's event loop, with no thread hop, so it must not block, as in WebFlux and
+ *     RSocket; a request whose payload is longer than the dispatcher's
+ *     {@link RpcDispatcher#offloadBytes(int) offload threshold} is decoded and run on the
+ *     dispatcher's scheduler instead. {@code true} (a method returning a plain value): called on
+ *     the dispatcher's scheduler, one hop there and one back
  */
 public record RpcMethod(
         String service,
@@ -32,7 +39,8 @@ public record RpcMethod(
         Type[] argumentTypes,
         Kind kind,
         boolean idempotent,
-        Function<@Nullable Object[], ? extends Publisher<?>> invoker) {
+        Function<@Nullable Object[], ? extends Publisher<?>> invoker,
+        boolean blocking) {
 
     /** How a method answers. */
     public enum Kind {
@@ -65,8 +73,14 @@ public record RpcMethod(
         }
     }
 
+    /** A method that does not block ({@code blocking = false}). */
+    public RpcMethod(String service, String method, Type[] argumentTypes, Kind kind, boolean idempotent,
+                     Function<@Nullable Object[], ? extends Publisher<?>> invoker) {
+        this(service, method, argumentTypes, kind, idempotent, invoker, false);
+    }
+
     /**
-     * A unary, non-idempotent method with at most one argument.
+     * A unary, non-idempotent, non-blocking method with at most one argument.
      *
      * @param argumentType type of the single argument, or {@code null} for a method without one
      * @param invoker runs the method with the decoded argument ({@code null} when there is none)
@@ -77,13 +91,13 @@ public record RpcMethod(
                 unaryInvoker(invoker));
     }
 
-    /** A unary method. */
+    /** A unary method that does not block. */
     public static RpcMethod unary(String service, String method, Type[] argumentTypes,
                                   Function<@Nullable Object[], ? extends Publisher<?>> invoker) {
         return new RpcMethod(service, method, argumentTypes, Kind.UNARY, false, invoker);
     }
 
-    /** A streaming method. */
+    /** A streaming method that does not block. */
     public static RpcMethod stream(String service, String method, Type[] argumentTypes,
                                    Function<@Nullable Object[], ? extends Publisher<?>> invoker) {
         return new RpcMethod(service, method, argumentTypes, Kind.STREAM, false, invoker);
@@ -91,7 +105,12 @@ public record RpcMethod(
 
     /** A copy with {@code idempotent}. */
     public RpcMethod withIdempotent(boolean idempotent) {
-        return new RpcMethod(service, method, argumentTypes, kind, idempotent, invoker);
+        return new RpcMethod(service, method, argumentTypes, kind, idempotent, invoker, blocking);
+    }
+
+    /** A copy with {@code blocking}: whether the invoker runs on the dispatcher's scheduler. */
+    public RpcMethod withBlocking(boolean blocking) {
+        return new RpcMethod(service, method, argumentTypes, kind, idempotent, invoker, blocking);
     }
 
     /** The parameter types (a copy). */
@@ -124,17 +143,18 @@ public record RpcMethod(
                 && Arrays.equals(argumentTypes, that.argumentTypes)
                 && kind == that.kind
                 && idempotent == that.idempotent
+                && blocking == that.blocking
                 && invoker.equals(that.invoker);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(service, method, Arrays.hashCode(argumentTypes), kind, idempotent, invoker);
+        return Objects.hash(service, method, Arrays.hashCode(argumentTypes), kind, idempotent, invoker, blocking);
     }
 
     @Override
     public String toString() {
         return "RpcMethod{" + service + "." + method + Arrays.toString(argumentTypes) + ", " + kind
-                + (idempotent ? ", idempotent" : "") + "}";
+                + (idempotent ? ", idempotent" : "") + (blocking ? ", blocking" : "") + "}";
     }
 }

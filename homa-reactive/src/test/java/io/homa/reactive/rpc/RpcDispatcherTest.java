@@ -1,6 +1,7 @@
 package io.homa.reactive.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRequest;
@@ -50,7 +51,7 @@ class RpcDispatcherTest {
     }
 
     @Test
-    void shouldRunMethodOnTheSchedulerWithNullArgumentWhenMethodTakesNone() {
+    void shouldRunANonBlockingMethodOnTheDeliveringThreadWithNullArgumentWhenMethodTakesNone() {
         AtomicReference<String> thread = new AtomicReference<>();
         AtomicReference<Object> argument = new AtomicReference<>("unset");
         dispatcher.register(new RpcMethod("calc", "now", null, arg -> {
@@ -63,8 +64,75 @@ class RpcDispatcherTest {
 
         assertThat(response.status()).isEqualTo(HomaStatus.OK);
         assertThat(new String(response.payload(), StandardCharsets.UTF_8)).isEqualTo("\"tick\"");
-        assertThat(thread.get()).startsWith("rpc-test");
+        assertThat(thread.get()).as("no thread hop").isEqualTo(Thread.currentThread().getName());
         assertThat(argument.get()).isNull();
+    }
+
+    @Test
+    void shouldRunABlockingMethodOnTheScheduler() {
+        AtomicReference<String> thread = new AtomicReference<>();
+        dispatcher.register(new RpcMethod("calc", "now", null, arg -> Mono.fromCallable(() -> {
+            thread.set(Thread.currentThread().getName());
+            return "tick";
+        })).withBlocking(true));
+
+        RpcEnvelope.Response response = call("calc", "now", codec.encode(null));
+
+        assertThat(response.status()).isEqualTo(HomaStatus.OK);
+        assertThat(thread.get()).startsWith("rpc-test");
+    }
+
+    @Test
+    void shouldDecodeAndRunALongRequestOnTheSchedulerWhateverTheMethod() {
+        AtomicReference<String> thread = new AtomicReference<>();
+        dispatcher.offloadBytes(100).register(new RpcMethod("calc", "length", String.class, arg -> {
+            thread.set(Thread.currentThread().getName());
+            return Mono.just(((String) arg).length());
+        }));
+
+        RpcEnvelope.Response shortOne = call("calc", "length", codec.encode("x".repeat(10)));
+        String shortThread = thread.get();
+        RpcEnvelope.Response longOne = call("calc", "length", codec.encode("x".repeat(1000)));
+
+        assertThat(shortOne.status()).isEqualTo(HomaStatus.OK);
+        assertThat(shortThread).isEqualTo(Thread.currentThread().getName());
+        assertThat(new String(longOne.payload(), StandardCharsets.UTF_8)).isEqualTo("1000");
+        assertThat(thread.get()).startsWith("rpc-test");
+        assertThatThrownBy(() -> dispatcher.offloadBytes(-1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void shouldAnswerResourceExhaustedWhenTheSchedulerRejectsTheCall() {
+        Scheduler full = Schedulers.newBoundedElastic(1, 1, "rpc-full");
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try {
+            RpcDispatcher busy = new RpcDispatcher(codec, full).register(new RpcMethod("calc", "wait", null,
+                    arg -> Mono.fromCallable(() -> release.await(10, java.util.concurrent.TimeUnit.SECONDS)))
+                    .withBlocking(true));
+            byte[] envelope = RpcEnvelope.encodeRequest("calc", "wait", codec.name(), codec.encode(null));
+            // One call runs and one waits in the queue; the third finds the queue full.
+            List<Mono<ByteBuf>> calls = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                Mono<ByteBuf> call = busy.handle(new HomaRequest(CLIENT, 10 + i, Unpooled.wrappedBuffer(envelope))).cache();
+                call.subscribe();
+                calls.add(call);
+            }
+            ByteBuf rejected = calls.get(2).block(Duration.ofSeconds(5));
+            RpcEnvelope.Response response = RpcEnvelope.decodeResponse(ByteBufUtil.getBytes(rejected));
+            rejected.release();
+
+            assertThat(response.status()).isEqualTo(HomaStatus.RESOURCE_EXHAUSTED);
+            assertThat(response.message()).contains("scheduler is full");
+            release.countDown();
+            for (int i = 0; i < 2; i++) {
+                ByteBuf ok = calls.get(i).block(Duration.ofSeconds(10));
+                assertThat(RpcEnvelope.decodeResponse(ByteBufUtil.getBytes(ok)).status()).isEqualTo(HomaStatus.OK);
+                ok.release();
+            }
+        } finally {
+            release.countDown();
+            full.dispose();
+        }
     }
 
     @Test

@@ -62,7 +62,10 @@ class HomaDeclarativeClientEndToEndTests {
             assertThat(kv.scan("a", 10).collectList().block(WAIT)).containsExactly(new Item("a1", 1), new Item("a2", 2));
             assertThat(kv.scan("", 2).collectList().block(WAIT)).containsExactly(new Item("a1", 1), new Item("a2", 2));
             assertThat(kv.add(20, 22)).isEqualTo(42);
-            assertThat(service.lastThread).doesNotContain("nio").doesNotContain("epoll");
+            assertThat(service.lastThread).as("a plain method runs on the server scheduler").startsWith("homa-server");
+            assertThat(kv.get("a1").block(WAIT)).isEqualTo(new Item("a1", 1));
+            assertThat(service.lastMonoThread).as("a Mono method runs on the event loop, no hop")
+                    .matches("homa-(epoll|nio).*");
             assertThat(kv.size()).isEqualTo(3L);
             assertThat(kv.getOrNull("zz").block(WAIT)).isNull();
         });
@@ -243,7 +246,10 @@ class HomaDeclarativeClientEndToEndTests {
 
         volatile String lastThread = "";
 
+        volatile String lastMonoThread = "";
+
         public Mono<Item> get(String key) {
+            this.lastMonoThread = Thread.currentThread().getName();
             Item item = this.store.get(key);
             return (item != null) ? Mono.just(item) : Mono.error(new NoSuchKeyException(key));
         }
