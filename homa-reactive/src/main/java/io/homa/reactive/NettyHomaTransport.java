@@ -217,16 +217,17 @@ final class NettyHomaTransport extends HomaTransport {
             allocator.maxMessagesPerRead(MAX_READS_PER_READINESS);
             bootstrap.option(ChannelOption.RECVBUF_ALLOCATOR, allocator);
             ChannelFuture bindFuture = bootstrap.bind(bindAddress);
-            if (given == null) {
-                bindFuture.channel().closeFuture().addListener(closed ->
-                        loops.disposeLater(Duration.ZERO, OWN_LOOPS_SHUTDOWN_TIMEOUT).subscribe());
-            }
             sink.onCancel(() -> bindFuture.channel().close());
             bindFuture.addListener((ChannelFutureListener) future -> {
+                // Our own loop is disposed only from here: disposed when a failed bind closed the
+                // channel, it rejected the task that notifies this listener when the bind
+                // completed before the listener was added (seen 1 in 40 binds to a port in use).
+                if (given == null) {
+                    future.channel().closeFuture().addListener(closed ->
+                            loops.disposeLater(Duration.ZERO, OWN_LOOPS_SHUTDOWN_TIMEOUT).subscribe());
+                }
                 if (!future.isSuccess()) {
-                    if (given == null) {
-                        loops.disposeLater(Duration.ZERO, OWN_LOOPS_SHUTDOWN_TIMEOUT).subscribe();
-                    }
+                    future.channel().close();
                     Throwable cause = future.cause();
                     sink.error(new HomaException(HomaStatus.UNAVAILABLE,
                             "cannot bind Homa transport to " + bindAddress + ": " + cause, cause));
@@ -729,6 +730,10 @@ final class NettyHomaTransport extends HomaTransport {
         if (closed) {
             return;
         }
+        // What tasks queued before this one handed to the engine (a response that finished just
+        // before a graceful shutdown disposes the transport) goes out first, as far as the pacer
+        // and one transmit budget allow; requestDrive's task would run too late.
+        drive();
         closed = true;
         writer.releaseHeld();
         ScheduledFuture<?> pending = timer;

@@ -3,6 +3,7 @@ package io.homa.reactive.rpc;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
 import java.lang.reflect.Type;
+import java.util.Arrays;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
@@ -15,8 +16,17 @@ import tools.jackson.databind.ObjectMapper;
  * A {@link PayloadCodec} over a Jackson 3 {@link ObjectMapper} of any format (JSON, Smile, CBOR).
  * A {@code null} value encodes as the format's null, which decodes back to {@code null}. Two or
  * more arguments are one array of the format; each element decodes as its parameter's type.
+ *
+ * <p>Raw bytes: a {@code byte[]} value (a single argument or a result) is carried as itself after
+ * one tag byte 0xFF, which starts no JSON, Smile or CBOR value, instead of
+ * as a base64 string: no parsing and a third fewer bytes, so a megabyte costs a copy, not
+ * milliseconds of the event loop. It decodes back where the declared type is {@code byte[]}
+ * (declare {@code byte[]} on both sides); a base64 string of the format still decodes there too.
  */
 public abstract class JacksonPayloadCodec implements PayloadCodec {
+    /** The byte before a raw {@code byte[]} value (0xFF: never the first byte of a JSON, Smile or CBOR value). */
+    static final byte RAW_BYTES_TAG = (byte) 0xFF;
+
     private final String name;
     private final String formatName;
     private final ObjectMapper mapper;
@@ -44,6 +54,12 @@ public abstract class JacksonPayloadCodec implements PayloadCodec {
 
     @Override
     public byte[] encode(@Nullable Object value) {
+        if (value instanceof byte[] raw) {
+            byte[] tagged = new byte[raw.length + 1];
+            tagged[0] = RAW_BYTES_TAG;
+            System.arraycopy(raw, 0, tagged, 1, raw.length);
+            return tagged;
+        }
         try {
             return mapper.writeValueAsBytes(value);
         } catch (JacksonException e) {
@@ -57,6 +73,9 @@ public abstract class JacksonPayloadCodec implements PayloadCodec {
     public @Nullable Object decode(byte[] bytes, Type type) {
         Objects.requireNonNull(bytes, "bytes must not be null");
         Objects.requireNonNull(type, "type must not be null");
+        if (type == byte[].class && bytes.length > 0 && bytes[0] == RAW_BYTES_TAG) {
+            return Arrays.copyOfRange(bytes, 1, bytes.length);
+        }
         try {
             return mapper.readValue(bytes, mapper.getTypeFactory().constructType(type));
         } catch (JacksonException e) {

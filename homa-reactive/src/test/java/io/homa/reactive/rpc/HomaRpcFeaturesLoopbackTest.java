@@ -184,16 +184,16 @@ class HomaRpcFeaturesLoopbackTest {
 
     @Test
     void shouldAnswerResourceExhaustedWithTheSizesForAResponseOverTheMessageLimit() {
-        // 800,000 bytes are 1,066,668 characters of base64 in JSON: more than the 1 MiB limit.
-        StepVerifier.create(client.call("calc", "bytes", new Object[] {800_000}, byte[].class, CallOptions.defaults()))
+        // A byte[] result travels raw (one tag byte): 1 MiB of it plus the envelope is over the 1 MiB limit.
+        StepVerifier.create(client.call("calc", "bytes", new Object[] {1024 * 1024}, byte[].class, CallOptions.defaults()))
                 .expectErrorSatisfies(e -> {
                     assertThat(((HomaRemoteException) e).status()).isEqualTo(HomaStatus.RESOURCE_EXHAUSTED);
                     assertThat(((HomaRemoteException) e).remoteMessage()).contains("calc.bytes")
                             .contains("more than the 1048576 bytes a message may have (max-message-size)");
                 })
                 .verify(TIMEOUT);
-        assertThat(client.call("calc", "bytes", new Object[] {700_000}, byte[].class, CallOptions.defaults()).block(TIMEOUT))
-                .as("under the limit").hasSize(700_000);
+        assertThat(client.call("calc", "bytes", new Object[] {1_000_000}, byte[].class, CallOptions.defaults()).block(TIMEOUT))
+                .as("under the limit").hasSize(1_000_000);
     }
 
     @Test

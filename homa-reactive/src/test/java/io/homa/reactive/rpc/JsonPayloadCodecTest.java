@@ -100,4 +100,37 @@ class JsonPayloadCodecTest {
             }
         };
     }
+
+    @Test
+    void shouldCarryByteArraysRawBehindOneTagByteInEveryJacksonCodec() {
+        byte[] payload = new byte[1000];
+        for (int i = 0; i < payload.length; i++) {
+            payload[i] = (byte) i;
+        }
+        for (PayloadCodec each : List.of(codec, new SmilePayloadCodec(), new CborPayloadCodec())) {
+            byte[] encoded = each.encode(payload);
+
+            assertThat(encoded).as(each.name()).hasSize(payload.length + 1);
+            assertThat(encoded[0]).isEqualTo((byte) 0xFF);
+            assertThat((byte[]) each.decode(encoded, byte[].class)).as(each.name()).isEqualTo(payload);
+            assertThat((byte[]) each.decode(each.encode(new byte[0]), byte[].class)).isEmpty();
+            assertThat(each.decode(each.encode(null), byte[].class)).as("null stays null").isNull();
+            assertThat((byte[]) each.decodeArguments(each.encodeArguments(new Object[] {payload}), new Type[] {byte[].class})[0])
+                    .isEqualTo(payload);
+            Object[] two = each.decodeArguments(each.encodeArguments(new Object[] {payload, "x"}),
+                    new Type[] {byte[].class, String.class});
+            assertThat((byte[]) two[0]).as("inside an argument array: the format's own binary").isEqualTo(payload);
+            assertThat(two[1]).isEqualTo("x");
+        }
+    }
+
+    @Test
+    void shouldStillDecodeABase64StringAsByteArrayAndRejectRawBytesForAnotherType() {
+        byte[] base64 = "\"AAEC\"".getBytes(StandardCharsets.UTF_8);
+
+        assertThat((byte[]) codec.decode(base64, byte[].class)).containsExactly(0, 1, 2);
+        assertThatThrownBy(() -> codec.decode(codec.encode(new byte[] {1, 2}), String.class))
+                .isInstanceOfSatisfying(HomaException.class,
+                        e -> assertThat(e.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT));
+    }
 }

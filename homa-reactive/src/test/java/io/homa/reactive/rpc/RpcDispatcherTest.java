@@ -110,25 +110,32 @@ class RpcDispatcherTest {
                     arg -> Mono.fromCallable(() -> release.await(10, java.util.concurrent.TimeUnit.SECONDS)))
                     .withBlocking(true));
             byte[] envelope = RpcEnvelope.encodeRequest("calc", "wait", codec.name(), codec.encode(null));
-            // One call runs and one waits in the queue; the third finds the queue full.
+            // While the first call blocks its only thread, at most one more waits in the queue: of
+            // five calls at least three find it full (which ones depends on when the thread takes
+            // the first task).
             List<Mono<ByteBuf>> calls = new java.util.ArrayList<>();
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < 5; i++) {
                 Mono<ByteBuf> call = busy.handle(new HomaRequest(CLIENT, 10 + i, Unpooled.wrappedBuffer(envelope))).cache();
                 call.subscribe();
                 calls.add(call);
             }
-            ByteBuf rejected = calls.get(2).block(Duration.ofSeconds(5));
-            RpcEnvelope.Response response = RpcEnvelope.decodeResponse(ByteBufUtil.getBytes(rejected));
-            rejected.release();
-
-            assertThat(response.status()).isEqualTo(HomaStatus.RESOURCE_EXHAUSTED);
-            assertThat(response.message()).contains("scheduler is full");
             release.countDown();
-            for (int i = 0; i < 2; i++) {
-                ByteBuf ok = calls.get(i).block(Duration.ofSeconds(10));
-                assertThat(RpcEnvelope.decodeResponse(ByteBufUtil.getBytes(ok)).status()).isEqualTo(HomaStatus.OK);
-                ok.release();
+            int exhausted = 0;
+            int ok = 0;
+            for (Mono<ByteBuf> call : calls) {
+                ByteBuf bytes = call.block(Duration.ofSeconds(10));
+                RpcEnvelope.Response response = RpcEnvelope.decodeResponse(ByteBufUtil.getBytes(bytes));
+                bytes.release();
+                if (response.status() == HomaStatus.RESOURCE_EXHAUSTED) {
+                    assertThat(response.message()).contains("scheduler is full");
+                    exhausted++;
+                } else {
+                    assertThat(response.status()).isEqualTo(HomaStatus.OK);
+                    ok++;
+                }
             }
+            assertThat(exhausted).isGreaterThanOrEqualTo(3);
+            assertThat(ok).isGreaterThanOrEqualTo(1);
         } finally {
             release.countDown();
             full.dispose();
