@@ -59,7 +59,7 @@ public record HomaTransportConfig(
 
     public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
-    public static final int DEFAULT_LINK_MBPS = 2_000;
+    public static final int DEFAULT_LINK_MBPS = 10_000;
     public static final int MAX_LINK_MBPS = EngineConfig.MAX_LINK_MBPS;
     public static final long DEFAULT_MAX_NIC_QUEUE_NS = EngineConfig.DEFAULT_MAX_NIC_QUEUE_NS;
     public static final long MIN_MAX_NIC_QUEUE_NS = EngineConfig.MIN_MAX_NIC_QUEUE_NS;

@@ -603,8 +603,9 @@ public class HomaProperties implements InitializingBean {
          * Pacer rate (Homa's link_mbps) in megabits per second, 0..1000000 (0 = no pacing): the
          * endpoint hands packets to the kernel no faster than this, so that its own queue, not
          * the socket's, holds the backlog, in SRPT order, and loopback receivers are not overrun.
+         * Default: a 10 Gbit/s link; set it to the NIC's speed.
          */
-        private int linkMbps = 2000; // HomaTransportConfig.DEFAULT_LINK_MBPS, as a literal for the metadata
+        private int linkMbps = 10000; // HomaTransportConfig.DEFAULT_LINK_MBPS, as a literal for the metadata
 
         /**
          * How far the pacer may run ahead of the link (Homa's max_nic_queue_ns), as time at

@@ -72,7 +72,7 @@ public final class HomaEngine {
         ControlQueue control = new ControlQueue(localPort, params.controlPriority(), params.maxAcksPerPacket());
         UnscheduledCutoffs cutoffs = new UnscheduledCutoffs(config.priorityLevels(), config.unscheduledBytes(),
                 UnscheduledCutoffs.initialVersion(firstRpcId));
-        this.grantScheduler = new GrantScheduler(config, params.unscheduledBytes(), params.payloadBytes(),
+        this.grantScheduler = new GrantScheduler(config, params.rttBytes(), params.payloadBytes(),
                 params.grantIncrementBytes());
         this.rpcs = new RpcTable(config, grantScheduler, timerQueue, counters);
         this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events);
