@@ -144,6 +144,16 @@ public abstract class HomaTransport implements Disposable {
     public abstract long droppedDatagrams();
 
     /**
+     * How late, in nanoseconds, the event loop ran its most recent lag probe, a task it schedules
+     * for itself every 100 ms: the time anything queued on the loop (a received packet, a RESEND
+     * to answer) waited behind work that held the loop. A handler that blocks the loop shows here.
+     * The base implementation returns 0.
+     */
+    public long eventLoopLagNs() {
+        return 0;
+    }
+
+    /**
      * Requests the engine delivered that were dropped unanswered because this endpoint has no
      * handler (a client-only endpoint). The base implementation returns 0.
      */

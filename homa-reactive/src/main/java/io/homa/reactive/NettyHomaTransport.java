@@ -108,6 +108,8 @@ final class NettyHomaTransport extends HomaTransport {
     static final int DATAGRAMS_PER_RECVMMSG = 16;
     /** How long loops of the transport's own may take to shut down after it closes. */
     static final Duration OWN_LOOPS_SHUTDOWN_TIMEOUT = Duration.ofSeconds(2);
+    /** How often the event loop measures its own lag ({@link #eventLoopLagNs()}). */
+    static final long LAG_PROBE_INTERVAL_NS = 100_000_000L;
     /** While packets wait for Netty's outbound queue to drain (to switch TOS), how often to look again. */
     static final long HELD_RETRY_NS = 100_000;
     /** Netty's {@code EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE}, or null without the epoll classes. */
@@ -125,6 +127,8 @@ final class NettyHomaTransport extends HomaTransport {
     private volatile boolean serving;
     private final AtomicLong droppedDatagrams = new AtomicLong();
     private final AtomicLong droppedRequests = new AtomicLong();
+    private volatile long eventLoopLagNs;
+    private volatile long maxEventLoopLagNs;
     private final Sinks.Empty<Void> onDispose = Sinks.empty();
 
     // ---- confined to the event loop ----
@@ -135,6 +139,8 @@ final class NettyHomaTransport extends HomaTransport {
     private final Runnable timerTask = this::runTimerTask;
     private final Runnable heldRetryTask = this::runHeldRetryTask;
     private final Runnable driveTask = this::runDriveTask;
+    private final Runnable lagProbeTask = this::runLagProbe;
+    private long lagProbeDueNs;
     private final PriorityTosWriter writer;
     private boolean heldRetryScheduled;
     private boolean closed;
@@ -170,6 +176,7 @@ final class NettyHomaTransport extends HomaTransport {
         }
         this.serving = !holdRequests;
         channel.closeFuture().addListener(future -> onDispose.tryEmitEmpty());
+        scheduleLagProbe();
     }
 
     static Mono<HomaTransport> create(HomaTransportSpec spec) {
@@ -373,6 +380,11 @@ final class NettyHomaTransport extends HomaTransport {
     }
 
     @Override
+    public long eventLoopLagNs() {
+        return eventLoopLagNs;
+    }
+
+    @Override
     public void dispose() {
         if (!disposed.compareAndSet(false, true)) {
             return;
@@ -433,6 +445,11 @@ final class NettyHomaTransport extends HomaTransport {
                 sink.error(unavailable("event loop is shut down"));
             }
         });
+    }
+
+    /** The largest {@link #eventLoopLagNs()} seen; for tests. */
+    long maxEventLoopLagNs() {
+        return maxEventLoopLagNs;
     }
 
     /** The event loop the engine is confined to; for tests. */
@@ -503,6 +520,23 @@ final class NettyHomaTransport extends HomaTransport {
             driveTaskQueued = true;
             eventLoop.execute(driveTask);
         }
+    }
+
+    private void scheduleLagProbe() {
+        lagProbeDueNs = clock.nanoTime() + LAG_PROBE_INTERVAL_NS;
+        eventLoop.schedule(lagProbeTask, LAG_PROBE_INTERVAL_NS, TimeUnit.NANOSECONDS);
+    }
+
+    private void runLagProbe() {
+        if (closed) {
+            return;
+        }
+        long lagNs = Math.max(0, clock.nanoTime() - lagProbeDueNs);
+        eventLoopLagNs = lagNs;
+        if (lagNs > maxEventLoopLagNs) {
+            maxEventLoopLagNs = lagNs;
+        }
+        scheduleLagProbe();
     }
 
     private void runDriveTask() {

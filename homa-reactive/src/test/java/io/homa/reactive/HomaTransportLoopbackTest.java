@@ -77,6 +77,35 @@ class HomaTransportLoopbackTest {
     }
 
     @Test
+    void shouldCallTheHandlerOnTheEventLoopAndMeasureTheLoopsLagWhenItBlocks() {
+        java.util.concurrent.atomic.AtomicReference<String> thread = new java.util.concurrent.atomic.AtomicReference<>();
+        HomaTransport server = bind(request -> {
+            thread.set(Thread.currentThread().getName());
+            if (request.payload().getByte(request.payload().readerIndex()) == 1) {
+                try {
+                    Thread.sleep(400); // what a handler must never do: hold the loop
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return Mono.just(request.payload().retain());
+        });
+        HomaTransport client = bind(null);
+        NettyHomaTransport netty = (NettyHomaTransport) server;
+
+        assertThat(client.call(address(server), new byte[] {0}).block(TIMEOUT)).containsExactly(0);
+        assertThat(thread.get()).as("no thread hop").startsWith("homa-");
+        assertThat(Mono.fromCallable(() -> Thread.currentThread().getName()).subscribeOn(
+                reactor.core.scheduler.Schedulers.fromExecutor(netty.eventLoop())).block(TIMEOUT)).isEqualTo(thread.get());
+        assertThat(client.call(address(server), new byte[] {1}).block(TIMEOUT)).containsExactly(1);
+        // The probe due during the 400 ms block ran at least 300 ms late; it runs every 100 ms.
+        for (int i = 0; i < 100 && netty.maxEventLoopLagNs() < 300_000_000L; i++) {
+            Mono.delay(Duration.ofMillis(20)).block();
+        }
+        assertThat(netty.maxEventLoopLagNs()).isGreaterThanOrEqualTo(300_000_000L);
+    }
+
+    @Test
     void shouldCompleteSingleSmallRpc() {
         HomaTransport server = bind(request -> Mono.just(Unpooled.copiedBuffer(
                 "pong:" + request.payload().toString(StandardCharsets.UTF_8), StandardCharsets.UTF_8)));

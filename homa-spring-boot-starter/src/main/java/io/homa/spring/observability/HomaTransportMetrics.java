@@ -5,6 +5,7 @@ import io.homa.engine.wire.PacketType;
 import io.homa.reactive.HomaTransport;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -127,6 +128,11 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
         FunctionCounter.builder("homa.datagrams.dropped", this.transport, HomaTransport::droppedDatagrams)
                 .description("Datagrams dropped before the engine saw them")
                 .baseUnit("datagrams")
+                .register(registry);
+        Gauge.builder("homa.eventloop.lag", this.transport, (t) -> t.eventLoopLagNs() / 1e9)
+                .description("How late the transport's event loop ran its latest 100 ms probe task: "
+                        + "what a packet waits behind work holding the loop (a blocking handler shows here)")
+                .baseUnit("seconds")
                 .register(registry);
         FunctionCounter.builder("homa.requests.dropped", this.transport, HomaTransport::droppedRequests)
                 .description("Requests dropped unanswered because the endpoint has no handler")

@@ -129,6 +129,7 @@ class HomaCallMetricsTests {
         int clientPort = this.rpc.clientTransport().localAddress().getPort();
         assertThat(this.registry.get("homa.peer.rtt").tag("peer", "127.0.0.1:" + clientPort).gauge().value())
                 .as("the client's smoothed RTT, in seconds").isPositive().isLessThan(1.0);
+        assertThat(this.registry.get("homa.eventloop.lag").gauge().value()).as("seconds").isNotNegative();
         serverMetrics.close();
     }
 
