@@ -68,6 +68,10 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--s5-load", description = "S5 Poisson rate as a fraction of each system's measured maximum, (0, 1]. Default: ${DEFAULT-VALUE}.")
     double s5Load = 0.5;
 
+    @Option(names = "--s5-rps", split = ",", paramLabel = "WORKLOAD=RATE",
+            description = "S5 Poisson rate in calls/s per workload, e.g. w1=15000,w3=8000: the same offered load for every system (replaces --s5-load for those workloads, to compare two builds at equal load).")
+    Map<String, Double> s5Rps = new LinkedHashMap<>();
+
     @Option(names = "--servers", description = "Server processes (S6 fans out over all of them; S1-S5 use the first), 1..8. Default: ${DEFAULT-VALUE}.")
     int servers = 3;
 
@@ -77,10 +81,13 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--homa-mtu-bytes", description = "MTU of every Homa engine, 256..65535, or 0 for the transport's default, the device's (65,535 on loopback). Default: ${DEFAULT-VALUE}.")
     int homaMtuBytes = SystemSettings.defaults().homaMtuBytes();
 
-    @Option(names = "--grpc-direct-executor", negatable = true, description = "gRPC handlers and callbacks on its event loops (as gRPC's own benchmarks). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--no-homa-gso", negatable = true, description = "UDP GSO on send and GRO on receive for every Homa transport, where the kernel has them. Default: ${DEFAULT-VALUE}.")
+    boolean homaGso = true;
+
+    @Option(names = "--no-grpc-direct-executor", negatable = true, description = "gRPC handlers and callbacks on its event loops (as gRPC's own benchmarks). Default: ${DEFAULT-VALUE}.")
     boolean grpcDirectExecutor = true;
 
-    @Option(names = "--pin", negatable = true, description = "Pin client to CPU 0 and servers to CPU 1 with taskset when possible. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--no-pin", negatable = true, description = "Pin client to CPU 0 and servers to CPU 1 with taskset when possible. Default: ${DEFAULT-VALUE}.")
     boolean pin = true;
 
     @Option(names = "--server-jvm-option", description = "Extra JVM option for the server processes (repeatable), e.g. to profile them with JFR.")
@@ -128,7 +135,12 @@ public final class LoadGenerator implements Callable<Integer> {
         if (!(s5Load > 0 && s5Load <= 1)) {
             throw new IllegalArgumentException("--s5-load must be in (0, 1], was " + s5Load);
         }
-        SystemSettings settings = new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor);
+        for (String name : s5Rps.keySet()) {
+            if (!Workload.NAMES.contains(name)) {
+                throw new IllegalArgumentException("--s5-rps: unknown workload " + name + ", expected one of " + Workload.NAMES);
+            }
+        }
+        SystemSettings settings = new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso);
         RunPlan plan = mode == Mode.FULL ? RunPlan.full() : RunPlan.quick();
         ScenarioRunner.class.getName(); // fail fast on a broken class path
         int cores = Runtime.getRuntime().availableProcessors();
@@ -162,7 +174,8 @@ public final class LoadGenerator implements Callable<Integer> {
                     progress(system.id() + ": " + connectErrors.get(system));
                 }
             }
-            ScenarioRunner runner = new ScenarioRunner(plan, clients, s5Load);
+            ScenarioRunner runner = new ScenarioRunner(plan, clients, s5Load, s5Rps,
+                    List.of(ProcessHandle.current().pid(), serverProcesses.get(0).pid()));
             for (SystemKind system : clients.keySet()) {
                 try {
                     runner.warmup(system);
@@ -270,6 +283,10 @@ public final class LoadGenerator implements Callable<Integer> {
         };
     }
 
+    private String s5RpsText() {
+        return String.join(",", s5Rps.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
+    }
+
     private Map<String, Object> header(RunPlan plan, Placement placement, int cores, SystemSettings settings,
             int serverCount, List<SystemKind> systemKinds) {
         Map<String, Object> header = new LinkedHashMap<>();
@@ -277,8 +294,9 @@ public final class LoadGenerator implements Callable<Integer> {
         header.put("date", OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
         header.put("duration_s", Math.round((System.nanoTime() - startNs) / 1e8) / 10.0);
         header.put("command", "benchmarks/run.sh " + plan.mode() + " --systems=" + String.join(",", systems)
-                + " --scenarios=" + String.join(",", scenarios) + " --s5-load=" + s5Load + " --servers=" + servers
-                + " --homa-link-mbps=" + homaLinkMbps + " --homa-mtu-bytes=" + homaMtuBytes + (grpcDirectExecutor ? "" : " --no-grpc-direct-executor")
+                + " --scenarios=" + String.join(",", scenarios) + " --s5-load=" + s5Load
+                + (s5Rps.isEmpty() ? "" : " --s5-rps=" + s5RpsText()) + " --servers=" + servers
+                + " --homa-link-mbps=" + homaLinkMbps + " --homa-mtu-bytes=" + homaMtuBytes + (homaGso ? "" : " --no-homa-gso") + (grpcDirectExecutor ? "" : " --no-grpc-direct-executor")
                 + (pin ? "" : " --no-pin"));
         header.put("machine", Environment.machine(cores));
         header.put("jdk", Environment.jdk());
@@ -292,10 +310,11 @@ public final class LoadGenerator implements Callable<Integer> {
         s.put("server JVM options", String.join(" ", serverOptions));
         s.put("client JVM options", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
         s.put("Homa pacer (link-mbps)", settings.homaLinkMbps() == 0 ? "off" : settings.homaLinkMbps() + " Mbit/s");
+        s.put("Homa UDP GSO/GRO", settings.homaSegmentationOffload() ? "on where the kernel has them" : "off");
         s.put("Homa MTU", settings.homaMtuBytes() == 0 ? "the device's (65,535 B on loopback)" : settings.homaMtuBytes() + " B");
         s.put("gRPC executor", settings.grpcDirectExecutor() ? "direct (event loop)" : "default thread pool");
         s.put("S5 load", s5Load + " of each system's measured maximum (closed loop, " + plan.s5MaxOutstanding()
-                + " outstanding)");
+                + " outstanding)" + (s5Rps.isEmpty() ? "" : "; fixed rates for every system, calls/s: " + s5RpsText()));
         s.put("plan", plan.toString());
         header.put("settings", s);
         Map<String, String> descriptions = new LinkedHashMap<>();

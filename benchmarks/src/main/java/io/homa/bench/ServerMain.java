@@ -34,7 +34,10 @@ public final class ServerMain implements Callable<Integer> {
     @Option(names = "--homa-mtu-bytes", description = "MTU of every Homa engine, 256..65535. Default: the engine's default (${DEFAULT-VALUE}).")
     int homaMtuBytes = SystemSettings.defaults().homaMtuBytes();
 
-    @Option(names = "--grpc-direct-executor", negatable = true, description = "gRPC handlers on the event loop.")
+    @Option(names = "--no-homa-gso", negatable = true, description = "UDP GSO and GRO for the Homa transports.")
+    boolean homaGso = true;
+
+    @Option(names = "--no-grpc-direct-executor", negatable = true, description = "gRPC handlers on the event loop.")
     boolean grpcDirectExecutor = true;
 
     public static void main(String[] args) {
@@ -43,9 +46,14 @@ public final class ServerMain implements Callable<Integer> {
         System.exit(code);
     }
 
+    /** The settings the command line gave. */
+    SystemSettings settings() {
+        return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso);
+    }
+
     @Override
     public Integer call() throws Exception {
-        SystemSettings settings = new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor);
+        SystemSettings settings = settings();
         Map<SystemKind, EchoServer> servers = new LinkedHashMap<>();
         try {
             for (String id : systems) {

@@ -50,10 +50,7 @@ public final class ServerProcess implements AutoCloseable {
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(ServerMain.class.getName());
-        command.add("--systems=" + systems.stream().map(SystemKind::id).collect(Collectors.joining(",")));
-        command.add("--homa-link-mbps=" + settings.homaLinkMbps());
-        command.add("--homa-mtu-bytes=" + settings.homaMtuBytes());
-        command.add(settings.grpcDirectExecutor() ? "--grpc-direct-executor" : "--no-grpc-direct-executor");
+        command.addAll(arguments(systems, settings));
         File logFile = log.toFile();
         Process process = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(logFile))
@@ -95,6 +92,16 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     /** The port of a system's server in this process. */
+    /** The arguments of {@link ServerMain} that serve {@code systems} with {@code settings}. */
+    static List<String> arguments(List<SystemKind> systems, SystemSettings settings) {
+        return List.of(
+                "--systems=" + systems.stream().map(SystemKind::id).collect(Collectors.joining(",")),
+                "--homa-link-mbps=" + settings.homaLinkMbps(),
+                "--homa-mtu-bytes=" + settings.homaMtuBytes(),
+                settings.homaSegmentationOffload() ? "--homa-gso" : "--no-homa-gso",
+                settings.grpcDirectExecutor() ? "--grpc-direct-executor" : "--no-grpc-direct-executor");
+    }
+
     public int port(SystemKind system) {
         Integer port = ports.get(system);
         if (port == null) {

@@ -135,6 +135,17 @@ public abstract class HomaTransport implements Disposable {
     /** Whether requests go to the handler ({@link #startServing()} called, or bound serving). */
     public abstract boolean isServing();
 
+    /**
+     * How packets move, for the start-up log and diagnostics, e.g. {@code "epoll, recvmmsg/sendmmsg,
+     * MTU 1500, GSO on (up to 62500 B per send), GRO on, priorities in IP TOS on"}: the I/O
+     * transport, the engine's MTU in bytes, whether UDP segmentation offload (GSO) joins packets on
+     * send and how long a send may be, whether the kernel coalesces received datagrams (GRO), and
+     * whether packets carry their priority in the IP TOS byte.
+     */
+    public String dataPath() {
+        return getClass().getSimpleName();
+    }
+
     /** The clock this transport runs on; the RPC layer measures deadlines on it too. */
     public NanoClock clock() {
         return NanoClock.system();

@@ -112,8 +112,6 @@ final class NettyHomaTransport extends HomaTransport {
     static final long LAG_PROBE_INTERVAL_NS = 100_000_000L;
     /** While packets wait for Netty's outbound queue to drain (to switch TOS), how often to look again. */
     static final long HELD_RETRY_NS = 100_000;
-    /** Netty's {@code EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE}, or null without the epoll classes. */
-    private static final @Nullable ChannelOption<Integer> EPOLL_MAX_DATAGRAM_PAYLOAD_SIZE = epollOption();
 
     private final @Nullable HomaRequestHandler handler;
     private final NanoClock clock;
@@ -142,6 +140,8 @@ final class NettyHomaTransport extends HomaTransport {
     private final Runnable lagProbeTask = this::runLagProbe;
     private long lagProbeDueNs;
     private final PriorityTosWriter writer;
+    private final GsoBatcher batcher;
+    private final String dataPath;
     private boolean heldRetryScheduled;
     private boolean closed;
     private boolean driving;
@@ -169,6 +169,10 @@ final class NettyHomaTransport extends HomaTransport {
         this.priorityTos = config.priorityTos().enabledFor(localAddress.getAddress());
         this.writer = new PriorityTosWriter(channel, priorityTos,
                 priorityTos ? channelConfig.getTrafficClass() : 0, channelConfig::setTrafficClass);
+        boolean gso = config.segmentationOffload() && UdpOffload.isEpoll(channel.getClass()) && UdpOffload.GSO_SUPPORTED;
+        this.batcher = new GsoBatcher(channel.alloc(), writer::write, engineConfig.maxDatagramBytes(),
+                gso ? GsoBatcher.maxBatchBytes(engineConfig.linkMbps(), engineConfig.maxNicQueueNs()) : 0);
+        this.dataPath = dataPath(channel, engineConfig, batcher, priorityTos);
         this.engine = new HomaEngine(
                 engineConfig, localAddress.getPort(), HomaEngine.clockDerivedFirstRpcId(epochMicros()));
         if (holdRequests) {
@@ -213,12 +217,22 @@ final class NettyHomaTransport extends HomaTransport {
             // #shouldCompleteConcurrentRpcsWhenClientAndServerShareAnEventLoop). The handler drives
             // the engine every DATAGRAMS_PER_DRIVE datagrams meanwhile.
             FixedRecvByteBufAllocator allocator;
-            if (EPOLL_MAX_DATAGRAM_PAYLOAD_SIZE != null && "EpollDatagramChannel".equals(channelType.getSimpleName())) {
+            boolean epoll = UdpOffload.isEpoll(channelType);
+            boolean gro = epoll && config.segmentationOffload() && UdpOffload.UDP_GRO != null
+                    && !"off".equals(System.getenv("HOMA_GRO"));
+            boolean recvmmsg = UdpOffload.MAX_DATAGRAM_PAYLOAD_SIZE != null && epoll
+                    && (!gro || UdpOffload.GRO_WITH_RECVMMSG);
+            if (recvmmsg) {
                 // recvmmsg(2): up to DATAGRAMS_PER_RECVMMSG datagrams per system call, sliced from one buffer.
-                bootstrap.option(EPOLL_MAX_DATAGRAM_PAYLOAD_SIZE, receiveDatagramBytes);
+                // Each slot holds the largest UDP payload, so datagrams the kernel coalesced (GRO) fit whole.
+                bootstrap.option(UdpOffload.MAX_DATAGRAM_PAYLOAD_SIZE, receiveDatagramBytes);
                 allocator = new FixedRecvByteBufAllocator(receiveDatagramBytes * DATAGRAMS_PER_RECVMMSG);
             } else {
+                // recvmsg(2): one datagram, or with GRO one run of coalesced datagrams, per system call.
                 allocator = new FixedRecvByteBufAllocator(receiveDatagramBytes);
+            }
+            if (gro) {
+                bootstrap.option(UdpOffload.UDP_GRO, true);
             }
             allocator.respectMaybeMoreData(false);
             allocator.maxMessagesPerRead(MAX_READS_PER_READINESS);
@@ -249,12 +263,25 @@ final class NettyHomaTransport extends HomaTransport {
                     return;
                 }
                 datagramHandler.transport = transport;
-                log.debug("Homa transport bound to {} ({}, priorities in IP TOS {}, handler on {}, engine {})",
-                        transport.localAddress, channelType.getSimpleName(), transport.priorityTos ? "on" : "off",
+                log.debug("Homa transport bound to {} ({}, handler on {}, engine {})",
+                        transport.localAddress, transport.dataPath,
                         spec.handlerScheduler() == null ? "the event loop" : spec.handlerScheduler(), engineConfig);
                 sink.success(transport);
             });
         });
+    }
+
+    private static String dataPath(Channel channel, EngineConfig engineConfig, GsoBatcher batcher, boolean priorityTos) {
+        boolean epoll = UdpOffload.isEpoll(channel.getClass());
+        ChannelOption<Boolean> gro = UdpOffload.UDP_GRO;
+        boolean groOn = epoll && gro != null && Boolean.TRUE.equals(channel.config().getOption(gro));
+        boolean recvmmsg = epoll && !(groOn && !UdpOffload.GRO_WITH_RECVMMSG);
+        return (epoll ? (recvmmsg ? "epoll, recvmmsg/sendmmsg" : "epoll, recvmsg/sendmmsg")
+                        : channel.getClass().getSimpleName() + ", one datagram per system call")
+                + ", MTU " + engineConfig.mtuBytes()
+                + ", GSO " + (batcher.enabled() ? "on (up to " + batcher.maxBatchBytes() + " B per send)" : "off")
+                + ", GRO " + (groOn ? "on" : "off")
+                + ", priorities in IP TOS " + (priorityTos ? "on" : "off");
     }
 
     /**
@@ -306,6 +333,16 @@ final class NettyHomaTransport extends HomaTransport {
                 requestDrive();
             }
         });
+    }
+
+    @Override
+    public String dataPath() {
+        return dataPath;
+    }
+
+    /** GSO sends and the packets they carried so far, read on the event loop; for tests and diagnostics. */
+    Mono<long[]> gsoCounters() {
+        return onLoop(() -> new long[] {batcher.segmentedSends(), batcher.segmentedPackets()});
     }
 
     @Override
@@ -609,6 +646,7 @@ final class NettyHomaTransport extends HomaTransport {
         long nowNs = clock.nanoTime();
         int sent = engine.pollTransmit(nowNs, packetSink, TRANSMIT_BUDGET_PACKETS);
         if (sent > 0) {
+            batcher.finish();
             writer.flush();
         }
         if (writer.hasHeld()) {
@@ -644,16 +682,27 @@ final class NettyHomaTransport extends HomaTransport {
     }
 
     /**
-     * The engine's {@link PacketSink}: copies the packet into a pooled direct buffer and writes it
-     * at its priority.
+     * The engine's {@link PacketSink}: copies the packet into a pooled direct buffer, joined with
+     * the packets before it into one GSO send where it can be ({@link GsoBatcher}), written at its
+     * priority when the batch ends.
      */
     private void writePacket(InetSocketAddress peer, ByteBuffer packet, int priority) {
-        int lengthBytes = packet.remaining();
-        ByteBuf buffer = channel.alloc().directBuffer(lengthBytes, lengthBytes);
-        int position = packet.position();
-        buffer.writeBytes(packet);
-        packet.position(position);
-        writer.write(new DatagramPacket(buffer, peer), priority);
+        batcher.add(peer, packet, priority);
+    }
+
+    /**
+     * A write or read failed (the packet is lost; RESEND recovers it). If the kernel refused a GSO
+     * send (EINVAL or EIO: the segment is longer than the path's MTU, or the device cannot
+     * checksum it), sends go one datagram per packet from now on, said once at WARN.
+     */
+    private void onIoError(Throwable cause) {
+        if (batcher.enabled() && batcher.segmentedSends() > 0 && cause instanceof java.io.IOException) {
+            batcher.disable();
+            log.warn("Homa transport on {}: a UDP GSO send failed ({}); sending one datagram per packet from now on",
+                    localAddress, cause.toString());
+        } else {
+            log.debug("Homa transport on {}: I/O error (ignored)", localAddress, cause);
+        }
     }
 
     private void armTimer() {
@@ -769,6 +818,7 @@ final class NettyHomaTransport extends HomaTransport {
         // and one transmit budget allow; requestDrive's task would run too late.
         drive();
         closed = true;
+        batcher.release();
         writer.releaseHeld();
         ScheduledFuture<?> pending = timer;
         if (pending != null) {
@@ -813,18 +863,6 @@ final class NettyHomaTransport extends HomaTransport {
      * transport takes the next loop in turn, so that a client and a server in one JVM run on
      * different threads.
      */
-    /** Looked up by reflection: the epoll classes are a runtime-only dependency. */
-    @SuppressWarnings("unchecked")
-    private static @Nullable ChannelOption<Integer> epollOption() {
-        try {
-            return (ChannelOption<Integer>) Class.forName("io.netty.channel.epoll.EpollChannelOption")
-                    .getField("MAX_DATAGRAM_PAYLOAD_SIZE")
-                    .get(null);
-        } catch (ReflectiveOperationException | LinkageError e) {
-            return null;
-        }
-    }
-
     private static long epochMicros() {
         Instant now = Instant.now();
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
@@ -986,7 +1024,12 @@ final class NettyHomaTransport extends HomaTransport {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            log.debug("Homa transport on {}: I/O error (ignored)", ctx.channel().localAddress(), cause);
+            NettyHomaTransport t = transport;
+            if (t != null) {
+                t.onIoError(cause);
+            } else {
+                log.debug("Homa transport on {}: I/O error (ignored)", ctx.channel().localAddress(), cause);
+            }
         }
     }
 }

@@ -315,6 +315,7 @@ public final class HomaAutoConfiguration {
         map.from(protocol::getLinkMbps).to(config::linkMbps);
         map.from(protocol::getMaxNicQueue).as(Duration::toNanos).to(config::maxNicQueueNs);
         map.from(transport::isDeviceMtu).to(config::deviceMtu);
+        map.from(transport::isSegmentationOffload).to(config::segmentationOffload);
         map.from(transport::getPriorityTos).to(config::priorityTos);
         return config.engine(engine.build()).build();
     }

@@ -85,7 +85,8 @@ public final class HomaEndpointLifecycle implements SmartLifecycle {
         await.setDaemon(false);
         await.setContextClassLoader(getClass().getClassLoader());
         await.start();
-        logger.info("Homa endpoint on UDP {} serving {}", this.transport.localAddress(), describeServices());
+        logger.info("Homa endpoint on UDP {} serving {} ({})", this.transport.localAddress(), describeServices(),
+                this.transport.dataPath());
     }
 
     /** Every exported service with its methods, e.g. {@code greeting [count, greet], kv [get, put]}. */

@@ -119,12 +119,21 @@ public final class ClosedLoop {
 
     /** Runs loops together: warm-up, then the measurement window, then stop. */
     public static void runTogether(long warmupMs, long measureMs, long drainMs, ClosedLoop... loops) {
+        runTogether(warmupMs, measureMs, drainMs, () -> {}, () -> {}, loops);
+    }
+
+    /** As {@link #runTogether(long, long, long, ClosedLoop...)}, calling {@code atWindowStart} and {@code atWindowEnd} at the window's ends. */
+    public static void runTogether(long warmupMs, long measureMs, long drainMs, Runnable atWindowStart, Runnable atWindowEnd,
+            ClosedLoop... loops) {
         long startNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmupMs);
         long endNs = startNs + TimeUnit.MILLISECONDS.toNanos(measureMs);
         for (ClosedLoop loop : loops) {
             loop.start(startNs, endNs);
         }
+        sleepUntil(startNs);
+        atWindowStart.run();
         sleepUntil(endNs);
+        atWindowEnd.run();
         for (ClosedLoop loop : loops) {
             loop.stop(drainMs);
         }

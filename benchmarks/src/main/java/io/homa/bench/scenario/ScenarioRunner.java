@@ -35,17 +35,46 @@ public final class ScenarioRunner {
     private final RunPlan plan;
     private final Map<SystemKind, EchoClient> clients;
     private final double s5LoadFraction;
+    private final Map<String, Double> s5RatesPerSecond;
+    private final List<Long> countedPids;
 
     /**
      * @param s5LoadFraction the Poisson rate in S5 as a fraction of the system's measured maximum, (0, 1]
      */
     public ScenarioRunner(RunPlan plan, Map<SystemKind, EchoClient> clients, double s5LoadFraction) {
+        this(plan, clients, s5LoadFraction, Map.of());
+    }
+
+    /**
+     * @param s5LoadFraction the Poisson rate in S5 as a fraction of the system's measured maximum, (0, 1]
+     * @param s5RatesPerSecond per workload name (w1..w5), an absolute Poisson rate in calls per second that
+     *     replaces the fraction for that workload, so that every system gets the same offered load; each &gt; 0
+     * @throws IllegalArgumentException for a fraction outside (0, 1] or a rate that is not positive and finite
+     */
+    public ScenarioRunner(RunPlan plan, Map<SystemKind, EchoClient> clients, double s5LoadFraction,
+            Map<String, Double> s5RatesPerSecond) {
+        this(plan, clients, s5LoadFraction, s5RatesPerSecond, List.of());
+    }
+
+    /**
+     * @param countedPids processes whose system calls S4 counts (the client's and the first
+     *     server's), empty for none
+     */
+    public ScenarioRunner(RunPlan plan, Map<SystemKind, EchoClient> clients, double s5LoadFraction,
+            Map<String, Double> s5RatesPerSecond, List<Long> countedPids) {
         if (!(s5LoadFraction > 0 && s5LoadFraction <= 1)) {
             throw new IllegalArgumentException("--s5-load must be in (0, 1], was " + s5LoadFraction);
         }
+        s5RatesPerSecond.forEach((workload, rate) -> {
+            if (!(rate > 0 && rate < Double.POSITIVE_INFINITY)) {
+                throw new IllegalArgumentException("--s5-rps " + workload + " must be a positive number of calls per second, was " + rate);
+            }
+        });
         this.plan = plan;
         this.clients = clients;
         this.s5LoadFraction = s5LoadFraction;
+        this.s5RatesPerSecond = Map.copyOf(s5RatesPerSecond);
+        this.countedPids = List.copyOf(countedPids);
     }
 
     private EchoClient client(SystemKind system) {
@@ -145,9 +174,21 @@ public final class ScenarioRunner {
     /** S4: 1 MiB echoes, 4 outstanding; goodput counts response payload bytes (one direction). */
     public ScenarioResult s4(SystemKind system) {
         ClosedLoop loop = new ClosedLoop(client(system), 0, fixed(LARGE_BYTES), 4, plan.callTimeoutMs());
-        ClosedLoop.runTogether(plan.scenarioWarmupMs(), plan.s4MeasureMs(), plan.callTimeoutMs(), loop);
+        SyscallCounter[] counter = new SyscallCounter[1];
+        SyscallCounter.Counts[] counts = new SyscallCounter.Counts[1];
+        ClosedLoop.runTogether(plan.scenarioWarmupMs(), plan.s4MeasureMs(), plan.callTimeoutMs(),
+                () -> counter[0] = countedPids.isEmpty() ? null : SyscallCounter.start(countedPids),
+                () -> counts[0] = counter[0] == null ? null : counter[0].stop(),
+                loop);
         Map<String, Object> metrics = new LinkedHashMap<>();
         metrics.put("goodput_gbps", gbps(loop.bytesInWindow(), plan.s4MeasureMs()));
+        if (counts[0] != null && loop.bytesInWindow() > 0) {
+            // Both processes, per MiB of messages carried: each echo carries its request and its response.
+            double mib = 2.0 * loop.bytesInWindow() / LARGE_BYTES;
+            metrics.put("syscalls_per_mib", round1(counts[0].total() / mib));
+            metrics.put("send_syscalls_per_mib", round1(counts[0].sends() / mib));
+            metrics.put("receive_syscalls_per_mib", round1(counts[0].receives() / mib));
+        }
         metrics.putAll(loopMetrics(loop, plan.s4MeasureMs(), ""));
         return finish(Scenario.S4, system, metrics, loop);
     }
@@ -198,7 +239,8 @@ public final class ScenarioRunner {
                     plan.s5MaxOutstanding(), plan.callTimeoutMs());
             ClosedLoop.runTogether(plan.scenarioWarmupMs(), plan.s5MaxMs(), plan.callTimeoutMs(), max);
             double maxPerSecond = max.completedInWindow() / (plan.s5MaxMs() / 1000.0);
-            double offered = Math.max(1, maxPerSecond * s5LoadFraction);
+            Double fixedRate = s5RatesPerSecond.get(workload.name());
+            double offered = fixedRate != null ? fixedRate : Math.max(1, maxPerSecond * s5LoadFraction);
             OpenLoop load = new OpenLoop(client, 0,
                     u -> workload.sample((u & 0x7fff_ffff) / (double) (1L << 31)),
                     offered, S5_MAX_OUTSTANDING, plan.callTimeoutMs(), seed++);

@@ -32,6 +32,7 @@ final class HomaMessageSystem {
                 .bindAddress(Loopback.HOST)
                 .linkMbps(settings.homaLinkMbps())
                 .deviceMtu(settings.homaMtuBytes() == 0)
+                .segmentationOffload(settings.homaSegmentationOffload())
                 .engine(engine.build())
                 .build();
     }

@@ -12,8 +12,10 @@ import io.homa.reactive.HomaTransportConfig;
  *     ({@link HomaTransportConfig#deviceMtu()}), ~17 packets per 1 MiB message instead of ~750
  * @param grpcDirectExecutor whether gRPC runs handlers and callbacks on its event loops
  *     ({@code directExecutor()}, what gRPC's own benchmarks do) instead of a thread pool
+ * @param homaSegmentationOffload whether Homa transports use UDP GSO and GRO where available
+ *     ({@link HomaTransportConfig#segmentationOffload()})
  */
-public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor) {
+public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload) {
     public SystemSettings {
         if (homaLinkMbps < 0 || homaLinkMbps > HomaTransportConfig.MAX_LINK_MBPS) {
             throw new IllegalArgumentException("--homa-link-mbps must be between 0 and "
@@ -25,8 +27,8 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
         }
     }
 
-    /** The transport's default pacer rate and MTU (the device's), and gRPC with a direct executor. */
+    /** The transport's default pacer rate, MTU (the device's) and offloads, and gRPC with a direct executor. */
     public static SystemSettings defaults() {
-        return new SystemSettings(HomaTransportConfig.DEFAULT_LINK_MBPS, 0, true);
+        return new SystemSettings(HomaTransportConfig.DEFAULT_LINK_MBPS, 0, true, true);
     }
 }

@@ -1,0 +1,41 @@
+package io.homa.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.homa.bench.systems.SystemKind;
+import io.homa.bench.systems.SystemSettings;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The server process gets the settings the load generator was given, on/off flags included. */
+class ServerArgumentsTest {
+    private static SystemSettings roundTrip(SystemSettings settings) {
+        ServerMain server = new ServerMain();
+        new CommandLine(server).parseArgs(ServerProcess.arguments(List.of(SystemKind.HOMA, SystemKind.GRPC), settings)
+                .toArray(String[]::new));
+        return server.settings();
+    }
+
+    @Test
+    void shouldPassEveryCombinationOfTheOnOffFlags() {
+        for (boolean gso : new boolean[] {true, false}) {
+            for (boolean direct : new boolean[] {true, false}) {
+                SystemSettings settings = new SystemSettings(2_000, 1_500, direct, gso);
+                assertThat(roundTrip(settings)).isEqualTo(settings);
+            }
+        }
+    }
+
+    @Test
+    void shouldTurnOffWhatTheLoadGeneratorsNoFlagsTurnOff() {
+        LoadGenerator generator = new LoadGenerator();
+        new CommandLine(generator).parseArgs("--no-homa-gso", "--no-pin");
+        assertThat(generator.homaGso).isFalse();
+        assertThat(generator.pin).isFalse();
+        assertThat(generator.grpcDirectExecutor).isTrue();
+        new CommandLine(generator = new LoadGenerator()).parseArgs();
+        assertThat(generator.homaGso).isTrue();
+        assertThat(generator.pin).isTrue();
+    }
+}
