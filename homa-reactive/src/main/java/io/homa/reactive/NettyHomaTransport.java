@@ -218,8 +218,7 @@ final class NettyHomaTransport extends HomaTransport {
             // the engine every DATAGRAMS_PER_DRIVE datagrams meanwhile.
             FixedRecvByteBufAllocator allocator;
             boolean epoll = UdpOffload.isEpoll(channelType);
-            boolean gro = epoll && config.segmentationOffload() && UdpOffload.UDP_GRO != null
-                    && !"off".equals(System.getenv("HOMA_GRO"));
+            boolean gro = epoll && config.segmentationOffload() && UdpOffload.UDP_GRO != null;
             boolean recvmmsg = UdpOffload.MAX_DATAGRAM_PAYLOAD_SIZE != null && epoll
                     && (!gro || UdpOffload.GRO_WITH_RECVMMSG);
             if (recvmmsg) {
