@@ -9,9 +9,13 @@ import io.homa.engine.wire.AckHeader;
  * @param unscheduledBytes {@code config.unscheduledBytes()} rounded up to whole DATA packets, so
  *     that packets stay full
  * @param rttBytes how far a receiver grants ahead of what has arrived (Homa's {@code rtt_bytes},
- *     draft "Flow control"): {@code unscheduledBytes}, but at least two full packets, so that a
- *     granted message is never sent stop-and-wait (with 64 KB packets on loopback, 60 KB is one
- *     packet: one packet per round trip, measured 3.0 Gbit/s against 4.3 with two)
+ *     draft "Flow control"): the bandwidth-delay product, the largest of {@code unscheduledBytes},
+ *     two full packets (with 64 KB packets on loopback, 60 KB is one packet: one packet per round
+ *     trip, measured 3.0 Gbit/s against 4.3 with two) and what the link carries at
+ *     {@code linkMbps} (10 Gbit/s without pacing) in {@value #ENDPOINT_ROUND_TRIP_NS} ns, the round
+ *     trip between two JVM endpoints: the wire's few microseconds plus a pass through each event
+ *     loop. At a 1500-byte MTU and 10 Gbit/s, 60 KB held a 1 MiB echo to 2.7 Gbit/s and 125 KB gave
+ *     5.2 (one run of {@code benchmarks/run.sh full --scenarios=s2,s4 --homa-mtu-bytes=1500})
  * @param incastUnscheduledBytes unscheduled bytes of a response to an INCAST request: at least 1,
  *     so that it can start (paper §3.6)
  * @param grantIncrementBytes smallest increase of a message's granted offset worth a GRANT packet
@@ -34,6 +38,11 @@ record EngineParams(
         long ackDelayNs,
         long reclaimAfterNs) {
 
+    /** The round trip a window covers between two JVM endpoints, ns (see {@code rttBytes}). */
+    static final long ENDPOINT_ROUND_TRIP_NS = 100_000;
+    /** The link rate a window is sized for when the pacer is off, Mbit/s. */
+    static final int UNPACED_LINK_MBPS = 10_000;
+
     static EngineParams of(EngineConfig config) {
         int payloadBytes = config.maxDataPayloadBytes();
         int unscheduledBytes = (int) Math.min(EngineConfig.MAX_MESSAGE_BYTES_CAP,
@@ -41,12 +50,19 @@ record EngineParams(
         return new EngineParams(
                 payloadBytes,
                 unscheduledBytes,
-                (int) Math.min(EngineConfig.MAX_MESSAGE_BYTES_CAP, Math.max(unscheduledBytes, 2L * payloadBytes)),
+                rttBytes(config, unscheduledBytes, payloadBytes),
                 Math.max(1, Math.min(unscheduledBytes, config.incastUnscheduledBytes())),
                 Math.max(payloadBytes, unscheduledBytes / 8 / payloadBytes * payloadBytes),
                 config.priorityLevels() - 1,
                 Math.min(64, (config.maxDatagramBytes() - AckHeader.HEADER_LENGTH) / AckHeader.ACK_LENGTH),
                 Math.max(250_000L, config.resendIntervalNs() / 4),
                 2 * config.peerSilenceTimeoutNs());
+    }
+
+    private static int rttBytes(EngineConfig config, int unscheduledBytes, int payloadBytes) {
+        long linkMbps = config.linkMbps() > 0 ? config.linkMbps() : UNPACED_LINK_MBPS;
+        long bandwidthDelayBytes = linkMbps * ENDPOINT_ROUND_TRIP_NS / 8_000;
+        long bytes = Math.max(Math.max(unscheduledBytes, 2L * payloadBytes), bandwidthDelayBytes);
+        return (int) Math.min(EngineConfig.MAX_MESSAGE_BYTES_CAP, bytes);
     }
 }
