@@ -9,8 +9,6 @@ import io.homa.engine.wire.ResendHeader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.Comparator;
-import java.util.PriorityQueue;
 
 /**
  * The sending side of messages (draft "Sender", "Pacing", "Retransmission"; Linux Homa's
@@ -33,8 +31,7 @@ final class Sender {
     private long messageSequence;
 
     /** SRPT: the message with the fewest bytes never sent first, older first among equals. */
-    private final PriorityQueue<OutboundMessage> sendQueue = new PriorityQueue<>(
-            Comparator.comparingInt(OutboundMessage::remainingBytes).thenComparingLong(m -> m.sequence));
+    private final SendQueue sendQueue = new SendQueue();
     /** Messages with bytes to send again, oldest request first: the receiver waits for them. */
     private final ArrayDeque<OutboundMessage> retransmitQueue = new ArrayDeque<>();
     /** Every this many DATA packets, one goes to the oldest message instead of the shortest. */
@@ -357,14 +354,17 @@ final class Sender {
     /** The oldest message with new bytes to send; if not the SRPT head, it leaves the heap to be re-added. */
     private OutboundMessage oldestSendable(OutboundMessage head) {
         OutboundMessage oldest = head;
-        for (OutboundMessage message : sendQueue) {
+        int oldestIndex = 0;
+        for (int i = 1; i < sendQueue.size(); i++) {
+            OutboundMessage message = sendQueue.get(i);
             if (message.sequence < oldest.sequence && message.hasNewSendable()) {
                 oldest = message;
+                oldestIndex = i;
             }
         }
         if (oldest != head) {
             // Its key shrinks as it sends: take it out and put it back so the heap stays ordered.
-            sendQueue.remove(oldest);
+            sendQueue.removeAt(oldestIndex);
             oldest.queued = false;
             fifoPending = oldest;
         }

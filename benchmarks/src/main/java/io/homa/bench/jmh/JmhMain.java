@@ -116,7 +116,10 @@ public final class JmhMain {
                 .append(" B/op), so \"beyond payload\" is the engine's own allocation. Of that, about 0.35 B/op is"
                         + " per message (a 64 MiB message's 16 KiB chunk table, every 47,393 packets) and the rest timer"
                         + " ticks (every 2,500 packets); the per-packet path allocates nothing"
-                        + " (guarded by protocol-engine's ReceivePathAllocationTest).\n\n");
+                        + " (guarded by protocol-engine's ReceivePathAllocationTest).\n");
+        md.append("- Send path (`EngineSendBenchmark`): one op = one 1416-byte DATA packet of a long request out"
+                + " through the pacer, a GRANT in every fifth; the payload is read from the caller's array, so B/op"
+                + " is the engine's own allocation, none per packet (guarded by SendPathAllocationTest).\n\n");
         md.append("| Benchmark | Params | ns/op | ± (99.9%) | B/op | beyond payload B/op |\n");
         md.append("|---|---|---:|---:|---:|---:|\n");
         List<RunResult> sorted = new ArrayList<>(results);

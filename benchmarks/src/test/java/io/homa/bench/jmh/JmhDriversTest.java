@@ -25,6 +25,20 @@ class JmhDriversTest {
     }
 
     @Test
+    void shouldSendOneDataPacketPerStepAcrossARequestChange() {
+        SteadyStateSender sender = new SteadyStateSender();
+        int steps = sender.packetsPerMessage() + 100;
+        int lastEnd = 0;
+        for (int i = 0; i < steps; i++) {
+            lastEnd = sender.step();
+        }
+        assertThat(sender.messages()).isEqualTo(2);
+        assertThat(sender.steps()).isEqualTo(steps);
+        assertThat(lastEnd).as("the second request's bytes sent").isPositive();
+        sender.verify();
+    }
+
+    @Test
     void shouldCompleteRpcsBetweenTwoEngines() {
         InMemoryEnginePair pair = new InMemoryEnginePair(EngineConfig.defaults(), 100_000, 100);
         for (int i = 0; i < 50; i++) {
