@@ -218,7 +218,13 @@ final class NettyHomaTransport extends HomaTransport {
             // the engine every DATAGRAMS_PER_DRIVE datagrams meanwhile.
             FixedRecvByteBufAllocator allocator;
             boolean epoll = UdpOffload.isEpoll(channelType);
-            boolean gro = epoll && config.segmentationOffload() && UdpOffload.UDP_GRO != null;
+            // GRO pays off where packets are small enough to batch (GSO), and before Netty 4.2.19 it
+            // costs recvmmsg (a read of one datagram or one coalesced run per system call), so with
+            // 64 KB packets (loopback's MTU) it stays off: a peer's GSO sends then arrive cut up.
+            boolean batching = GsoBatcher.maxBatchBytes(engineConfig.linkMbps(), engineConfig.maxNicQueueNs())
+                    >= 2 * engineConfig.maxDatagramBytes();
+            boolean gro = epoll && config.segmentationOffload() && UdpOffload.UDP_GRO != null
+                    && (batching || UdpOffload.GRO_WITH_RECVMMSG);
             boolean recvmmsg = UdpOffload.MAX_DATAGRAM_PAYLOAD_SIZE != null && epoll
                     && (!gro || UdpOffload.GRO_WITH_RECVMMSG);
             if (recvmmsg) {

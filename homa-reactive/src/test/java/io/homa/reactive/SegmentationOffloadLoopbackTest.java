@@ -87,6 +87,15 @@ class SegmentationOffloadLoopbackTest {
     }
 
     @Test
+    void shouldKeepRecvmmsgWithoutGroWhereSixtyFourKilobytePacketsLeaveNothingToBatch() {
+        HomaTransport transport = HomaTransport.bindNow(HomaTransportConfig.builder().bindAddress("127.0.0.1").build(),
+                null, TIMEOUT);
+        transports.add(transport);
+        assumeTrue(UdpOffload.isEpoll(((NettyHomaTransport) transport).channelType()), transport.dataPath());
+        assertThat(transport.dataPath()).contains("recvmmsg", "MTU 65535", "GSO off", "GRO off");
+    }
+
+    @Test
     void shouldInteroperateWhenOnlyOneSideHasTheOffloads() {
         HomaTransport plainServer = bind(false, true);
         HomaTransport offloadClient = bind(true, false);
