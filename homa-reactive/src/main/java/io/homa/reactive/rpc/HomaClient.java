@@ -248,15 +248,20 @@ public class HomaClient {
     }
 
     private @Nullable Object decodeResult(RpcCall call, PayloadCodec codec, byte[] bytes) {
-        RpcEnvelope.Response response = decodeResponse(call, bytes);
-        if (response.status() != HomaStatus.OK) {
-            throw remoteException(response);
+        RpcEnvelope.ResponseView response;
+        try {
+            response = RpcEnvelope.decodeResponseView(bytes);
+        } catch (HomaException e) {
+            throw badResponse(call, e);
         }
-        if (response.payload().length == 0) {
+        if (response.status() != HomaStatus.OK) {
+            throw remoteException(response.status(), response.message(), response.metadata());
+        }
+        if (response.payloadLength() == 0) {
             return null;
         }
         try {
-            return codec.decode(response.payload(), call.responseType());
+            return codec.decode(bytes, response.payloadOffset(), response.payloadLength(), call.responseType());
         } catch (HomaException e) {
             throw new HomaException(HomaStatus.INTERNAL,
                     "cannot decode the result of " + call.fullMethodName() + ": " + e.getMessage(), e);
@@ -338,14 +343,20 @@ public class HomaClient {
         try {
             return RpcEnvelope.decodeResponse(bytes);
         } catch (HomaException e) {
-            throw new HomaException(HomaStatus.INTERNAL,
-                    "bad response from " + call.fullMethodName() + ": " + e.getMessage(), e);
+            throw badResponse(call, e);
         }
     }
 
+    private static HomaException badResponse(RpcCall call, HomaException e) {
+        return new HomaException(HomaStatus.INTERNAL, "bad response from " + call.fullMethodName() + ": " + e.getMessage(), e);
+    }
+
     static HomaRemoteException remoteException(RpcEnvelope.Response response) {
-        return new HomaRemoteException(response.status(), response.message(),
-                response.metadata().get(RpcMetadata.ERROR_TYPE));
+        return remoteException(response.status(), response.message(), response.metadata());
+    }
+
+    private static HomaRemoteException remoteException(HomaStatus status, String message, Map<String, String> metadata) {
+        return new HomaRemoteException(status, message, metadata.get(RpcMetadata.ERROR_TYPE));
     }
 
     static HomaException deadlineExceeded(RpcCall call, long timeoutNs) {

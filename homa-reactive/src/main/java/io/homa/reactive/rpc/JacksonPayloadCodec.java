@@ -72,12 +72,19 @@ public abstract class JacksonPayloadCodec implements PayloadCodec {
     @Override
     public @Nullable Object decode(byte[] bytes, Type type) {
         Objects.requireNonNull(bytes, "bytes must not be null");
+        return decode(bytes, 0, bytes.length, type);
+    }
+
+    @Override
+    public @Nullable Object decode(byte[] bytes, int offset, int length, Type type) {
+        Objects.requireNonNull(bytes, "bytes must not be null");
         Objects.requireNonNull(type, "type must not be null");
-        if (type == byte[].class && bytes.length > 0 && bytes[0] == RAW_BYTES_TAG) {
-            return Arrays.copyOfRange(bytes, 1, bytes.length);
+        Objects.checkFromIndexSize(offset, length, bytes.length);
+        if (type == byte[].class && length > 0 && bytes[offset] == RAW_BYTES_TAG) {
+            return Arrays.copyOfRange(bytes, offset + 1, offset + length);
         }
         try {
-            return mapper.readValue(bytes, mapper.getTypeFactory().constructType(type));
+            return mapper.readValue(bytes, offset, length, mapper.getTypeFactory().constructType(type));
         } catch (JacksonException e) {
             throw new HomaException(HomaStatus.INVALID_ARGUMENT,
                     "cannot decode " + formatName + " as " + type.getTypeName() + ": " + e.getOriginalMessage(), e);
@@ -93,14 +100,15 @@ public abstract class JacksonPayloadCodec implements PayloadCodec {
     }
 
     @Override
-    public @Nullable Object[] decodeArguments(byte[] bytes, Type[] types) {
+    public @Nullable Object[] decodeArguments(byte[] bytes, int offset, int length, Type[] types) {
         Objects.requireNonNull(bytes, "bytes must not be null");
         Objects.requireNonNull(types, "types must not be null");
         if (types.length < 2) {
-            return PayloadCodec.super.decodeArguments(bytes, types);
+            return PayloadCodec.super.decodeArguments(bytes, offset, length, types);
         }
+        Objects.checkFromIndexSize(offset, length, bytes.length);
         Object[] values = new Object[types.length];
-        try (JsonParser parser = mapper.createParser(bytes)) {
+        try (JsonParser parser = mapper.createParser(bytes, offset, length)) {
             if (parser.nextToken() != JsonToken.START_ARRAY) {
                 throw new HomaException(HomaStatus.INVALID_ARGUMENT,
                         "expected a " + formatName + " array of " + types.length + " arguments");

@@ -5,6 +5,7 @@ import io.homa.reactive.HomaStatus;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,6 +42,19 @@ public interface PayloadCodec {
     @Nullable Object decode(byte[] bytes, Type type);
 
     /**
+     * Decodes a value from {@code bytes[offset, offset + length)}, e.g. the payload inside a
+     * received message, so that a long payload is not copied out first. The default copies the
+     * range (unless it is the whole array) and calls {@link #decode(byte[], Type)}; the Jackson
+     * codecs read the range in place.
+     *
+     * @throws IndexOutOfBoundsException if the range is not inside {@code bytes}
+     * @throws io.homa.reactive.HomaException with status INVALID_ARGUMENT if the bytes do not decode
+     */
+    default @Nullable Object decode(byte[] bytes, int offset, int length, Type type) {
+        return decode(range(bytes, offset, length), type);
+    }
+
+    /**
      * Encodes a call's arguments: none → empty payload, one → {@link #encode} of it, two or more →
      * one array.
      *
@@ -72,13 +86,26 @@ public interface PayloadCodec {
      *     {@code types.length} values of those types
      */
     default @Nullable Object[] decodeArguments(byte[] bytes, Type[] types) {
+        return decodeArguments(bytes, 0, bytes.length, types);
+    }
+
+    /**
+     * Decodes arguments from {@code bytes[offset, offset + length)}; see
+     * {@link #decodeArguments(byte[], Type[])}.
+     *
+     * @throws IndexOutOfBoundsException if the range is not inside {@code bytes}
+     * @throws HomaException with status INVALID_ARGUMENT if the payload does not decode into
+     *     {@code types.length} values of those types
+     */
+    default @Nullable Object[] decodeArguments(byte[] bytes, int offset, int length, Type[] types) {
+        Objects.checkFromIndexSize(offset, length, bytes.length);
         if (types.length == 0) {
             return new Object[0];
         }
         if (types.length == 1) {
-            return new Object[] {bytes.length == 0 ? null : decode(bytes, types[0])};
+            return new Object[] {length == 0 ? null : decode(bytes, offset, length, types[0])};
         }
-        List<byte[]> frames = RpcEnvelope.decodeFrames(bytes);
+        List<byte[]> frames = RpcEnvelope.decodeFrames(range(bytes, offset, length));
         if (frames.size() != types.length) {
             throw new HomaException(HomaStatus.INVALID_ARGUMENT,
                     "expected " + types.length + " arguments, got " + frames.size());
@@ -88,5 +115,11 @@ public interface PayloadCodec {
             values[i] = decode(frames.get(i), types[i]);
         }
         return values;
+    }
+
+    /** {@code bytes[offset, offset + length)}: the array itself when that is all of it, else a copy. */
+    private static byte[] range(byte[] bytes, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, bytes.length);
+        return offset == 0 && length == bytes.length ? bytes : java.util.Arrays.copyOfRange(bytes, offset, offset + length);
     }
 }

@@ -367,7 +367,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     /** @param onScheduler whether this runs on the scheduler already (a long request) */
     private Mono<RpcEnvelope.Response> dispatch(HomaRequest request, boolean onScheduler) {
         long arrivalNs = clock.nanoTime();
-        RpcEnvelope.Request envelope = RpcEnvelope.decodeRequest(request.payload());
+        RpcEnvelope.RequestView envelope = RpcEnvelope.decodeRequestView(request.payload());
         String phase = envelope.metadata().get(RpcMetadata.STREAM);
         if (shuttingDown && (phase == null || phase.equals(RpcMetadata.STREAM_OPEN))) {
             throw unavailable();
@@ -394,7 +394,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     }
 
     /** The end of the interceptor chain. */
-    private Mono<RpcEnvelope.Response> execute(ServerCall call, RpcEnvelope.Request envelope, PayloadCodec codec,
+    private Mono<RpcEnvelope.Response> execute(ServerCall call, RpcEnvelope.RequestView envelope, PayloadCodec codec,
             long arrivalNs, boolean onScheduler) {
         String phase = call.metadata().get(RpcMetadata.STREAM);
         if (phase == null) {
@@ -415,7 +415,7 @@ public class RpcDispatcher implements HomaRequestHandler {
         };
     }
 
-    private Mono<RpcEnvelope.Response> unary(ServerCall call, RpcEnvelope.Request envelope, PayloadCodec codec,
+    private Mono<RpcEnvelope.Response> unary(ServerCall call, RpcEnvelope.RequestView envelope, PayloadCodec codec,
             long arrivalNs, boolean onScheduler) {
         RpcMethod method = method(call);
         if (method.kind() == RpcMethod.Kind.STREAM) {
@@ -423,7 +423,7 @@ public class RpcDispatcher implements HomaRequestHandler {
                     call.fullMethodName() + " is a streaming method; call it with HomaClient.stream");
         }
         long deadlineNs = deadlineNs(call, arrivalNs);
-        @Nullable Object[] arguments = decodeArguments(method, codec, envelope.payload());
+        @Nullable Object[] arguments = decodeArguments(method, codec, envelope);
         Mono<?> result = Mono.defer(() -> {
                     checkDeadline(call, deadlineNs);
                     return Mono.from(invoke(method, arguments));
@@ -451,11 +451,11 @@ public class RpcDispatcher implements HomaRequestHandler {
         return RpcEnvelope.Response.ok(payload);
     }
 
-    private Mono<RpcEnvelope.Response> openStream(ServerCall call, RpcEnvelope.Request envelope, PayloadCodec codec,
+    private Mono<RpcEnvelope.Response> openStream(ServerCall call, RpcEnvelope.RequestView envelope, PayloadCodec codec,
             long arrivalNs, boolean onScheduler) {
         RpcMethod method = method(call);
         long deadlineNs = deadlineNs(call, arrivalNs);
-        @Nullable Object[] arguments = decodeArguments(method, codec, envelope.payload());
+        @Nullable Object[] arguments = decodeArguments(method, codec, envelope);
         int request = streamRequest(call);
         long id;
         ServerStream stream;
@@ -556,9 +556,11 @@ public class RpcDispatcher implements HomaRequestHandler {
         }
     }
 
-    private static @Nullable Object[] decodeArguments(RpcMethod method, PayloadCodec codec, byte[] payload) {
+    private static @Nullable Object[] decodeArguments(RpcMethod method, PayloadCodec codec,
+            RpcEnvelope.RequestView envelope) {
         try {
-            return codec.decodeArguments(payload, method.argumentTypes());
+            return codec.decodeArguments(envelope.message(), envelope.payloadOffset(), envelope.payloadLength(),
+                    method.argumentTypes());
         } catch (HomaException e) {
             throw new HomaException(HomaStatus.INVALID_ARGUMENT,
                     "invalid argument for " + method.fullName() + ": " + e.getMessage(), e);

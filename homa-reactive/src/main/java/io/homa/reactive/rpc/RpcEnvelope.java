@@ -224,11 +224,34 @@ public final class RpcEnvelope {
      * @throws HomaException with status INVALID_ARGUMENT if the bytes are not a request envelope
      */
     public static Request decodeRequest(ByteBuf message) {
+        return decodeRequestView(message).toRequest();
+    }
+
+    /**
+     * A decoded request whose payload stays where it arrived, {@code message[payloadOffset,
+     * payloadOffset + payloadLength)}: the dispatcher decodes arguments from there, without copying
+     * a long payload out first.
+     */
+    record RequestView(String service, String method, String codec, Map<String, String> metadata,
+            byte[] message, int payloadOffset, int payloadLength) {
+        Request toRequest() {
+            return new Request(service, method, codec, metadata,
+                    Arrays.copyOfRange(message, payloadOffset, payloadOffset + payloadLength));
+        }
+    }
+
+    /**
+     * Decodes a request from the readable bytes of {@code message}, leaving its indices unchanged,
+     * and its payload in place when the buffer is backed by an array.
+     *
+     * @throws HomaException with status INVALID_ARGUMENT if the bytes are not a request envelope
+     */
+    static RequestView decodeRequestView(ByteBuf message) {
         if (message.hasArray()) {
-            return decodeRequest(message.array(), message.arrayOffset() + message.readerIndex(), message.readableBytes());
+            return decodeRequestView(message.array(), message.arrayOffset() + message.readerIndex(), message.readableBytes());
         }
         byte[] bytes = ByteBufUtil.getBytes(message);
-        return decodeRequest(bytes, 0, bytes.length);
+        return decodeRequestView(bytes, 0, bytes.length);
     }
 
     /**
@@ -237,17 +260,17 @@ public final class RpcEnvelope {
      * @throws HomaException with status INVALID_ARGUMENT if the bytes are not a request envelope
      */
     public static Request decodeRequest(byte[] message) {
-        return decodeRequest(message, 0, message.length);
+        return decodeRequestView(message, 0, message.length).toRequest();
     }
 
-    private static Request decodeRequest(byte[] bytes, int offset, int length) {
+    private static RequestView decodeRequestView(byte[] bytes, int offset, int length) {
         Reader in = new Reader(bytes, offset, length, "request");
         in.header(KIND_REQUEST);
         String service = in.utf8(in.u16(), "service");
         String method = in.utf8(in.u16(), "method");
         String codec = in.ascii(in.u8(), "codec name");
         Map<String, String> metadata = in.metadata();
-        return new Request(service, method, codec, metadata, in.rest());
+        return new RequestView(service, method, codec, metadata, bytes, in.position, in.end - in.position);
     }
 
     // ------------------------------------------------------------------ response
@@ -309,12 +332,30 @@ public final class RpcEnvelope {
      * @throws HomaException with status INVALID_ARGUMENT if the bytes are not a response envelope
      */
     public static Response decodeResponse(byte[] message) {
+        ResponseView view = decodeResponseView(message);
+        return new Response(view.status(), view.message(), view.metadata(),
+                Arrays.copyOfRange(message, view.payloadOffset(), message.length));
+    }
+
+    /** A decoded response whose payload stays in place: {@code bytes[payloadOffset, bytes.length)}. */
+    record ResponseView(HomaStatus status, String message, Map<String, String> metadata, byte[] bytes, int payloadOffset) {
+        int payloadLength() {
+            return bytes.length - payloadOffset;
+        }
+    }
+
+    /**
+     * Decodes a response, leaving its payload in {@code message}.
+     *
+     * @throws HomaException with status INVALID_ARGUMENT if the bytes are not a response envelope
+     */
+    static ResponseView decodeResponseView(byte[] message) {
         Reader in = new Reader(message, 0, message.length, "response");
         in.header(KIND_RESPONSE);
         HomaStatus status = HomaStatus.fromCode(in.u8());
         String text = in.utf8(in.u16(), "error message");
         Map<String, String> metadata = in.metadata();
-        return new Response(status, text, metadata, in.rest());
+        return new ResponseView(status, text, metadata, message, in.position);
     }
 
     // ------------------------------------------------------------------ frames

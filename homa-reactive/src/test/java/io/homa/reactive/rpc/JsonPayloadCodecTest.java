@@ -133,4 +133,48 @@ class JsonPayloadCodecTest {
                 .isInstanceOfSatisfying(HomaException.class,
                         e -> assertThat(e.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT));
     }
+
+    /** {@code bytes} inside a larger array, with junk on both sides, as a payload sits in a message. */
+    private static byte[] embedded(byte[] bytes, int before, int after) {
+        byte[] message = new byte[before + bytes.length + after];
+        java.util.Arrays.fill(message, (byte) '{');
+        System.arraycopy(bytes, 0, message, before, bytes.length);
+        return message;
+    }
+
+    @Test
+    void shouldDecodeValuesAndArgumentsFromARangeOfALargerArrayInEveryCodec() {
+        byte[] payload = {5, 6, 7};
+        PayloadCodec framed = new PayloadCodec() { // the interface's defaults: frames, copies of the range
+            @Override
+            public String name() {
+                return "framed";
+            }
+
+            @Override
+            public byte[] encode(Object value) {
+                return codec.encode(value);
+            }
+
+            @Override
+            public Object decode(byte[] bytes, Type type) {
+                return codec.decode(bytes, type);
+            }
+        };
+        for (PayloadCodec each : List.of(codec, new SmilePayloadCodec(), new CborPayloadCodec(), framed)) {
+            byte[] item = each.encode(new Item("apple", 3));
+            assertThat(each.decode(embedded(item, 7, 5), 7, item.length, Item.class)).as(each.name())
+                    .isEqualTo(new Item("apple", 3));
+            byte[] raw = each.encode(payload);
+            assertThat((byte[]) each.decode(embedded(raw, 3, 2), 3, raw.length, byte[].class)).as(each.name())
+                    .containsExactly(5, 6, 7);
+            byte[] arguments = each.encodeArguments(new Object[] {new Item("pear", 1), "x"});
+            assertThat(each.decodeArguments(embedded(arguments, 4, 4), 4, arguments.length,
+                    new Type[] {Item.class, String.class})).as(each.name()).containsExactly(new Item("pear", 1), "x");
+            assertThat(each.decodeArguments(embedded(new byte[0], 4, 4), 4, 0, new Type[] {Item.class}))
+                    .as("an empty payload is a null argument").containsExactly((Object) null);
+            assertThatThrownBy(() -> each.decode(item, 1, item.length, Item.class))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
+        }
+    }
 }

@@ -241,4 +241,28 @@ class RpcEnvelopeTest {
                 .isInstanceOf(HomaException.class)
                 .satisfies(e -> assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.INVALID_ARGUMENT));
     }
+
+    @Test
+    void shouldLeaveThePayloadInPlaceInTheViewsTheRpcLayerDecodesFrom() {
+        byte[] payload = {1, 2, 3, 4};
+        byte[] request = RpcEnvelope.encodeRequest("svc", "m", "json", java.util.Map.of("k", "v"), payload);
+        byte[] message = new byte[request.length + 10];
+        System.arraycopy(request, 0, message, 6, request.length);
+        io.netty.buffer.ByteBuf buffer = io.netty.buffer.Unpooled.wrappedBuffer(message, 6, request.length);
+
+        RpcEnvelope.RequestView view = RpcEnvelope.decodeRequestView(buffer);
+
+        assertThat(view.message()).as("no copy").isSameAs(message);
+        assertThat(java.util.Arrays.copyOfRange(message, view.payloadOffset(), view.payloadOffset() + view.payloadLength()))
+                .containsExactly(1, 2, 3, 4);
+        assertThat(view.toRequest()).isEqualTo(RpcEnvelope.decodeRequest(request));
+        assertThat(buffer.readerIndex()).isZero();
+
+        byte[] response = RpcEnvelope.encodeResponse(HomaStatus.OK, "", java.util.Map.of("a", "b"), payload);
+        RpcEnvelope.ResponseView responseView = RpcEnvelope.decodeResponseView(response);
+        assertThat(responseView.bytes()).isSameAs(response);
+        assertThat(responseView.payloadLength()).isEqualTo(4);
+        assertThat(response[responseView.payloadOffset()]).isEqualTo((byte) 1);
+        assertThat(responseView.metadata()).containsEntry("a", "b");
+    }
 }
