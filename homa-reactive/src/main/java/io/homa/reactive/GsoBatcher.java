@@ -86,6 +86,11 @@ final class GsoBatcher {
 
     /** Whether packets may be joined at all. */
     boolean enabled() {
+        return joins(maxBatchBytes, fullPacketBytes);
+    }
+
+    /** Whether sends of up to {@code maxBatchBytes} join packets of {@code fullPacketBytes}: two must fit. */
+    static boolean joins(int maxBatchBytes, int fullPacketBytes) {
         return maxBatchBytes >= 2 * fullPacketBytes;
     }
 

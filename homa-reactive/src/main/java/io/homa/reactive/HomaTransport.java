@@ -136,9 +136,9 @@ public abstract class HomaTransport implements Disposable {
     public abstract boolean isServing();
 
     /**
-     * How packets move, for the start-up log and diagnostics, e.g. {@code "epoll, recvmmsg/sendmmsg,
+     * How packets move, for the start-up log and diagnostics, e.g. {@code "epoll, recvmsg/sendmmsg,
      * MTU 1500, GSO on (up to 62500 B per send), GRO on, priorities in IP TOS on"}: the I/O
-     * transport, the engine's MTU in bytes, whether UDP segmentation offload (GSO) joins packets on
+     * transport and its system calls (recvmmsg, or recvmsg where GRO needs it), the engine's MTU in bytes, whether UDP segmentation offload (GSO) joins packets on
      * send and how long a send may be, whether the kernel coalesces received datagrams (GRO), and
      * whether packets carry their priority in the IP TOS byte.
      */

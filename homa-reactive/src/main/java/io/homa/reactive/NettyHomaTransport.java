@@ -154,8 +154,12 @@ final class NettyHomaTransport extends HomaTransport {
     private @Nullable ScheduledFuture<?> timer;
     private long timerDeadlineNs;
 
-    /** Runs on the event loop, in the bind listener, before the first datagram is read. */
-    private NettyHomaTransport(HomaTransportSpec spec, Channel channel, EngineConfig engineConfig) {
+    /**
+     * Runs on the event loop, in the bind listener, before the first datagram is read.
+     *
+     * @param gsoBatchBytes the longest GSO send, bytes, 0 without GSO ({@link GsoBatcher})
+     */
+    private NettyHomaTransport(HomaTransportSpec spec, Channel channel, EngineConfig engineConfig, int gsoBatchBytes) {
         HomaTransportConfig config = spec.config();
         boolean holdRequests = spec.holdsRequests();
         this.handler = spec.handler();
@@ -169,9 +173,7 @@ final class NettyHomaTransport extends HomaTransport {
         this.priorityTos = config.priorityTos().enabledFor(localAddress.getAddress());
         this.writer = new PriorityTosWriter(channel, priorityTos,
                 priorityTos ? channelConfig.getTrafficClass() : 0, channelConfig::setTrafficClass);
-        boolean gso = config.segmentationOffload() && UdpOffload.isEpoll(channel.getClass()) && UdpOffload.GSO_SUPPORTED;
-        this.batcher = new GsoBatcher(channel.alloc(), writer::write, engineConfig.maxDatagramBytes(),
-                gso ? GsoBatcher.maxBatchBytes(engineConfig.linkMbps(), engineConfig.maxNicQueueNs()) : 0);
+        this.batcher = new GsoBatcher(channel.alloc(), writer::write, engineConfig.maxDatagramBytes(), gsoBatchBytes);
         this.dataPath = dataPath(channel, engineConfig, batcher, priorityTos);
         this.engine = new HomaEngine(
                 engineConfig, localAddress.getPort(), HomaEngine.clockDerivedFirstRpcId(epochMicros()));
@@ -221,10 +223,11 @@ final class NettyHomaTransport extends HomaTransport {
             // GRO pays off where packets are small enough to batch (GSO), and before Netty 4.2.19 it
             // costs recvmmsg (a read of one datagram or one coalesced run per system call), so with
             // 64 KB packets (loopback's MTU) it stays off: a peer's GSO sends then arrive cut up.
-            boolean batching = GsoBatcher.maxBatchBytes(engineConfig.linkMbps(), engineConfig.maxNicQueueNs())
-                    >= 2 * engineConfig.maxDatagramBytes();
+            int batchBytes = GsoBatcher.maxBatchBytes(engineConfig.linkMbps(), engineConfig.maxNicQueueNs());
+            boolean batching = GsoBatcher.joins(batchBytes, engineConfig.maxDatagramBytes());
             boolean gro = epoll && config.segmentationOffload() && UdpOffload.UDP_GRO != null
                     && (batching || UdpOffload.GRO_WITH_RECVMMSG);
+            int gsoBatchBytes = epoll && config.segmentationOffload() && UdpOffload.GSO_SUPPORTED ? batchBytes : 0;
             boolean recvmmsg = UdpOffload.MAX_DATAGRAM_PAYLOAD_SIZE != null && epoll
                     && (!gro || UdpOffload.GRO_WITH_RECVMMSG);
             if (recvmmsg) {
@@ -261,7 +264,7 @@ final class NettyHomaTransport extends HomaTransport {
                 }
                 NettyHomaTransport transport;
                 try {
-                    transport = new NettyHomaTransport(spec, future.channel(), engineConfig);
+                    transport = new NettyHomaTransport(spec, future.channel(), engineConfig, gsoBatchBytes);
                 } catch (RuntimeException e) {
                     future.channel().close();
                     sink.error(new HomaException(HomaStatus.UNAVAILABLE, "cannot start Homa engine: " + e, e));
@@ -280,7 +283,9 @@ final class NettyHomaTransport extends HomaTransport {
         boolean epoll = UdpOffload.isEpoll(channel.getClass());
         ChannelOption<Boolean> gro = UdpOffload.UDP_GRO;
         boolean groOn = epoll && gro != null && Boolean.TRUE.equals(channel.config().getOption(gro));
-        boolean recvmmsg = epoll && !(groOn && !UdpOffload.GRO_WITH_RECVMMSG);
+        ChannelOption<Integer> slot = UdpOffload.MAX_DATAGRAM_PAYLOAD_SIZE;
+        Integer slotBytes = epoll && slot != null ? channel.config().getOption(slot) : null;
+        boolean recvmmsg = slotBytes != null && slotBytes > 0;
         return (epoll ? (recvmmsg ? "epoll, recvmmsg/sendmmsg" : "epoll, recvmsg/sendmmsg")
                         : channel.getClass().getSimpleName() + ", one datagram per system call")
                 + ", MTU " + engineConfig.mtuBytes()
@@ -696,9 +701,10 @@ final class NettyHomaTransport extends HomaTransport {
     }
 
     /**
-     * A write or read failed (the packet is lost; RESEND recovers it). If the kernel refused a GSO
-     * send (EINVAL or EIO: the segment is longer than the path's MTU, or the device cannot
-     * checksum it), sends go one datagram per packet from now on, said once at WARN.
+     * A write or read failed (the packet is lost; RESEND recovers it). Once GSO sends have gone
+     * out, any I/O error is taken as the kernel refusing them (it answers EINVAL or EIO when a
+     * segment is longer than the path's MTU or the device cannot checksum it; the error does not
+     * say which datagram failed), and sends go one datagram per packet from now on, said once at WARN.
      */
     private void onIoError(Throwable cause) {
         if (batcher.enabled() && batcher.segmentedSends() > 0 && cause instanceof java.io.IOException) {

@@ -1,6 +1,10 @@
 package io.homa.reactive;
 
 import io.netty.channel.ChannelOption;
+import io.netty.util.Version;
+import java.util.Arrays;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,17 +45,17 @@ final class UdpOffload {
     }
 
     private static boolean nettyEpollAtLeast(int major, int minor, int patch) {
-        io.netty.util.Version version = io.netty.util.Version.identify().get("netty-transport-classes-epoll");
+        Version version = Version.identify().get("netty-transport-classes-epoll");
         if (version == null) {
             return false;
         }
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)\\.(\\d+)\\.(\\d+)").matcher(version.artifactVersion());
+        Matcher m = Pattern.compile("(\\d+)\\.(\\d+)\\.(\\d+)").matcher(version.artifactVersion());
         if (!m.lookingAt()) {
             return false;
         }
         int[] found = {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3))};
         int[] wanted = {major, minor, patch};
-        return java.util.Arrays.compare(found, wanted) >= 0;
+        return Arrays.compare(found, wanted) >= 0;
     }
 
     private static boolean gsoSupported() {

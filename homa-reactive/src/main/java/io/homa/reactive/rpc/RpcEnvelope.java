@@ -597,12 +597,6 @@ public final class RpcEnvelope {
             return metadata;
         }
 
-        byte[] rest() {
-            byte[] payload = Arrays.copyOfRange(bytes, position, end);
-            position = end;
-            return payload;
-        }
-
         private void need(int length, String field) {
             if (end - position < length) {
                 throw malformed(field + " needs " + length + " bytes but only " + (end - position) + " remain");
