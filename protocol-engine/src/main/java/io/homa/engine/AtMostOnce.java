@@ -15,15 +15,23 @@ import java.util.ArrayDeque;
  * packet; RPC_UNKNOWN ends an RPC on either side.
  */
 final class AtMostOnce {
+    /**
+     * Most rpcids one ACK packet may list: what our own senders put in one (the draft sets no
+     * limit; Linux Homa sends at most 5). A packet listing more is malformed.
+     */
+    static final int MAX_ACKS_PER_PACKET = 64;
+
     private final EngineParams params;
     private final RpcTable rpcs;
     private final ControlQueue control;
     private final TimerQueue timers;
     private final ArrayDeque<HomaEvent> events;
+    private final EngineCounters counters;
     private final AckHeader ackRx = new AckHeader();
 
     AtMostOnce(EngineParams params, RpcTable rpcs, ControlQueue control, TimerQueue timers,
-            ArrayDeque<HomaEvent> events) {
+            ArrayDeque<HomaEvent> events, EngineCounters counters) {
+        this.counters = counters;
         this.params = params;
         this.rpcs = rpcs;
         this.control = control;
@@ -33,14 +41,30 @@ final class AtMostOnce {
 
     // ---- server side
 
-    /** The client says it has the response of {@code rpcId}: release the RPC's state. */
+    /**
+     * The client says it has the response of {@code rpcId}: release the RPC's state. An ack of an
+     * RPC whose response has not gone out in full is ignored and counted
+     * ({@link EngineCounters#acksIgnored()}): no client can have that response yet, so the ack is
+     * forged (or the client confused), and releasing would drop the response of a live RPC. An ack
+     * of an rpcid not held is remembered as finished only up to the highest rpcid the client
+     * really sent ({@link FinishedRpcIds#remember}).
+     */
     void acknowledge(Peer client, long rpcId) {
         ServerRpc rpc = client.serverRpcs.get(rpcId);
-        if (rpc != null) {
+        if (rpc == null) {
+            client.finished.remember(rpcId);
+        } else if (responseSentInFull(rpc)) {
             release(rpc);
         } else {
-            client.finished.remember(rpcId);
+            counters.acksIgnored++;
         }
+    }
+
+    /** Whether every byte of the RPC's response has been sent at least once. */
+    private static boolean responseSentInFull(ServerRpc rpc) {
+        OutboundMessage response = rpc.response;
+        return response != null && response.nextOffset >= response.lengthBytes
+                && (rpc.state() == ServerRpc.State.SENDING_RESPONSE || rpc.state() == ServerRpc.State.AWAITING_ACK);
     }
 
     /**
@@ -65,9 +89,11 @@ final class AtMostOnce {
     }
 
     /**
-     * An ACK packet from a client: its header's rpcid and every rpcid it lists are released.
+     * An ACK packet from a client: its header's rpcid and every rpcid it lists are released (each
+     * as {@link #acknowledge} says).
      *
-     * @return false if the packet is malformed (short, or from a server)
+     * @return false if the packet is malformed (short, from a server, or listing more than
+     *     {@value #MAX_ACKS_PER_PACKET} rpcids)
      */
     boolean onAck(InetSocketAddress from, ByteBuffer packet, int offset, int length, boolean fromServer, long rpcId) {
         if (length < AckHeader.HEADER_LENGTH || fromServer) {
@@ -75,7 +101,7 @@ final class AtMostOnce {
         }
         ackRx.wrap(packet, offset);
         int numAcks = ackRx.numAcks();
-        if (length < AckHeader.packetLength(numAcks)) {
+        if (numAcks > MAX_ACKS_PER_PACKET || length < AckHeader.packetLength(numAcks)) {
             return false;
         }
         Peer peer = rpcs.knownPeer(from);
@@ -102,7 +128,9 @@ final class AtMostOnce {
             if (rpc != null) {
                 rpcs.removeClientRpc(rpc);
                 events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_LOST_RPC,
-                        "server " + rpc.server.address + " no longer knows the RPC (RPC_UNKNOWN)"));
+                        "server " + rpc.server.address + " no longer knows the RPC (RPC_UNKNOWN: it finished with it, for"
+                                + " example gave it up after retransmitting the response " + Sender.RETRANSMIT_BUDGET_FACTOR
+                                + " times over, or it restarted)"));
             }
             return;
         }

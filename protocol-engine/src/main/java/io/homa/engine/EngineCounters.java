@@ -27,6 +27,10 @@ public final class EngineCounters {
     long rttSamples;
     long resendsDeferred;
     long silentPeerProbes;
+    long acksIgnored;
+    long cutoffsIgnored;
+    long conflictingDataPackets;
+    long retransmitBudgetExceeded;
     /** Smoothed RTT per peer; filled only in a {@link HomaEngine#countersSnapshot()}. */
     Map<InetSocketAddress, Long> peerSmoothedRttNs = Map.of();
 
@@ -145,6 +149,41 @@ public final class EngineCounters {
     }
 
     /**
+     * Acknowledgments (in ACK packets or riding on request DATA) of an RPC whose response had not
+     * been sent in full: no client can have received it, so the ack is forged or confused and the
+     * RPC is kept (issue 14: a forged ACK must not drop a response in service).
+     */
+    public long acksIgnored() {
+        return acksIgnored;
+    }
+
+    /**
+     * CUTOFFS packets not applied: about an RPC this endpoint does not hold with the sender, or
+     * with cutoffs that are not a non-increasing list with a non-zero first entry.
+     */
+    public long cutoffsIgnored() {
+        return cutoffsIgnored;
+    }
+
+    /**
+     * DATA packets whose bytes differ from bytes of the same message already received at the same
+     * offsets; each failed its message as a protocol error.
+     */
+    public long conflictingDataPackets() {
+        return conflictingDataPackets;
+    }
+
+    /**
+     * Messages given up because the peer asked for more retransmissions than
+     * {@value Sender#RETRANSMIT_BUDGET_FACTOR} times their length (at least
+     * {@value Sender#RETRANSMIT_BUDGET_FLOOR_BYTES} bytes) in all: a lossy path needs far fewer;
+     * forged RESENDs would turn a stored response into an amplifier.
+     */
+    public long retransmitBudgetExceeded() {
+        return retransmitBudgetExceeded;
+    }
+
+    /**
      * Smoothed round-trip time (RFC 6298 SRTT) in nanoseconds of each peer with at least one
      * sample, at most {@value HomaEngine#MAX_PEERS_REPORTED} of them; empty unless this is a
      * {@link HomaEngine#countersSnapshot()}.
@@ -173,6 +212,10 @@ public final class EngineCounters {
         copy.rttSamples = rttSamples;
         copy.resendsDeferred = resendsDeferred;
         copy.silentPeerProbes = silentPeerProbes;
+        copy.acksIgnored = acksIgnored;
+        copy.cutoffsIgnored = cutoffsIgnored;
+        copy.conflictingDataPackets = conflictingDataPackets;
+        copy.retransmitBudgetExceeded = retransmitBudgetExceeded;
         copy.peerSmoothedRttNs = peerSmoothedRttNs;
         return copy;
     }
@@ -187,6 +230,8 @@ public final class EngineCounters {
                 + ", requestsDelivered=" + requestsDelivered + ", droppedForBufferSpace=" + droppedForBufferSpace
                 + ", peersForgotten=" + peersForgotten + ", incastMarked=" + incastMarked
                 + ", rttSamples=" + rttSamples + ", resendsDeferred=" + resendsDeferred
-                + ", silentPeerProbes=" + silentPeerProbes + "}";
+                + ", silentPeerProbes=" + silentPeerProbes + ", acksIgnored=" + acksIgnored
+                + ", cutoffsIgnored=" + cutoffsIgnored + ", conflictingDataPackets=" + conflictingDataPackets
+                + ", retransmitBudgetExceeded=" + retransmitBudgetExceeded + "}";
     }
 }

@@ -54,7 +54,7 @@ record EngineParams(
                 Math.max(1, Math.min(unscheduledBytes, config.incastUnscheduledBytes())),
                 Math.max(payloadBytes, unscheduledBytes / 8 / payloadBytes * payloadBytes),
                 config.priorityLevels() - 1,
-                Math.min(64, (config.maxDatagramBytes() - AckHeader.HEADER_LENGTH) / AckHeader.ACK_LENGTH),
+                Math.min(AtMostOnce.MAX_ACKS_PER_PACKET, (config.maxDatagramBytes() - AckHeader.HEADER_LENGTH) / AckHeader.ACK_LENGTH),
                 Math.max(250_000L, config.resendIntervalNs() / 4),
                 2 * config.peerSilenceTimeoutNs());
     }

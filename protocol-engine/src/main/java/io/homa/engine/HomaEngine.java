@@ -75,11 +75,11 @@ public final class HomaEngine {
         this.grantScheduler = new GrantScheduler(config, params.rttBytes(), params.payloadBytes(),
                 params.grantIncrementBytes());
         this.rpcs = new RpcTable(config, grantScheduler, timerQueue, counters);
-        this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events);
+        this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events, counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
                 events, counters);
         Pacer pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
-        this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, counters);
+        this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, atMostOnce, counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
 
@@ -243,7 +243,7 @@ public final class HomaEngine {
             case DATA -> receiver.onData(nowNs, peer, packet, offset, length, fromServer, rpcId);
             case GRANT -> sender.onGrant(nowNs, peer, packet, offset, length, fromServer, rpcId);
             case RESEND -> sender.onResend(nowNs, peer, packet, offset, length, fromServer, rpcId);
-            case CUTOFFS -> sender.onCutoffs(peer, packet, offset, length);
+            case CUTOFFS -> sender.onCutoffs(peer, packet, offset, length, fromServer, rpcId);
             case ACK -> atMostOnce.onAck(peer, packet, offset, length, fromServer, rpcId);
             case RPC_UNKNOWN -> {
                 atMostOnce.onRpcUnknown(peer, fromServer, rpcId);

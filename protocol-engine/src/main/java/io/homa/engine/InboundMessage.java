@@ -112,6 +112,28 @@ final class InboundMessage {
         return taken;
     }
 
+    /**
+     * Whether the packet's bytes agree with every byte of {@code [offset, offset + length)} that
+     * has arrived before: a retransmission repeats what was sent, so overlapping segments that
+     * differ mean a forged or broken sender (issue 14: "last writer wins" would let a forger
+     * change a message silently). Reads without allocating; costs nothing beyond a binary search
+     * unless the packet overlaps bytes already received.
+     *
+     * @param packet holds the bytes from index {@code from} on
+     */
+    boolean agreesWithReceived(ByteBuffer packet, int from, int offset, int length) {
+        int end = offset + length;
+        for (int i = received.firstEndingAfter(offset); i < received.size() && received.start(i) < end; i++) {
+            int overlapEnd = Math.min(end, received.end(i));
+            for (int at = Math.max(offset, received.start(i)); at < overlapEnd; at++) {
+                if (chunks[at / CHUNK_BYTES][at % CHUNK_BYTES] != packet.get(from + at - offset)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     /** The whole message as one array; call once, when {@link #complete()}. */
     byte[] assemble() {
         if (chunks.length == 1) {

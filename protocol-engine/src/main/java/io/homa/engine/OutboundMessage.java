@@ -36,6 +36,12 @@ final class OutboundMessage {
     /** Order of creation, the SRPT tie-break (older first). */
     final long sequence;
 
+    /**
+     * Bytes that may still be queued for retransmission: at first {@link Sender#RETRANSMIT_BUDGET_FACTOR}
+     * times the length or {@link Sender#RETRANSMIT_BUDGET_FLOOR_BYTES}, whichever is more.
+     */
+    private long retransmitBudgetBytes;
+
     private int[] retransmitStarts = new int[2];
     private int[] retransmitEnds = new int[2];
     private int retransmitCount;
@@ -54,6 +60,8 @@ final class OutboundMessage {
         this.grantedOffset = Math.min(lengthBytes, unscheduledBytes);
         this.unscheduledBytes = this.grantedOffset;
         this.sequence = sequence;
+        this.retransmitBudgetBytes = (long) Sender.RETRANSMIT_BUDGET_FACTOR
+                * Math.max(lengthBytes, Sender.RETRANSMIT_BUDGET_FLOOR_BYTES);
     }
 
     /** Bytes never sent: the SRPT key (fewest first). */
@@ -87,7 +95,8 @@ final class OutboundMessage {
 
     /**
      * Queues {@code [offset, offset + length)} to be sent again (the part already sent) and
-     * treats the range as granted (draft: a RESEND implies permission to send the bytes).
+     * treats the range as granted (draft: a RESEND implies permission to send the bytes). The
+     * bytes queued are charged to the retransmission budget ({@link #retransmitBudgetExhausted()}).
      *
      * @return whether any of the range had been sent before (so something will go out again);
      *     {@code false} when none of it was ever sent: the sender has yet to get to it
@@ -111,10 +120,19 @@ final class OutboundMessage {
             retransmitStarts = Arrays.copyOf(retransmitStarts, retransmitCount * 2);
             retransmitEnds = Arrays.copyOf(retransmitEnds, retransmitCount * 2);
         }
+        retransmitBudgetBytes -= sentEnd - offset;
         retransmitStarts[retransmitCount] = offset;
         retransmitEnds[retransmitCount] = sentEnd;
         retransmitCount++;
         return true;
+    }
+
+    /**
+     * Whether the ranges queued by {@link #retransmit} have passed the budget (see
+     * {@link Sender#RETRANSMIT_BUDGET_FACTOR}): the caller gives the message up.
+     */
+    boolean retransmitBudgetExhausted() {
+        return retransmitBudgetBytes < 0;
     }
 
     boolean hasRetransmit() {

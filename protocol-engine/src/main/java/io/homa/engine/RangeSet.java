@@ -50,6 +50,11 @@ final class RangeSet {
         return added;
     }
 
+    /** Index of the first range that ends after {@code offset}, so may hold it or lie beyond it; {@link #size()} if none. */
+    int firstEndingAfter(int offset) {
+        return offset == Integer.MAX_VALUE ? size : firstEndingAtOrAfter(offset + 1);
+    }
+
     /** Index of the first range whose end is at or after {@code offset} (binary search). */
     private int firstEndingAtOrAfter(int offset) {
         int low = 0;

@@ -144,6 +144,12 @@ final class Receiver {
             return false;
         }
         rpc.heard(nowNs);
+        if (!request.agreesWithReceived(packet, offset + DataHeader.HEADER_LENGTH, dataOffset, dataBytes)) {
+            // Not executed yet: forget the request; the client's packets or RESEND start it over.
+            counters.conflictingDataPackets++;
+            rpcs.removeServerRpc(rpc);
+            return true;
+        }
         sampleRtt(request, data, dataOffset, dataBytes, nowNs);
         if (!receive(request, packet, offset, dataOffset, dataBytes)) {
             return true;
@@ -199,6 +205,14 @@ final class Receiver {
             return false;
         }
         rpc.heard(nowNs);
+        if (!response.agreesWithReceived(packet, offset + DataHeader.HEADER_LENGTH, dataOffset, dataBytes)) {
+            counters.conflictingDataPackets++;
+            rpcs.removeClientRpc(rpc);
+            events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.PROTOCOL_ERROR,
+                    "response DATA from " + from + " at offset " + dataOffset + " differs from bytes of the response"
+                            + " already received there"));
+            return true;
+        }
         sampleRtt(response, data, dataOffset, dataBytes, nowNs);
         // The server only answers once it has the whole request: stop (re)sending it.
         rpc.request.clearRetransmits();

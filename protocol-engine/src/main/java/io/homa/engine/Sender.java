@@ -28,6 +28,7 @@ final class Sender {
     private final TimerQueue timers;
     private final Pacer pacer;
     private final EngineCounters counters;
+    private final AtMostOnce atMostOnce;
     private long messageSequence;
 
     /** SRPT: the message with the fewest bytes never sent first, older first among equals. */
@@ -48,8 +49,9 @@ final class Sender {
     private final CutoffsHeader cutoffsRx = new CutoffsHeader();
 
     Sender(EngineConfig config, EngineParams params, int localPort, RpcTable rpcs, ControlQueue control,
-            TimerQueue timers, Pacer pacer, EngineCounters counters) {
+            TimerQueue timers, Pacer pacer, AtMostOnce atMostOnce, EngineCounters counters) {
         this.config = config;
+        this.atMostOnce = atMostOnce;
         this.params = params;
         this.localPort = localPort;
         this.rpcs = rpcs;
@@ -61,6 +63,23 @@ final class Sender {
         this.fifoEveryPackets = config.fifoGrantFraction() > 0
                 ? (int) Math.max(2, Math.round(1 / config.fifoGrantFraction())) : Integer.MAX_VALUE;
     }
+
+    /**
+     * A response is retransmitted at most this many times its length in all, or this many times
+     * {@link #RETRANSMIT_BUDGET_FLOOR_BYTES} if it is shorter (issue 14): a path that loses a
+     * fraction p of packets needs about p/(1-p) times, so loss alone never gets there, while forged
+     * RESENDs for a stored response (spoofing its client) would otherwise make it an amplifier
+     * without limit (16,300x measured for a 1 MB response). Requests have no such budget: a client
+     * sends its request only while it waits for the RPC, and a server short of buffer space
+     * rightly asks for a request's start over and over.
+     */
+    static final int RETRANSMIT_BUDGET_FACTOR = 8;
+    /**
+     * The length a short response's budget is reckoned from: a client whose RESENDs cross the
+     * retransmissions they asked for (a paused peer, a backlog) may ask for a short response a few
+     * times more, and short responses amplify little.
+     */
+    static final int RETRANSMIT_BUDGET_FLOOR_BYTES = 64 * 1024;
 
     // ---- messages in
 
@@ -105,10 +124,25 @@ final class Sender {
             message.grant(grantOffset, priority);
             if (grantRx.resendAll()) {
                 message.retransmit(0, grantOffset);
+                if (message.serverRpc != null && message.retransmitBudgetExhausted()) {
+                    giveUpResponse(message.serverRpc, from);
+                    return true;
+                }
             }
             enqueue(message);
         }
         return true;
+    }
+
+    /**
+     * The client asked for the response again beyond {@link #RETRANSMIT_BUDGET_FACTOR} times its
+     * length: the server drops the RPC (remembered as finished, so it never executes again) and
+     * answers RPC_UNKNOWN, so a real client fails the RPC at once (UNAVAILABLE) instead of asking on.
+     */
+    private void giveUpResponse(ServerRpc rpc, InetSocketAddress from) {
+        counters.retransmitBudgetExceeded++;
+        atMostOnce.release(rpc);
+        control.add(PacketType.RPC_UNKNOWN, from, rpc.rpcId | HomaHeader.FROM_SERVER_BIT);
     }
 
     /**
@@ -180,7 +214,12 @@ final class Sender {
         // Alive, but a RESEND for the response carries no request byte: a due RESEND of ours for
         // missing request bytes must not be pushed back by it (both ends would wait forever).
         rpc.lastHeardNs = nowNs;
-        if (rpc.response == null || !rpc.response.retransmit(resendOffset, resendLength)) {
+        boolean resent = rpc.response != null && rpc.response.retransmit(resendOffset, resendLength);
+        if (rpc.response != null && rpc.response.retransmitBudgetExhausted()) {
+            giveUpResponse(rpc, from);
+            return true;
+        }
+        if (!resent) {
             // Request incomplete, handler still running, or the bytes not sent yet: alive, not ready.
             control.add(PacketType.BUSY, from, rpcId | HomaHeader.FROM_SERVER_BIT);
             counters.busySent++;
@@ -191,20 +230,43 @@ final class Sender {
         return true;
     }
 
-    /** CUTOFFS: the peer's unscheduled priority cutoffs for our messages to it (draft "CUTOFFS"). */
-    boolean onCutoffs(InetSocketAddress from, ByteBuffer packet, int offset, int length) {
+    /**
+     * CUTOFFS: the peer's unscheduled priority cutoffs for our messages to it (draft "CUTOFFS").
+     * A receiver sends them about a DATA packet of ours, so they are applied only when the packet
+     * names an RPC we hold with the sender, and only if they are a sane list: non-increasing (as
+     * unsigned numbers: higher levels for shorter messages) with a non-zero first entry. Anything
+     * else is ignored and counted ({@link EngineCounters#cutoffsIgnored()}): an off-path forger
+     * would otherwise move every message of ours to that peer to another level with one packet.
+     */
+    boolean onCutoffs(InetSocketAddress from, ByteBuffer packet, int offset, int length, boolean fromServer,
+            long rpcId) {
         if (length < CutoffsHeader.HEADER_LENGTH) {
             return false;
         }
         cutoffsRx.wrap(packet, offset);
         Peer peer = rpcs.knownPeer(from);
-        if (peer != null) {
-            int[] cutoffs = new int[CutoffsHeader.NUM_PRIORITIES];
-            for (int i = 0; i < cutoffs.length; i++) {
-                cutoffs[i] = cutoffsRx.cutoff(i);
+        if (peer == null || rpcs.held(from, fromServer, rpcId) == null || !saneCutoffs(cutoffsRx)) {
+            counters.cutoffsIgnored++;
+            return true;
+        }
+        int[] cutoffs = new int[CutoffsHeader.NUM_PRIORITIES];
+        for (int i = 0; i < cutoffs.length; i++) {
+            cutoffs[i] = cutoffsRx.cutoff(i);
+        }
+        peer.cutoffs = cutoffs;
+        peer.cutoffVersion = cutoffsRx.cutoffVersion();
+        return true;
+    }
+
+    /** Non-increasing as unsigned numbers, the first (lowest level, longest messages) non-zero. */
+    private static boolean saneCutoffs(CutoffsHeader cutoffs) {
+        if (cutoffs.cutoff(0) == 0) {
+            return false;
+        }
+        for (int i = 1; i < CutoffsHeader.NUM_PRIORITIES; i++) {
+            if (Integer.compareUnsigned(cutoffs.cutoff(i), cutoffs.cutoff(i - 1)) > 0) {
+                return false;
             }
-            peer.cutoffs = cutoffs;
-            peer.cutoffVersion = cutoffsRx.cutoffVersion();
         }
         return true;
     }

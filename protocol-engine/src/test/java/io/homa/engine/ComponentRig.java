@@ -51,11 +51,11 @@ final class ComponentRig {
         this.grantScheduler = new GrantScheduler(config, params.unscheduledBytes(), params.payloadBytes(),
                 params.grantIncrementBytes());
         this.rpcs = new RpcTable(config, grantScheduler, timerQueue, counters);
-        this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events);
+        this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events, counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
                 events, counters);
         this.pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
-        this.sender = new Sender(config, params, LOCAL_PORT, rpcs, control, timerQueue, pacer, counters);
+        this.sender = new Sender(config, params, LOCAL_PORT, rpcs, control, timerQueue, pacer, atMostOnce, counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
 

@@ -401,11 +401,14 @@ class SenderTest {
         Peer server = rig.rpcs.peer(PEER, 0);
         int max = Integer.MAX_VALUE;
         int[] cutoffs = {max, max, max, max, max, max, 5_000, 1_000};
-        assertThat(rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(0, cutoffs, 9), 0, 62)).isTrue();
+        ClientRpc medium = rig.startRequest(0, PEER, new byte[3_000]);
+        // The server sends CUTOFFS about an RPC of ours (here the one just started).
+        assertThat(rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(medium.rpcId | HomaHeader.FROM_SERVER_BIT,
+                cutoffs, 9), 0, 62, true, medium.rpcId)).isTrue();
         assertThat(server.cutoffs).containsExactly(cutoffs);
         assertThat(server.cutoffVersion).isEqualTo(9);
+        assertThat(rig.counters.cutoffsIgnored()).isZero();
 
-        ClientRpc medium = rig.startRequest(0, PEER, new byte[3_000]);
         ClientRpc small = rig.startRequest(0, PEER, new byte[500]);
         ClientRpc large = rig.startRequest(0, PEER, new byte[20_000]);
         for (Sent packet : rig.drain(0)) {
@@ -417,8 +420,40 @@ class SenderTest {
         assertThat(large.request.nextOffset).isEqualTo(20_000);
 
         // CUTOFFS from an unknown host create nothing; a short one is malformed.
-        assertThat(rig.sender.onCutoffs(OTHER, ComponentRig.cutoffsPacket(0, cutoffs, 3), 0, 62)).isTrue();
+        assertThat(rig.sender.onCutoffs(OTHER, ComponentRig.cutoffsPacket(2, cutoffs, 3), 0, 62, true, 2)).isTrue();
         assertThat(rig.rpcs.knownPeer(OTHER)).isNull();
-        assertThat(rig.sender.onCutoffs(PEER, ByteBuffer.allocate(61), 0, 61)).isFalse();
+        assertThat(rig.sender.onCutoffs(PEER, ByteBuffer.allocate(61), 0, 61, true, medium.rpcId)).isFalse();
+    }
+
+    @Test
+    void shouldIgnoreCutoffsAboutNoRpcOfOursOrThatAreNotANonIncreasingList() {
+        ComponentRig rig = new ComponentRig();
+        Peer server = rig.rpcs.peer(PEER, 0);
+        ClientRpc held = rig.startRequest(0, PEER, new byte[100]);
+        int max = Integer.MAX_VALUE;
+        int[] allZero = new int[8];
+        int[] increasing = {1_000, 2_000, max, max, max, max, max, max};
+        int[] firstZero = {0, 0, 0, 0, 0, 0, 0, 0};
+        int[] good = {max, max, max, max, max, max, 5_000, 1_000};
+
+        // The forged CUTOFFS of the attack: all zeros, which would put every message at level 0.
+        assertThat(rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId + 1000, good, 4), 0, 62, true,
+                held.rpcId + 1000)).as("about an rpcid we do not hold").isTrue();
+        assertThat(rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId, allZero, 5), 0, 62, false,
+                held.rpcId)).as("as if we were its server").isTrue();
+        assertThat(rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId, increasing, 6), 0, 62, true,
+                held.rpcId)).isTrue();
+        assertThat(rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId, firstZero, 7), 0, 62, true,
+                held.rpcId)).isTrue();
+        assertThat(server.cutoffs).as("none applied").isNull();
+        assertThat(server.cutoffVersion).isZero();
+        assertThat(rig.counters.cutoffsIgnored()).isEqualTo(4);
+        assertThat(rig.drain(0).get(0).priority()).as("still the highest level").isEqualTo(7);
+
+        // Unsigned: 0xFFFFFFFF (a draft peer's "every length") above MAX_VALUE is still non-increasing.
+        int[] unsigned = {-1, max, max, max, max, max, 5_000, 1_000};
+        rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId, unsigned, 8), 0, 62, true, held.rpcId);
+        assertThat(server.cutoffs).containsExactly(unsigned);
+        assertThat(rig.counters.cutoffsIgnored()).isEqualTo(4);
     }
 }
