@@ -11,6 +11,7 @@ import io.homa.engine.wire.PacketType;
 import io.homa.reactive.HomaRequestHandler;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
+import io.homa.spring.HomaProperties;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -35,6 +36,12 @@ import reactor.core.publisher.Mono;
  * {@code homa.transport.*} settings (the starter's {@link HomaTransportConfig}) but their own
  * address and port.
  *
+ * <p>Shutdown (the context closes, e.g. on SIGTERM): in server mode the echo server first
+ * {@linkplain HomaTransport#drain drains} for at most {@code homa.server.shutdown-grace-period}
+ * plus {@code homa.server.shutdown-ack-timeout}: requests that arrive are refused unexecuted (their
+ * clients fail with UNAVAILABLE "server is shutting down" at once, not with a timeout), the echoes
+ * already given out are retransmitted until acknowledged; then it closes.
+ *
  * <p>Exit code ({@link ExitCodeGenerator}): 0 when every RPC succeeded, 1 otherwise.
  */
 @Component
@@ -43,12 +50,15 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
     private static final Logger log = LoggerFactory.getLogger(DemoRunner.class);
     private static final Duration BIND_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration DISPOSE_TIMEOUT = Duration.ofSeconds(5);
+    /** The starter's defaults: a 10 s grace period plus a 2 s acknowledgement timeout. */
+    static final Duration DEFAULT_SHUTDOWN_DRAIN = Duration.ofSeconds(12);
 
     /** The message-layer echo: the response is the request's bytes. */
     static final HomaRequestHandler ECHO = request -> Mono.just(request.payload().retainedDuplicate());
 
     private final DemoProperties properties;
     private final HomaTransportConfig transportConfig;
+    private final Duration shutdownDrain;
     private final PrintStream out;
     private volatile int exitCode = 1;
     private volatile HomaTransport server;
@@ -60,20 +70,27 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
      * @param properties the demo's arguments
      * @param transportConfig protocol and socket settings of the workload's transports (bind
      *     address and port are replaced)
+     * @param homaProperties the starter's settings: {@code homa.server.shutdown-grace-period} and
+     *     {@code homa.server.shutdown-ack-timeout} bound the echo server's drain on shutdown
      */
     @Autowired
-    public DemoRunner(DemoProperties properties, HomaTransportConfig transportConfig) {
-        this(properties, transportConfig, System.out);
+    public DemoRunner(DemoProperties properties, HomaTransportConfig transportConfig, HomaProperties homaProperties) {
+        this(properties, transportConfig, homaProperties.getServer().getShutdownGracePeriod()
+                .plus(homaProperties.getServer().getShutdownAckTimeout()), System.out);
     }
 
-    /** With the default transport settings. */
+    /** With the default transport and shutdown settings. */
     DemoRunner(DemoProperties properties, PrintStream out) {
-        this(properties, HomaTransportConfig.defaults(), out);
+        this(properties, HomaTransportConfig.defaults(), DEFAULT_SHUTDOWN_DRAIN, out);
     }
 
-    DemoRunner(DemoProperties properties, HomaTransportConfig transportConfig, PrintStream out) {
+    /**
+     * @param shutdownDrain the longest drain of the echo server on shutdown, at least 0
+     */
+    DemoRunner(DemoProperties properties, HomaTransportConfig transportConfig, Duration shutdownDrain, PrintStream out) {
         this.properties = properties;
         this.transportConfig = transportConfig;
+        this.shutdownDrain = shutdownDrain;
         this.out = out;
     }
 
@@ -129,9 +146,22 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
     public void destroy() {
         HomaTransport serving = server;
         if (properties.mode() == DemoProperties.Mode.SERVER && serving != null) {
+            drain(serving);
             printCounters("server", serving); // e.g. how many malformed datagrams were dropped
         }
         disposeTransports();
+    }
+
+    /** Server mode, on shutdown: refuses new requests and waits until the echoes given out are acknowledged. */
+    private void drain(HomaTransport serving) {
+        log.info("Homa echo server on UDP {} shutting down: refusing new requests, waiting up to {} for the responses"
+                + " to be acknowledged", serving.localAddress(), shutdownDrain);
+        try {
+            serving.drain(shutdownDrain).block(shutdownDrain.plus(DISPOSE_TIMEOUT));
+        } catch (RuntimeException e) {
+            log.warn("Draining the echo server failed: {}", e.toString());
+        }
+        log.info("Homa echo server drained: {} request(s) refused while shutting down", serving.refusedRequests());
     }
 
     private void serve() {

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.demo.workload.HeadOfLineBenchmark;
 import io.homa.demo.workload.HeadOfLineResult;
+import io.homa.engine.EngineConfig;
+import io.homa.reactive.HomaException;
+import io.homa.reactive.HomaTimeoutException;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
 import java.io.ByteArrayOutputStream;
@@ -11,8 +14,14 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Schedulers;
 
 /** Client and server mode of {@link DemoRunner}, without Spring. */
 class DemoRunnerTest {
@@ -76,6 +85,84 @@ class DemoRunnerTest {
         waiting.join(TimeUnit.SECONDS.toMillis(10));
         assertThat(waiting.isAlive()).isFalse();
         assertThat(runner.getExitCode()).isZero();
+    }
+
+    /**
+     * The reported loss: SIGTERM on the echo server under load left 16 RPCs in flight to time out.
+     * Now every RPC started before the server closed ends with its echo or with the shutdown
+     * UNAVAILABLE.
+     */
+    @Test
+    void shouldEndEveryRpcWithItsEchoOrTheShutdownUnavailableWhenTheServerStopsUnderLoad() throws Exception {
+        DemoRunner runner = new DemoRunner(properties(DemoProperties.Mode.SERVER, 0, null),
+                HomaTransportConfig.defaults(), Duration.ofSeconds(20), out);
+        runner.run(null);
+        HomaTransport client = HomaTransport.bindNow(HomaTransportConfig.builder().bindAddress("127.0.0.1").port(0)
+                .engine(EngineConfig.builder().peerSilenceTimeoutNs(1_000_000_000L).build()).build(), null, TIMEOUT);
+        Map<String, Integer> outcomes = new ConcurrentHashMap<>();
+        Map<String, String> examples = new ConcurrentHashMap<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger outstanding = new AtomicInteger();
+        try {
+            InetSocketAddress server = new InetSocketAddress("127.0.0.1", runner.server().localAddress().getPort());
+            Random random = new Random(14);
+            Runnable[] next = new Runnable[1];
+            next[0] = () -> {
+                if (stop.get()) {
+                    return;
+                }
+                int length;
+                synchronized (random) {
+                    length = random.nextInt(4) == 0 ? 1 + random.nextInt(300_000) : 1 + random.nextInt(2_000);
+                }
+                outstanding.incrementAndGet();
+                client.call(server, new byte[length]).subscribe((echo) -> {
+                    outcomes.merge(echo.length == length ? "OK" : "wrong echo", 1, Integer::sum);
+                    outstanding.decrementAndGet();
+                    Schedulers.parallel().schedule(next[0]);
+                }, (error) -> {
+                    String outcome = outcome(error);
+                    outcomes.merge(outcome, 1, Integer::sum);
+                    examples.putIfAbsent(outcome, String.valueOf(error));
+                    outstanding.decrementAndGet();
+                    Schedulers.parallel().schedule(next[0], 1, TimeUnit.MILLISECONDS);
+                });
+            };
+            for (int i = 0; i < 16; i++) {
+                next[0].run();
+            }
+            awaitTrue(() -> outcomes.getOrDefault("OK", 0) >= 300);
+
+            runner.destroy(); // what SIGTERM does: the context closes
+
+            stop.set(true);
+            awaitTrue(() -> outstanding.get() == 0);
+        } finally {
+            stop.set(true);
+            client.disposeNow(TIMEOUT);
+        }
+        System.out.println("Echo server stopped under load: outcomes " + outcomes);
+        assertThat(outcomes.keySet()).as("outcomes %s, e.g. %s", outcomes, examples)
+                .containsOnly("OK", "UNAVAILABLE (shutdown)");
+        assertThat(outcomes.get("UNAVAILABLE (shutdown)")).isPositive();
+        assertThat(output.toString(StandardCharsets.UTF_8)).contains("Homa server engine");
+    }
+
+    private static String outcome(Throwable error) {
+        if (error instanceof HomaTimeoutException) {
+            return "timeout";
+        }
+        if (error instanceof HomaException homa) {
+            return homa.status() + (String.valueOf(homa.getMessage()).contains("shutting down") ? " (shutdown)" : "");
+        }
+        return error.getClass().getSimpleName();
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        for (int i = 0; i < 3000 && !condition.getAsBoolean(); i++) {
+            Thread.sleep(10);
+        }
+        assertThat(condition.getAsBoolean()).isTrue();
     }
 
     @Test

@@ -109,7 +109,10 @@ public abstract class HomaTransport implements Disposable {
      * @return the response bytes (the subscriber must release them), or an error:
      *     {@link HomaTimeoutException} when the server goes silent, {@link HomaException} with
      *     {@link HomaStatus#INVALID_ARGUMENT} for an empty or oversized request, or with
-     *     {@link HomaStatus#UNAVAILABLE} when the transport is disposed
+     *     {@link HomaStatus#UNAVAILABLE} when the transport is disposed, or when the server is
+     *     shutting down ({@link #drain}): it refused the request unexecuted, or refused another
+     *     one less than {@code peer-silence-timeout} ago (then this request is not sent); the
+     *     message says "server is shutting down"
      */
     public abstract Mono<ByteBuf> call(InetSocketAddress server, ByteBuf request);
 
@@ -173,8 +176,63 @@ public abstract class HomaTransport implements Disposable {
     }
 
     /**
+     * Stops serving, gracefully (the first step of a shutdown; {@link #dispose()} is the last).
+     * From this call on, a request that arrives complete is refused instead of being handed to
+     * the handler: the engine forgets it (it never runs, now or later) and the client is told at
+     * once, with an RPC_UNKNOWN packet that carries the shutdown mark (see the README's table of
+     * wire extensions), so that its call fails with {@link HomaStatus#UNAVAILABLE} and the message
+     * "server is shutting down" instead of timing out; a client of this library also fails new
+     * calls to this endpoint at once for {@code peer-silence-timeout} (see {@link #call}).
+     * Requests already handed to the handler run on, and the engine keeps answering RESENDs,
+     * sending NEED_ACKs and retransmitting until every response is acknowledged. The socket stays
+     * open (this endpoint's own calls keep working) until {@link #dispose()}.
+     *
+     * <p>The returned {@code Mono} completes when this endpoint is drained: no handler call is left,
+     * the engine holds no server RPC (every response acknowledged), and no request has been
+     * refused for {@link #drainQuietNs(long)} (four resend intervals, at least 20 ms: time for
+     * requests sent before their clients heard of the shutdown to arrive); or when
+     * {@code gracePeriod} ends, whichever is first. It never signals an error. Lazy: nothing
+     * happens before subscribe; later calls only wait. The base implementation completes at once.
+     *
+     * @param gracePeriod the longest wait, at least 0 (0 only refuses new requests and completes)
+     * @return completes when drained or when {@code gracePeriod} ends
+     * @throws IllegalArgumentException if {@code gracePeriod} is negative
+     */
+    public Mono<Void> drain(Duration gracePeriod) {
+        if (gracePeriod.isNegative()) {
+            throw new IllegalArgumentException("gracePeriod must not be negative, was " + gracePeriod);
+        }
+        return Mono.empty();
+    }
+
+    /** Whether {@link #drain} was called: new requests are refused. The base implementation returns false. */
+    public boolean isDraining() {
+        return false;
+    }
+
+    /**
+     * Requests refused because this endpoint was draining ({@link #drain}). The base
+     * implementation returns 0.
+     */
+    public long refusedRequests() {
+        return 0;
+    }
+
+    /**
+     * How long a drain waits, after the last refused request, for stragglers: four times
+     * {@code resendIntervalNs}, at least 20 ms.
+     *
+     * @param resendIntervalNs the engine's resend interval, ns
+     * @return the quiet period, ns
+     */
+    public static long drainQuietNs(long resendIntervalNs) {
+        return Math.max(20_000_000L, 4 * resendIntervalNs);
+    }
+
+    /**
      * Closes the socket and fails RPCs in flight with {@link HomaStatus#UNAVAILABLE}; waits up to
-     * 10 s (does not wait when called on the event loop).
+     * 10 s (does not wait when called on the event loop). For a graceful shutdown call
+     * {@link #drain} first.
      */
     public void disposeNow() {
         disposeNow(Duration.ofSeconds(10));

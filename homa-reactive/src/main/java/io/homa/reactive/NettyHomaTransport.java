@@ -33,7 +33,9 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -112,6 +114,8 @@ final class NettyHomaTransport extends HomaTransport {
     static final long LAG_PROBE_INTERVAL_NS = 100_000_000L;
     /** While packets wait for Netty's outbound queue to drain (to switch TOS), how often to look again. */
     static final long HELD_RETRY_NS = 100_000;
+    /** While draining, how often the loop looks whether the drain is done. */
+    static final long DRAIN_CHECK_NS = 5_000_000L;
 
     private final @Nullable HomaRequestHandler handler;
     private final NanoClock clock;
@@ -128,6 +132,9 @@ final class NettyHomaTransport extends HomaTransport {
     private volatile long eventLoopLagNs;
     private volatile long maxEventLoopLagNs;
     private final Sinks.Empty<Void> onDispose = Sinks.empty();
+    private final Sinks.Empty<Void> drained = Sinks.empty();
+    private volatile boolean draining;
+    private final AtomicLong refusedRequests = new AtomicLong();
 
     // ---- confined to the event loop ----
     private final HomaEngine engine;
@@ -153,6 +160,16 @@ final class NettyHomaTransport extends HomaTransport {
     private long readNowNs;
     private @Nullable ScheduledFuture<?> timer;
     private long timerDeadlineNs;
+    /** Servers that refused one of our requests because they are shutting down, until when calls to them fail at once. */
+    private final Map<InetSocketAddress, Long> shuttingDownUntilNs = new HashMap<>();
+    private final long shuttingDownHoldNs;
+    private final long drainQuietNs;
+    private final Runnable drainCheckTask = this::runDrainCheck;
+    private boolean drainStarted;
+    private boolean drainEnded;
+    private long drainDeadlineNs;
+    /** The drain's start or its latest refusal: the drain is quiet this long after it. */
+    private long drainQuietSinceNs;
 
     /**
      * Runs on the event loop, in the bind listener, before the first datagram is read.
@@ -181,6 +198,8 @@ final class NettyHomaTransport extends HomaTransport {
             engine.holdRequests();
         }
         this.serving = !holdRequests;
+        this.shuttingDownHoldNs = engineConfig.peerSilenceTimeoutNs();
+        this.drainQuietNs = HomaTransport.drainQuietNs(engineConfig.resendIntervalNs());
         channel.closeFuture().addListener(future -> onDispose.tryEmitEmpty());
         scheduleLagProbe();
     }
@@ -449,6 +468,31 @@ final class NettyHomaTransport extends HomaTransport {
         return disposed.get();
     }
 
+    @Override
+    public Mono<Void> drain(Duration gracePeriod) {
+        Objects.requireNonNull(gracePeriod, "gracePeriod must not be null");
+        if (gracePeriod.isNegative()) {
+            throw new IllegalArgumentException("gracePeriod must not be negative, was " + gracePeriod);
+        }
+        return Mono.defer(() -> {
+            draining = true;
+            if (!runOnLoop(() -> startDrain(gracePeriod))) {
+                drained.tryEmitEmpty(); // the loop is gone: so is the socket
+            }
+            return drained.asMono();
+        });
+    }
+
+    @Override
+    public boolean isDraining() {
+        return draining;
+    }
+
+    @Override
+    public long refusedRequests() {
+        return refusedRequests.get();
+    }
+
     /**
      * {@inheritDoc}
      *
@@ -479,6 +523,11 @@ final class NettyHomaTransport extends HomaTransport {
     /** Calls waiting for their response; for tests. */
     Mono<Integer> pendingCallCount() {
         return onLoop(pendingCalls::size);
+    }
+
+    /** The engine's server RPCs held (from the first request DATA until ACK); for tests. */
+    Mono<Integer> activeServerRpcs() {
+        return onLoop(engine::activeServerRpcs);
     }
 
     /** The engine's client RPCs in progress; for tests. */
@@ -578,6 +627,10 @@ final class NettyHomaTransport extends HomaTransport {
         if (closed) {
             return;
         }
+        if (!shuttingDownUntilNs.isEmpty()) {
+            long nowNs = clock.nanoTime();
+            shuttingDownUntilNs.values().removeIf(untilNs -> nowNs - untilNs >= 0);
+        }
         long lagNs = Math.max(0, clock.nanoTime() - lagProbeDueNs);
         eventLoopLagNs = lagNs;
         if (lagNs > maxEventLoopLagNs) {
@@ -629,6 +682,10 @@ final class NettyHomaTransport extends HomaTransport {
                     }
                 } else if (event instanceof HomaEvent.RpcFailed failed) {
                     PendingCall call = pendingCalls.remove(failed.rpcId());
+                    if (failed.reason() == HomaEvent.Reason.SERVER_SHUTTING_DOWN) {
+                        // Calls to that server fail at once for a while: it will refuse them too.
+                        shuttingDownUntilNs.put(failed.server(), clock.nanoTime() + shuttingDownHoldNs);
+                    }
                     if (call != null) {
                         call.sink.error(failure(failed));
                     }
@@ -751,6 +808,10 @@ final class NettyHomaTransport extends HomaTransport {
 
     private void onRequest(HomaEvent.RequestReceived event) {
         HomaRequestHandler requestHandler = handler;
+        if (draining && requestHandler != null && !closed) {
+            refuse(event);
+            return;
+        }
         if (requestHandler == null || closed) {
             droppedRequests.incrementAndGet();
             log.debug("Homa transport on {} dropped request {} from {}: no handler",
@@ -767,6 +828,78 @@ final class NettyHomaTransport extends HomaTransport {
             response = response.subscribeOn(scheduler);
         }
         response.subscribe(new ResponseSubscriber(request));
+    }
+
+    /**
+     * Refuses a request that arrived complete while draining: the engine forgets it (it never
+     * runs) and tells its client at once ({@link HomaEngine#refuseRequest}). On the event loop.
+     */
+    private void refuse(HomaEvent.RequestReceived event) {
+        long nowNs = clock.nanoTime();
+        engine.refuseRequest(nowNs, event.client(), event.rpcId());
+        refusedRequests.incrementAndGet();
+        drainQuietSinceNs = nowNs;
+        log.debug("Homa transport on {} refused request {} from {}: shutting down", localAddress, event.rpcId(),
+                event.client());
+    }
+
+    /** The first {@link #drain} (or a later one with an earlier end); on the event loop. */
+    private void startDrain(Duration gracePeriod) {
+        if (closed) {
+            drained.tryEmitEmpty();
+            return;
+        }
+        long nowNs = clock.nanoTime();
+        long deadlineNs = nowNs + saturatedNanos(gracePeriod);
+        if (drainStarted) {
+            if (deadlineNs - drainDeadlineNs < 0) {
+                drainDeadlineNs = deadlineNs;
+                runDrainCheck();
+            }
+            return;
+        }
+        drainStarted = true;
+        drainDeadlineNs = deadlineNs;
+        drainQuietSinceNs = nowNs;
+        log.debug("Homa transport on {} draining: new requests are refused, {} server RPC(s) held, grace period {}",
+                localAddress, engine.activeServerRpcs(), gracePeriod);
+        engine.deliverRequests(); // requests held until serving started come out now, and are refused
+        requestDrive();
+        runDrainCheck();
+    }
+
+    /** Ends the drain if it is done or its grace period is over, else looks again soon. On the event loop. */
+    private void runDrainCheck() {
+        if (drainEnded) {
+            return;
+        }
+        if (closed) {
+            drainEnded = true;
+            drained.tryEmitEmpty();
+            return;
+        }
+        long nowNs = clock.nanoTime();
+        int held = engine.activeServerRpcs();
+        boolean done = held == 0 && !engine.hasTransmit() && nowNs - drainQuietSinceNs >= drainQuietNs;
+        if (done || nowNs - drainDeadlineNs >= 0) {
+            drainEnded = true;
+            if (!done) {
+                log.info("Homa transport on {}: grace period over with {} server RPC(s) not yet acknowledged",
+                        localAddress, held);
+            }
+            drained.tryEmitEmpty();
+            return;
+        }
+        long untilDeadlineNs = drainDeadlineNs - nowNs;
+        eventLoop.schedule(drainCheckTask, Math.min(DRAIN_CHECK_NS, untilDeadlineNs), TimeUnit.NANOSECONDS);
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE / 4;
+        }
     }
 
     /** Called with the handler's response, on the loop or off it; answers the RPC on the loop. */
@@ -849,6 +982,8 @@ final class NettyHomaTransport extends HomaTransport {
                 call.sink.error(unavailable("transport is disposed"));
             }
         }
+        drainEnded = true;
+        drained.tryEmitEmpty();
     }
 
     private static HomaException failure(HomaEvent.RpcFailed failed) {
@@ -861,6 +996,8 @@ final class NettyHomaTransport extends HomaTransport {
             case SERVER_LOST_RPC -> new HomaException(HomaStatus.UNAVAILABLE, "Homa RPC " + failed.rpcId() + " to "
                     + failed.server() + " failed: " + failed.detail()
                     + "; the server may have executed it (not retried: at-most-once)");
+            case SERVER_SHUTTING_DOWN -> new HomaException(HomaStatus.UNAVAILABLE, "Homa RPC " + failed.rpcId() + " to "
+                    + failed.server() + " refused: server is shutting down (the request was not executed)");
         };
     }
 
@@ -906,6 +1043,18 @@ final class NettyHomaTransport extends HomaTransport {
             if (closed) {
                 sink.error(unavailable("transport is disposed"));
                 return;
+            }
+            Long untilNs = shuttingDownUntilNs.get(server);
+            if (untilNs != null) {
+                long nowNs = clock.nanoTime();
+                if (untilNs - nowNs > 0) {
+                    long agoMs = (shuttingDownHoldNs - (untilNs - nowNs)) / 1_000_000L;
+                    sink.error(new HomaException(HomaStatus.UNAVAILABLE, "Homa RPC to " + server
+                            + " not sent: server is shutting down (it refused a request " + agoMs + " ms ago; calls to it"
+                            + " fail at once for peer-silence-timeout, " + shuttingDownHoldNs / 1_000_000L + " ms)"));
+                    return;
+                }
+                shuttingDownUntilNs.remove(server);
             }
             try {
                 rpcId = engine.sendRequest(clock.nanoTime(), server, bytes);

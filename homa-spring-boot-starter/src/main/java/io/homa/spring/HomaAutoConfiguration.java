@@ -226,7 +226,8 @@ public final class HomaAutoConfiguration {
     @ConditionalOnMissingBean
     HomaEndpointLifecycle homaEndpointLifecycle(HomaTransport transport, RpcDispatcher dispatcher,
             HomaProperties properties) {
-        return new HomaEndpointLifecycle(transport, dispatcher, properties.getServer().getShutdownGracePeriod());
+        return new HomaEndpointLifecycle(transport, dispatcher, properties.getServer().getShutdownGracePeriod(),
+                properties.getServer().getShutdownAckTimeout());
     }
 
     /**

@@ -82,6 +82,8 @@ public class HomaProperties implements InitializingBean {
         checkCodecNames("homa.server.codecs", this.server.codecs);
         checkDuration("homa.server.shutdown-grace-period", this.server.shutdownGracePeriod, Duration.ZERO,
                 Duration.ofHours(1), "between 0s and 1h");
+        checkDuration("homa.server.shutdown-ack-timeout", this.server.shutdownAckTimeout, Duration.ZERO,
+                Duration.ofMinutes(1), "between 0s and 1m");
         checkRange("homa.server.threads", this.server.threads, 1, 10_000);
         checkRange("homa.server.queue-capacity", this.server.queueCapacity, 1, 10_000_000);
         if (this.server.offloadSize == null || this.server.offloadSize.toBytes() < 0
@@ -208,6 +210,15 @@ public class HomaProperties implements InitializingBean {
         private Duration shutdownGracePeriod = Duration.ofSeconds(10);
 
         /**
+         * How much longer than shutdown-grace-period shutdown waits, at most, for the responses
+         * to be acknowledged, 0s..1m (a plain number means seconds). Meanwhile the endpoint keeps
+         * answering RESENDs and sending NEED_ACKs, and refuses new requests unexecuted (their
+         * clients fail with UNAVAILABLE at once, not with a timeout).
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration shutdownAckTimeout = Duration.ofSeconds(2);
+
+        /**
          * Threads of the scheduler that runs blocking methods (those returning a plain value or
          * void) and decodes long requests, 1..10000; default 10 per processor. Methods returning
          * Mono, Flux or CompletionStage run on the event loop and must not block. With
@@ -265,6 +276,14 @@ public class HomaProperties implements InitializingBean {
 
         public void setShutdownGracePeriod(Duration shutdownGracePeriod) {
             this.shutdownGracePeriod = shutdownGracePeriod;
+        }
+
+        public Duration getShutdownAckTimeout() {
+            return this.shutdownAckTimeout;
+        }
+
+        public void setShutdownAckTimeout(Duration shutdownAckTimeout) {
+            this.shutdownAckTimeout = shutdownAckTimeout;
         }
     }
 

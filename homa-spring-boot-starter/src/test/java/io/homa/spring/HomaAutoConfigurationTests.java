@@ -201,6 +201,8 @@ class HomaAutoConfigurationTests {
             homa.server.codecs                 | ''      | at least one codec
             homa.server.shutdown-grace-period  | -1s     | between 0s and 1h
             homa.server.shutdown-grace-period  | 2h      | between 0s and 1h
+            homa.server.shutdown-ack-timeout   | -1s     | between 0s and 1m
+            homa.server.shutdown-ack-timeout   | 61s     | between 0s and 1m
             homa.server.threads                | 0       | between 1 and 10000
             homa.server.queue-capacity         | 0       | between 1 and 10000000
             homa.server.offload-size           | 65MB    | between 0B and 64MB
@@ -366,11 +368,13 @@ class HomaAutoConfigurationTests {
 
     @Test
     void shouldMapServerSettings() {
-        this.contextRunner.withPropertyValues("homa.server.codecs=cbor", "homa.server.shutdown-grace-period=3")
+        this.contextRunner.withPropertyValues("homa.server.codecs=cbor", "homa.server.shutdown-grace-period=3",
+                        "homa.server.shutdown-ack-timeout=500ms")
                 .run((context) -> {
                     HomaProperties properties = context.getBean(HomaProperties.class);
                     assertThat(properties.getServer().getCodecs()).containsExactly("cbor");
                     assertThat(properties.getServer().getShutdownGracePeriod()).isEqualTo(Duration.ofSeconds(3));
+                    assertThat(properties.getServer().getShutdownAckTimeout()).isEqualTo(Duration.ofMillis(500));
                 });
     }
 

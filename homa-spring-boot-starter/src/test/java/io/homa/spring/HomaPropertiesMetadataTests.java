@@ -30,7 +30,8 @@ class HomaPropertiesMetadataTests {
             }
         });
         assertThat(core).containsOnlyKeys("homa.server.port", "homa.server.bind-address",
-                "homa.server.enabled", "homa.server.codecs", "homa.server.shutdown-grace-period", "homa.server.threads",
+                "homa.server.enabled", "homa.server.codecs", "homa.server.shutdown-grace-period",
+                "homa.server.shutdown-ack-timeout", "homa.server.threads",
                 "homa.server.queue-capacity", "homa.server.offload-size",
                 "homa.client.peers", "homa.client.default-timeout", "homa.client.codec", "homa.client.services",
                 "homa.client.stream-batch-size", "homa.protocol.mtu", "homa.protocol.unscheduled-bytes",
@@ -60,6 +61,8 @@ class HomaPropertiesMetadataTests {
         assertThat(properties.get("homa.client.stream-batch-size").get("defaultValue").asInt()).isEqualTo(256);
         assertThat(properties.get("homa.server.shutdown-grace-period").get("defaultValue").asString())
                 .isEqualTo("10s");
+        assertThat(properties.get("homa.server.shutdown-ack-timeout").get("defaultValue").asString())
+                .isEqualTo("2s");
         assertThat(properties.get("homa.server.codecs").get("defaultValue").values())
                 .extracting(JsonNode::asString).containsExactly("json", "smile", "cbor");
         assertThat(properties.get("homa.client.services").path("description").asString())

@@ -120,13 +120,20 @@ final class AtMostOnce {
      * RPC_UNKNOWN. From a server: it has finished with (or given up) an RPC we still wait for, so
      * the response is lost; sending the request again could execute it twice, so the RPC fails
      * (a server that never saw the request asks for it with RESEND instead). From a client: it no
-     * longer knows an RPC we hold, so it cannot want the response.
+     * longer knows an RPC we hold, so it cannot want the response. A server's RPC_UNKNOWN whose
+     * reason byte says "shutting down" ({@link HomaEngine#refuseRequest}) fails the RPC with
+     * {@link HomaEvent.Reason#SERVER_SHUTTING_DOWN} instead: the request was not executed.
      */
-    void onRpcUnknown(InetSocketAddress from, boolean fromServer, long rpcId) {
+    void onRpcUnknown(InetSocketAddress from, boolean fromServer, long rpcId, int reason) {
         if (fromServer) {
             ClientRpc rpc = rpcs.clientRpc(rpcId, from);
             if (rpc != null) {
                 rpcs.removeClientRpc(rpc);
+                if (reason == HomaHeader.REASON_SHUTTING_DOWN) {
+                    events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_SHUTTING_DOWN,
+                            "server " + rpc.server.address + " refused the RPC without executing it: it is shutting down"));
+                    return;
+                }
                 events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_LOST_RPC,
                         "server " + rpc.server.address + " no longer knows the RPC (RPC_UNKNOWN: it finished with it, for"
                                 + " example gave it up after retransmitting the response " + Sender.RETRANSMIT_BUDGET_FACTOR

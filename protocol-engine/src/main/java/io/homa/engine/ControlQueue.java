@@ -107,6 +107,11 @@ final class ControlQueue {
         control.offset = version;
     }
 
+    /** Queues an RPC_UNKNOWN whose reason byte says why ({@code HomaHeader.REASON_OFFSET}). */
+    void rpcUnknown(InetSocketAddress peer, long wireRpcId, int reason) {
+        add(PacketType.RPC_UNKNOWN, peer, wireRpcId).offset = reason;
+    }
+
     /** Queues an ACK for {@code rpcId} plus up to {@link #maxAcksPerPacket} rpcids taken from {@code peer}'s pending acks. */
     void ack(Peer peer, long rpcId) {
         PendingControl ack = add(ackPool, PacketType.ACK, peer.address, rpcId);
@@ -171,6 +176,9 @@ final class ControlQueue {
             }
             default -> {
                 controlTx.wrap(buffer, 0).writeCommon(control.type, localPort, port, control.wireRpcId);
+                if (control.type == PacketType.RPC_UNKNOWN && control.offset != 0) {
+                    controlTx.reason(control.offset);
+                }
                 return ControlHeader.HEADER_LENGTH;
             }
         }

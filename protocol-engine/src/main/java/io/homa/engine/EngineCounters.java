@@ -21,7 +21,9 @@ public final class EngineCounters {
     long rpcsStarted;
     long rpcsCompleted;
     long requestsDelivered;
+    long requestsRefused;
     long droppedForBufferSpace;
+    long droppedForAddressBudget;
     long peersForgotten;
     long incastMarked;
     long rttSamples;
@@ -115,9 +117,23 @@ public final class EngineCounters {
         return requestsDelivered;
     }
 
+    /** Requests refused unexecuted because the server is shutting down ({@link HomaEngine#refuseRequest}). */
+    public long requestsRefused() {
+        return requestsRefused;
+    }
+
     /** First packets of new inbound messages dropped because {@code maxInboundBufferBytes} was reached. */
     public long droppedForBufferSpace() {
         return droppedForBufferSpace;
+    }
+
+    /**
+     * Request DATA dropped because the requests still arriving from its IP address hold their
+     * share (1/8) of {@code maxInboundBufferBytes}: new requests that would stay half-open, and
+     * packets that would take more memory (a RESEND asks for them again later).
+     */
+    public long droppedForAddressBudget() {
+        return droppedForAddressBudget;
     }
 
     /** Idle peers whose state was dropped after {@code peerIdleTimeoutNs}. */
@@ -206,7 +222,9 @@ public final class EngineCounters {
         copy.rpcsStarted = rpcsStarted;
         copy.rpcsCompleted = rpcsCompleted;
         copy.requestsDelivered = requestsDelivered;
+        copy.requestsRefused = requestsRefused;
         copy.droppedForBufferSpace = droppedForBufferSpace;
+        copy.droppedForAddressBudget = droppedForAddressBudget;
         copy.peersForgotten = peersForgotten;
         copy.incastMarked = incastMarked;
         copy.rttSamples = rttSamples;
@@ -227,7 +245,8 @@ public final class EngineCounters {
                 + ", retransmittedData=" + retransmittedDataPackets + ", busy=" + busySent
                 + ", timeouts=" + timeouts + ", duplicates=" + duplicatePackets
                 + ", rpcsStarted=" + rpcsStarted + ", rpcsCompleted=" + rpcsCompleted
-                + ", requestsDelivered=" + requestsDelivered + ", droppedForBufferSpace=" + droppedForBufferSpace
+                + ", requestsDelivered=" + requestsDelivered + ", requestsRefused=" + requestsRefused + ", droppedForBufferSpace=" + droppedForBufferSpace
+                + ", droppedForAddressBudget=" + droppedForAddressBudget
                 + ", peersForgotten=" + peersForgotten + ", incastMarked=" + incastMarked
                 + ", rttSamples=" + rttSamples + ", resendsDeferred=" + resendsDeferred
                 + ", silentPeerProbes=" + silentPeerProbes + ", acksIgnored=" + acksIgnored

@@ -103,11 +103,33 @@ final class GrantScheduler {
     /** The message's granted offset rose without a GRANT of ours (its sender said more is unscheduled). */
     void raised(InboundMessage message, int grantedOffset) {
         if (grantedOffset > message.grantedOffset) {
+            if (message.stalled) {
+                message.grantedOffset = grantedOffset; // counted once bytes of it arrive
+                return;
+            }
             removeGrantable(message);
             totalIncomingBytes += grantedOffset - message.grantedOffset;
             message.grantedOffset = grantedOffset;
             track(message);
         }
+    }
+
+    /**
+     * The message's sender ignored what we authorised for two RTOs (we are asking for it again):
+     * until bytes of it arrive, its outstanding bytes no longer count as incoming and it is no
+     * longer a candidate for grants, so that a sender that never sends (a forged first packet, a
+     * crashed or paused peer) cannot hold {@code maxIncomingBytes} or an overcommitment slot
+     * (issue 14). When it sends again, its outstanding bytes count again at once, so the total may
+     * pass {@code maxIncomingBytes} by what such senders were granted.
+     */
+    void stalled(InboundMessage message) {
+        if (message.stalled || message.ended) {
+            return;
+        }
+        removeGrantable(message);
+        arrivals.remove(message);
+        totalIncomingBytes -= Math.max(0, message.grantedOffset - message.receivedBytes());
+        message.stalled = true;
     }
 
     /** Takes the message out of the orders before its received bytes (its SRPT key) change. */
@@ -117,7 +139,18 @@ final class GrantScheduler {
 
     /** {@code addedBytes} new bytes arrived (all below the granted offset). */
     void received(InboundMessage message, int addedBytes) {
-        totalIncomingBytes -= addedBytes;
+        if (message.stalled) {
+            if (addedBytes == 0) {
+                return;
+            }
+            message.stalled = false;
+            totalIncomingBytes += Math.max(0, message.grantedOffset - message.receivedBytes());
+            if (needsGrants(message)) {
+                arrivals.insert(message);
+            }
+        } else {
+            totalIncomingBytes -= addedBytes;
+        }
         track(message);
     }
 
@@ -125,7 +158,9 @@ final class GrantScheduler {
     void ended(InboundMessage message) {
         removeGrantable(message);
         arrivals.remove(message);
-        totalIncomingBytes -= Math.max(0, message.grantedOffset - message.receivedBytes());
+        if (!message.stalled) {
+            totalIncomingBytes -= Math.max(0, message.grantedOffset - message.receivedBytes());
+        }
         message.grantedOffset = Math.max(message.grantedOffset, (int) message.receivedBytes());
         message.ended = true;
     }
@@ -300,20 +335,52 @@ final class GrantScheduler {
                 throw new IllegalArgumentException("sequence " + message.sequence + " is not the newest");
             }
             if (tail == messages.length) {
-                int size = tail - head;
-                if (size * 2 <= messages.length) {
-                    // At most half full: slide down, amortised over the appends that filled the rest.
-                    System.arraycopy(messages, head, messages, 0, size);
-                    Arrays.fill(messages, size, tail, null);
-                } else {
-                    InboundMessage[] grown = new InboundMessage[messages.length * 2];
-                    System.arraycopy(messages, head, grown, 0, size);
-                    messages = grown;
-                }
-                head = 0;
-                tail = size;
+                makeRoomAtTail();
             }
             messages[tail++] = message;
+        }
+
+        /** With the array full up to its end: slides the messages down, or doubles the array. */
+        private void makeRoomAtTail() {
+            int size = tail - head;
+            if (size * 2 <= messages.length) {
+                // At most half full: slide down, amortised over the appends that filled the rest.
+                System.arraycopy(messages, head, messages, 0, size);
+                Arrays.fill(messages, size, tail, null);
+            } else {
+                InboundMessage[] grown = new InboundMessage[messages.length * 2];
+                System.arraycopy(messages, head, grown, 0, size);
+                messages = grown;
+            }
+            head = 0;
+            tail = size;
+        }
+
+        /** Adds a message that may be older than some held (one that stalled and came back), in order. */
+        void insert(InboundMessage message) {
+            if (head == tail || messages[tail - 1].sequence < message.sequence) {
+                append(message);
+                return;
+            }
+            if (search(message.sequence) >= 0) {
+                return;
+            }
+            if (tail == messages.length) {
+                makeRoomAtTail();
+            }
+            int low = head;
+            int high = tail;
+            while (low < high) {
+                int mid = (low + high) >>> 1;
+                if (messages[mid].sequence < message.sequence) {
+                    low = mid + 1;
+                } else {
+                    high = mid;
+                }
+            }
+            System.arraycopy(messages, low, messages, low + 1, tail - low);
+            messages[low] = message;
+            tail++;
         }
 
         /** Removes the message if held; returns whether it was. */

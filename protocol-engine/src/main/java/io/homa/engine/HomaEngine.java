@@ -46,6 +46,7 @@ public final class HomaEngine {
     private final Receiver receiver;
     private final AtMostOnce atMostOnce;
     private final Timers timers;
+    private final ControlQueue control;
     private final ControlHeader commonRx = new ControlHeader();
 
     /**
@@ -70,6 +71,7 @@ public final class HomaEngine {
         this.nextRpcId = firstRpcId;
         EngineParams params = EngineParams.of(config);
         ControlQueue control = new ControlQueue(localPort, params.controlPriority(), params.maxAcksPerPacket());
+        this.control = control;
         UnscheduledCutoffs cutoffs = new UnscheduledCutoffs(config.priorityLevels(), config.unscheduledBytes(),
                 UnscheduledCutoffs.initialVersion(firstRpcId));
         this.grantScheduler = new GrantScheduler(config, params.rttBytes(), params.payloadBytes(),
@@ -172,6 +174,32 @@ public final class HomaEngine {
         return true;
     }
 
+    /**
+     * Server: refuses a request delivered by {@link HomaEvent.RequestReceived} without executing
+     * it, because the server is shutting down. As {@link #abortRequest} the engine forgets the RPC
+     * and remembers it as finished (a retransmission of the request never executes), and it tells
+     * the client at once with an RPC_UNKNOWN whose reason byte says "shutting down"
+     * ({@link io.homa.engine.wire.HomaHeader#REASON_SHUTTING_DOWN}, a reserved byte of the common
+     * header): a client of this engine fails the RPC with
+     * {@link HomaEvent.Reason#SERVER_SHUTTING_DOWN}, one that knows only the draft with "server
+     * lost the RPC". If that packet is lost, the client's next RESEND gets a plain RPC_UNKNOWN.
+     *
+     * @param nowNs current time
+     * @param client the client endpoint from the event
+     * @param rpcId the rpcid from the event
+     * @return {@code false} if the engine did not hold the RPC in service
+     */
+    public boolean refuseRequest(long nowNs, InetSocketAddress client, long rpcId) {
+        ServerRpc rpc = rpcs.serverRpc(client, rpcId);
+        if (rpc == null || rpc.state() != ServerRpc.State.IN_SERVICE) {
+            return false;
+        }
+        atMostOnce.abort(rpc);
+        control.rpcUnknown(client, rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_SHUTTING_DOWN);
+        counters.requestsRefused++;
+        return true;
+    }
+
     /** Client: abandons an RPC (no event follows for it); unknown rpcids are ignored. */
     public void cancel(long nowNs, long rpcId) {
         ClientRpc rpc = rpcs.clientRpc(rpcId);
@@ -246,7 +274,7 @@ public final class HomaEngine {
             case CUTOFFS -> sender.onCutoffs(peer, packet, offset, length, fromServer, rpcId);
             case ACK -> atMostOnce.onAck(peer, packet, offset, length, fromServer, rpcId);
             case RPC_UNKNOWN -> {
-                atMostOnce.onRpcUnknown(peer, fromServer, rpcId);
+                atMostOnce.onRpcUnknown(peer, fromServer, rpcId, commonRx.reason());
                 yield true;
             }
             case BUSY -> {

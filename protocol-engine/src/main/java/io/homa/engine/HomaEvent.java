@@ -52,6 +52,11 @@ public sealed interface HomaEvent {
          * length): the response cannot be trusted.
          */
         PROTOCOL_ERROR,
+        /**
+         * The server refused the request without executing it because it is shutting down (an
+         * RPC_UNKNOWN with this project's reason byte, {@link HomaEngine#refuseRequest}).
+         */
+        SERVER_SHUTTING_DOWN,
         /** The engine was closed before the RPC ended. */
         SHUTDOWN
     }

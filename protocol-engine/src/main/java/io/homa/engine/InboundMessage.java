@@ -22,6 +22,14 @@ final class InboundMessage {
     long sequence;
     /** Set when the message completed or was dropped; the scheduler forgets it. */
     boolean ended;
+    /**
+     * Set while its sender ignores our grant: no byte we authorised came over two of the peer's
+     * RTOs, for which we asked twice. Its outstanding bytes then leave the total incoming and it
+     * takes no part in grant scheduling, until bytes of it arrive ({@link GrantScheduler#stalled}).
+     */
+    boolean stalled;
+    /** Bytes received when we last asked for missing ones (-1: never asked): unchanged at the next ask means stalled. */
+    long receivedAtLastResend = -1;
     /** Bytes below this offset are authorised: unscheduled (from DATA's incoming) or granted. */
     int grantedOffset;
     /** The offset in our last GRANT (at first, the unscheduled bytes): where the next GRANT releases bytes. */
@@ -132,6 +140,16 @@ final class InboundMessage {
             }
         }
         return true;
+    }
+
+    /** Whether writing {@code [offset, offset + length)} would take a chunk not taken yet. */
+    boolean wouldTakeMemory(int offset, int length) {
+        for (int index = offset / CHUNK_BYTES; index <= (offset + length - 1) / CHUNK_BYTES; index++) {
+            if (chunks[index] == null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The whole message as one array; call once, when {@link #complete()}. */

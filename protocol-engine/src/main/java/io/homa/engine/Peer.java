@@ -15,6 +15,8 @@ final class Peer extends TimerEntry {
     static final int FINISHED_RPC_IDS_KEPT = 4096;
 
     final InetSocketAddress address;
+    /** What requests still arriving from this peer's IP address hold, shared by its ports ({@link RpcTable}). */
+    RpcTable.AddressLoad addressLoad;
     /** This peer's RPCs we serve, by rpcid (a primitive map: looked up for every packet). */
     final LongMap<ServerRpc> serverRpcs = new LongMap<>();
     /**

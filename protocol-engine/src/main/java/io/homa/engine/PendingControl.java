@@ -9,7 +9,7 @@ final class PendingControl {
     InetSocketAddress peer;
     /** Rpcid as on the wire, S bit included. */
     long wireRpcId;
-    /** GRANT: offset; RESEND: offset. */
+    /** GRANT: offset; RESEND: offset; RPC_UNKNOWN: the reason byte ({@code HomaHeader.REASON_OFFSET}). */
     int offset;
     /** RESEND: length. */
     int length;

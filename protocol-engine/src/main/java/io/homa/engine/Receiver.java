@@ -69,8 +69,8 @@ final class Receiver {
         int dataOffset = data.dataOffset();
         int dataBytes = length - DataHeader.HEADER_LENGTH;
         if (messageLength < 1 || messageLength > config.maxMessageBytes() || dataOffset < 0
-                || (long) dataOffset + dataBytes > messageLength || rpcId == 0) {
-            return false;
+                || (long) dataOffset + dataBytes > messageLength || rpcId == 0 || dataBytes == 0) {
+            return false; // a DATA without bytes says nothing (and would open an RPC for free)
         }
         boolean accepted = fromServer
                 ? onResponseData(nowNs, from, packet, offset, data, messageLength, dataOffset, dataBytes, rpcId)
@@ -86,8 +86,17 @@ final class Receiver {
      * unscheduled, but never more than our own unscheduled bytes, so that a sender cannot make us
      * hold memory it was not given.
      */
-    private int statedUnscheduledBytes(DataHeader data, int messageLength) {
-        return Math.min(messageLength, Math.min(Math.max(0, data.incoming()), params.unscheduledBytes()));
+    private int statedUnscheduledBytes(DataHeader data, int messageLength, int dataOffset, int dataBytes) {
+        int stated = Math.min(messageLength, Math.min(Math.max(0, data.incoming()), params.unscheduledBytes()));
+        int end = dataOffset + dataBytes;
+        if (dataBytes >= params.payloadBytes() || end == messageLength) {
+            return stated;
+        }
+        // A short packet that does not end the message claims only what it carries (issue 14): an
+        // empty or one-byte first packet declaring 1 MiB would otherwise hold a whole unscheduled
+        // window of max-incoming. Senders fill every packet but a message's last (a peer with a
+        // smaller MTU raises the window packet by packet).
+        return Math.min(stated, end);
     }
 
     private boolean onRequestData(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset, DataHeader data,
@@ -100,7 +109,7 @@ final class Receiver {
             atMostOnce.acknowledge(peer, ackRpcId & ~HomaHeader.FROM_SERVER_BIT);
         }
         ServerRpc rpc = peer == null ? null : peer.serverRpcs.get(rpcId);
-        int stated = statedUnscheduledBytes(data, messageLength);
+        int stated = statedUnscheduledBytes(data, messageLength, dataOffset, dataBytes);
         if (rpc == null) {
             if (peer != null && peer.finished.contains(rpcId)) {
                 counters.duplicatePackets++;
@@ -111,6 +120,11 @@ final class Receiver {
             }
             if (rpcs.inboundBufferedBytes() >= config.maxInboundBufferBytes()) {
                 counters.droppedForBufferSpace++;
+                return true;
+            }
+            if (dataBytes < messageLength && rpcs.addressOverBudget(from)) {
+                // A request that would stay half-open; one that arrives whole needs no budget.
+                counters.droppedForAddressBudget++;
                 return true;
             }
             if (peer == null) {
@@ -142,6 +156,11 @@ final class Receiver {
         grantScheduler.raised(request, stated);
         if (dataOffset + dataBytes > request.grantedOffset) {
             return false;
+        }
+        if (request.bufferedBytes() > 0 && request.wouldTakeMemory(dataOffset, dataBytes)
+                && rpcs.addressOverBudget(from)) {
+            counters.droppedForAddressBudget++; // a RESEND asks for it again once memory is free
+            return true;
         }
         rpc.heard(nowNs);
         if (!request.agreesWithReceived(packet, offset + DataHeader.HEADER_LENGTH, dataOffset, dataBytes)) {
@@ -175,7 +194,7 @@ final class Receiver {
             counters.duplicatePackets++; // unknown, or about a request that has not left yet
             return true;
         }
-        int stated = statedUnscheduledBytes(data, messageLength);
+        int stated = statedUnscheduledBytes(data, messageLength, dataOffset, dataBytes);
         if (rpc.response == null) {
             if (dataOffset + dataBytes > stated) {
                 return false;
@@ -274,7 +293,7 @@ final class Receiver {
             counters.duplicatePackets++;
             return false;
         }
-        rpcs.addInboundBuffered(message.write(packet, offset + DataHeader.HEADER_LENGTH, dataOffset, dataBytes));
+        rpcs.addInboundBuffered(message, message.write(packet, offset + DataHeader.HEADER_LENGTH, dataOffset, dataBytes));
         return true;
     }
 
@@ -354,11 +373,19 @@ final class Receiver {
     }
 
     /**
-     * RESEND for each gap below the granted offset (never for bytes not yet granted), at most 8.
+     * RESEND for each gap below the granted offset (never for bytes not yet granted), at most 8;
+     * when no byte of the message arrived since the previous call, it counts as stalled for grant
+     * scheduling until bytes of it arrive ({@link GrantScheduler#stalled}).
      * The first gap's start becomes the pending round-trip sample (replacing any earlier one, whose
      * bytes may now come twice).
      */
     void requestMissing(InboundMessage message, InetSocketAddress peer, long wireRpcId, long nowNs) {
+        // Its sender let two RTOs pass without a byte: what we authorised stops holding incoming. (A
+        // slow or congested path still delivers some bytes; granting elsewhere would add to it.)
+        if (message.receivedAtLastResend == message.receivedBytes()) {
+            grantScheduler.stalled(message);
+        }
+        message.receivedAtLastResend = message.receivedBytes();
         RangeSet received = message.received;
         int gapStart = 0;
         int sent = 0;

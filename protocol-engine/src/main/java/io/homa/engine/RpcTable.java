@@ -1,5 +1,7 @@
 package io.homa.engine;
 
+import io.homa.engine.wire.HomaHeader;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
@@ -23,12 +25,35 @@ final class RpcTable {
     private int serverRpcCount;
     /** Memory held by inbound messages still arriving (see {@link InboundMessage}). */
     private long inboundBufferedBytes;
+    /** What the requests still arriving from each client IP address hold (ports are free to forge). */
+    private final Map<InetAddress, AddressLoad> addressLoads = new HashMap<>();
+    /**
+     * Most memory the requests still arriving from one IP address may hold: a share of
+     * {@code max-inbound-buffer}, but never less than one message of {@code max-message-size}.
+     */
+    private final long maxHalfOpenBytesPerAddress;
+
+    /** The share of {@code max-inbound-buffer} one client address may fill with requests still arriving: 1/8. */
+    static final int ADDRESS_SHARE_DIVISOR = 8;
+
+    /**
+     * Requests still arriving ("half-open" RPCs) from one client IP address, whatever its ports:
+     * the memory they hold, and how many peers (ports) of that address are known.
+     */
+    static final class AddressLoad {
+        long halfOpenBufferedBytes;
+        int peers;
+    }
 
     RpcTable(EngineConfig config, GrantScheduler grantScheduler, TimerQueue timers, EngineCounters counters) {
         this.config = config;
         this.grantScheduler = grantScheduler;
         this.timers = timers;
         this.counters = counters;
+        // At least what one message of max-message-size takes (its chunks hold exactly its bytes),
+        // so that any request can complete, as one could before the address had a share at all.
+        this.maxHalfOpenBytesPerAddress = Math.max(config.maxInboundBufferBytes() / ADDRESS_SHARE_DIVISOR,
+                config.maxMessageBytes());
     }
 
     // ---- peers
@@ -39,6 +64,9 @@ final class RpcTable {
         if (peer == null) {
             peer = new Peer(address, nowNs, config.resendIntervalNs(), config.maxResendIntervalNs());
             peers.put(address, peer);
+            AddressLoad load = addressLoads.computeIfAbsent(address.getAddress(), (key) -> new AddressLoad());
+            load.peers++;
+            peer.addressLoad = load;
             timers.armAtOrBefore(peer, nowNs + config.peerIdleTimeoutNs() + 1);
         }
         return peer;
@@ -52,6 +80,8 @@ final class RpcTable {
     /** Forgets an idle peer, its finished rpcids and its cutoffs (draft "Timeouts": after a long idle time). */
     void forget(Peer peer) {
         peers.remove(peer.address);
+        peer.addressLoad.peers--;
+        releaseIfUnused(peer.address.getAddress(), peer.addressLoad);
         timers.cancel(peer);
         counters.peersForgotten++;
     }
@@ -172,14 +202,52 @@ final class RpcTable {
         return inboundBufferedBytes;
     }
 
-    void addInboundBuffered(long bytes) {
+    /** {@code message} took {@code bytes} more memory. */
+    void addInboundBuffered(InboundMessage message, long bytes) {
         inboundBufferedBytes += bytes;
+        if (isRequest(message)) {
+            message.peer.addressLoad.halfOpenBufferedBytes += bytes;
+        }
     }
 
     /** An inbound message completed or was dropped: its memory is no longer ours to count, its grants stop. */
     void endInbound(InboundMessage message) {
         inboundBufferedBytes -= message.bufferedBytes();
+        if (isRequest(message)) {
+            AddressLoad load = message.peer.addressLoad;
+            load.halfOpenBufferedBytes -= message.bufferedBytes();
+            releaseIfUnused(message.peer.address.getAddress(), load);
+        }
         grantScheduler.ended(message);
+    }
+
+    /**
+     * Whether requests still arriving from {@code from}'s IP address hold their share of
+     * {@code max-inbound-buffer} (an {@value #ADDRESS_SHARE_DIVISOR}th, at least one message of
+     * {@code max-message-size}): then no request from that
+     * address may open or take more memory (issue 14: one address flooding first packets held
+     * all of it, and every new RPC of every client failed).
+     */
+    boolean addressOverBudget(InetSocketAddress from) {
+        AddressLoad load = addressLoads.get(from.getAddress());
+        return load != null && load.halfOpenBufferedBytes >= maxHalfOpenBytesPerAddress;
+    }
+
+    /** Memory held by requests still arriving from {@code address}'s IP address. */
+    long halfOpenBufferedBytes(InetSocketAddress address) {
+        AddressLoad load = addressLoads.get(address.getAddress());
+        return load == null ? 0 : load.halfOpenBufferedBytes;
+    }
+
+    private void releaseIfUnused(InetAddress address, AddressLoad load) {
+        if (load.peers == 0 && load.halfOpenBufferedBytes == 0) {
+            addressLoads.remove(address, load);
+        }
+    }
+
+    /** A server's inbound message is a request: its GRANTs and RESENDs carry the S bit. */
+    private static boolean isRequest(InboundMessage message) {
+        return (message.wireRpcId & HomaHeader.FROM_SERVER_BIT) != 0;
     }
 
     // ---- lifecycle
@@ -192,6 +260,7 @@ final class RpcTable {
     void clear() {
         clientRpcs.clear();
         peers.clear();
+        addressLoads.clear();
         serverRpcCount = 0;
         inboundBufferedBytes = 0;
     }

@@ -185,9 +185,12 @@ final class Timers {
         Peer peer = rpc.client;
         // Everything we granted has arrived: the rest waits for our own scheduler.
         boolean waitingOnUs = rpc.request.receivedBytes() >= rpc.request.grantedOffset;
-        long forgetAtNs = later(peer.lastHeardNs, rpc.lastHeardNs) + config.peerSilenceTimeoutNs();
+        // The RPC's own silence: a half-open request is not kept by its client's other packets
+        // (issue 14: a flooder kept thousands alive by sending anything at all). A live client
+        // speaks about it: its DATA, its BUSY, its RESENDs for the response.
+        long forgetAtNs = rpc.lastHeardNs + config.peerSilenceTimeoutNs();
         if (nowNs - forgetAtNs >= 0) {
-            // The client went silent; never delivered to the application: safe to forget.
+            // Silent about it; never delivered to the application: safe to forget.
             atMostOnce.release(rpc);
             counters.timeouts++;
             return;

@@ -111,11 +111,11 @@ class AtMostOnceTest {
     void shouldFailTheClientRpcWhenItsServerAnswersRpcUnknown() {
         ClientRpc rpc = rig.startRequest(0, PEER, new byte[10]);
         rig.drain(0);
-        rig.atMostOnce.onRpcUnknown(OTHER, true, rpc.rpcId);
+        rig.atMostOnce.onRpcUnknown(OTHER, true, rpc.rpcId, 0);
         assertThat(rig.events).as("another host cannot speak for the RPC").isEmpty();
         assertThat(rpc.state()).isEqualTo(ClientRpc.State.SENDING_REQUEST);
 
-        rig.atMostOnce.onRpcUnknown(PEER, true, rpc.rpcId);
+        rig.atMostOnce.onRpcUnknown(PEER, true, rpc.rpcId, 0);
         HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) rig.events.poll();
         assertThat(failed.rpcId()).isEqualTo(rpc.rpcId);
         assertThat(failed.server()).isEqualTo(PEER);
@@ -125,14 +125,14 @@ class AtMostOnceTest {
         assertThat(rig.rpcs.clientRpc(rpc.rpcId)).isNull();
         assertThat(rpc.request.abandoned).isTrue();
 
-        rig.atMostOnce.onRpcUnknown(PEER, true, rpc.rpcId);
+        rig.atMostOnce.onRpcUnknown(PEER, true, rpc.rpcId, 0);
         assertThat(rig.events).as("one event per RPC").isEmpty();
     }
 
     @Test
     void shouldReleaseTheServerRpcWhenItsClientAnswersRpcUnknown() {
         ServerRpc rpc = awaitingAck(50);
-        rig.atMostOnce.onRpcUnknown(PEER, false, 50);
+        rig.atMostOnce.onRpcUnknown(PEER, false, 50, 0);
         assertThat(rpc.state()).isEqualTo(ServerRpc.State.DEAD);
         assertThat(rpc.client.finished.contains(50)).isTrue();
     }

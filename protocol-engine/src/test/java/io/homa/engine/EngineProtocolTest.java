@@ -307,6 +307,39 @@ class EngineProtocolTest {
     }
 
     @Test
+    void shouldRefuseARequestUnexecutedAndTellTheClientWhy() {
+        EnginePair pair = new EnginePair(CONFIG);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {7});
+        pair.collect();
+        EnginePair.Packet request = ofType(pair.inFlight, PacketType.DATA).get(0);
+        pair.deliverShuffled(new Random(1));
+        HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) pair.server.pollEvent();
+        assertThat(pair.server.refuseRequest(pair.nowNs, received.client(), received.rpcId())).isTrue();
+        assertThat(pair.server.refuseRequest(pair.nowNs, received.client(), received.rpcId())).as("once").isFalse();
+        assertThat(pair.server.counters().requestsRefused()).isEqualTo(1);
+
+        pair.collect();
+        EnginePair.Packet unknown = ofType(pair.inFlight, PacketType.RPC_UNKNOWN).get(0);
+        assertThat(unknown.bytes()[HomaHeader.REASON_OFFSET]).isEqualTo((byte) HomaHeader.REASON_SHUTTING_DOWN);
+        pair.deliverShuffled(new Random(2));
+        HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) pair.client.pollEvent();
+        assertThat(failed.rpcId()).isEqualTo(rpcId);
+        assertThat(failed.reason()).isEqualTo(HomaEvent.Reason.SERVER_SHUTTING_DOWN);
+        assertThat(failed.detail()).contains("without executing it");
+
+        // A late copy of the request never executes: the rpcid is finished.
+        pair.deliver(request);
+        assertThat(pair.server.pollEvent()).isNull();
+        // An RPC_UNKNOWN without the byte (a draft-only server) is the ordinary "lost" failure.
+        long other = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {8});
+        java.nio.ByteBuffer plain = java.nio.ByteBuffer.allocate(io.homa.engine.wire.ControlHeader.HEADER_LENGTH);
+        new io.homa.engine.wire.ControlHeader().wrap(plain, 0).writeCommon(PacketType.RPC_UNKNOWN,
+                EnginePair.SERVER.getPort(), EnginePair.CLIENT.getPort(), other | HomaHeader.FROM_SERVER_BIT);
+        pair.client.onPacket(pair.nowNs, EnginePair.SERVER, plain);
+        assertThat(((HomaEvent.RpcFailed) pair.client.pollEvent()).reason()).isEqualTo(HomaEvent.Reason.SERVER_LOST_RPC);
+    }
+
+    @Test
     void shouldRejectLateDuplicatesBelowTheFinishedFloor() {
         EnginePair pair = new EnginePair(CONFIG);
         pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});

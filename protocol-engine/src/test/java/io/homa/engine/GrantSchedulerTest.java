@@ -51,6 +51,45 @@ class GrantSchedulerTest {
     }
 
     @Test
+    void aStalledMessageShouldGiveUpItsIncomingAndItsSlotUntilBytesOfItArrive() {
+        GrantScheduler scheduler = scheduler(EngineConfig.builder().maxOvercommit(1).fifoGrantFraction(0.5)
+                .maxIncomingBytes(10_000_000).build());
+        InboundMessage stalled = message(scheduler, 300_000, newPeer());
+        InboundMessage waiting = message(scheduler, 900_000, newPeer());
+        InboundMessage newest = message(scheduler, 950_000, newPeer());
+        receiveAll(scheduler, stalled);
+        receiveAll(scheduler, waiting);
+        receiveAll(scheduler, newest);
+        grants.clear();
+        scheduler.schedule(8, sink);
+        assertThat(grants).extracting(Grant::message).first().isEqualTo(stalled);
+        long incomingBefore = scheduler.totalIncomingBytes();
+        long outstanding = stalled.grantedOffset - stalled.receivedBytes();
+        assertThat(outstanding).isPositive();
+
+        scheduler.stalled(stalled);
+        assertThat(scheduler.totalIncomingBytes()).isEqualTo(incomingBefore - outstanding);
+        grants.clear();
+        scheduler.schedule(8, sink);
+        assertThat(grants).extracting(Grant::message).as("its overcommitment slot goes to the next").contains(waiting)
+                .doesNotContain(stalled);
+
+        // Bytes of it arrive: what is still outstanding counts again, and it is back, oldest first.
+        long incomingNow = scheduler.totalIncomingBytes();
+        scheduler.beforeReceive(stalled);
+        int from = (int) stalled.receivedBytes();
+        int added = stalled.received.add(from, from + PAYLOAD);
+        stalled.write(ByteBuffer.allocate(PAYLOAD), 0, from, PAYLOAD);
+        scheduler.received(stalled, added);
+        assertThat(stalled.stalled).isFalse();
+        assertThat(scheduler.totalIncomingBytes()).isEqualTo(incomingNow + outstanding - PAYLOAD);
+        scheduler.ended(waiting);
+        scheduler.ended(newest);
+        scheduler.ended(stalled);
+        assertThat(scheduler.totalIncomingBytes()).isZero();
+    }
+
+    @Test
     void shouldGrantTheShortestRemainingMessagesFirstUpToOvercommit() {
         GrantScheduler scheduler = scheduler(EngineConfig.builder().maxOvercommit(2).maxIncomingBytes(10_000_000).build());
         InboundMessage longest = message(scheduler, 900_000, newPeer());

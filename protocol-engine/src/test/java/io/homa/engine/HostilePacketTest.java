@@ -170,6 +170,135 @@ class HostilePacketTest {
         assertThat(rig.events).isEmpty();
     }
 
+    @Test
+    void shouldTakeADataPacketWithoutBytesAsMalformedAndOpenNoRpc() {
+        ComponentRig rig = new ComponentRig();
+        assertThat(rig.onData(0, PEER, ComponentRig.data(RPC_ID, new byte[1 << 20], 60_000, 0, 0, 0))).isFalse();
+        assertThat(rig.rpcs.serverRpc(PEER, RPC_ID)).isNull();
+    }
+
+    @Test
+    void shouldLetAShortFirstPacketClaimOnlyTheBytesItCarries() {
+        // max-incoming of one packet: what a message claims shows as its granted offset, since a
+        // claim of a whole window leaves no room for a GRANT.
+        EngineConfig defaults = EngineConfig.defaults();
+        int payload = defaults.maxDataPayloadBytes();
+        ComponentRig rig = new ComponentRig(defaults.toBuilder().maxIncomingBytes(payload).build());
+        byte[] phantom = new byte[1 << 20];
+        // One byte, declaring a 1 MiB message with a whole unscheduled window on its way.
+        assertThat(rig.onData(0, PEER, ComponentRig.data(RPC_ID, phantom, 60_000, 0, 1, 0))).isTrue();
+        assertThat(rig.rpcs.serverRpc(PEER, RPC_ID).request.grantedOffset).as("1 byte claimed, a GRANT for the rest")
+                .isLessThanOrEqualTo(1 + payload);
+        rig.rpcs.removeServerRpc(rig.rpcs.serverRpc(PEER, RPC_ID));
+        // A full first packet of a real sender claims its window.
+        byte[] real = new byte[200_000];
+        assertThat(rig.onData(0, PEER, ComponentRig.data(RPC_ID + 2, real, 60_000, 0, payload, 0))).isTrue();
+        assertThat(rig.rpcs.serverRpc(PEER, RPC_ID + 2).request.grantedOffset)
+                .isEqualTo(Math.min(60_000, rig.params.unscheduledBytes()));
+    }
+
+    /**
+     * The phantom flood: first packets declaring 1 MiB from eight ports of another host, sent
+     * again every 50 ms, never followed by more. Each is granted a window; once two RTOs pass
+     * without a byte, those grants no longer hold max-incoming, and a real 200 KB request, which
+     * needs GRANTs, completes.
+     */
+    @Test
+    void shouldServeARealRequestThatNeedsGrantsThroughAPhantomFlood() {
+        EnginePair pair = new EnginePair(EngineConfig.defaults());
+        long[] phantomsNs = {0};
+        runRealRequest(pair, () -> {
+            if (pair.nowNs - phantomsNs[0] >= 50_000_000L) {
+                phantomsNs[0] = pair.nowNs;
+                for (int port = 0; port < 8; port++) {
+                    pair.server.onPacket(pair.nowNs, new java.net.InetSocketAddress("10.0.9.9", 7000 + port),
+                            phantomPacket(2L + 2 * port));
+                }
+            }
+        });
+        assertThat(pair.client.counters().rpcsCompleted()).isEqualTo(1);
+        assertThat(pair.server.counters().packetsSent(PacketType.GRANT)).as("to the real client and the phantoms")
+                .isPositive();
+    }
+
+    /**
+     * The one-byte flood: 18,000 first packets of one byte from one address (many ports), each
+     * pinning a 16 KiB chunk. That address gets its share of the inbound buffer and no more; a
+     * real request from another address is served; and the flood's RPCs, silent about themselves
+     * however much the address keeps sending, are forgotten after peer-silence-timeout.
+     */
+    @Test
+    void shouldKeepOneAddressToItsShareOfTheInboundBuffer() {
+        EngineConfig config = EngineConfig.builder().maxInboundBufferBytes(64L << 20).build();
+        EnginePair pair = new EnginePair(config);
+        long shareBytes = config.maxInboundBufferBytes() / RpcTable.ADDRESS_SHARE_DIVISOR;
+        int[] next = {0};
+        Runnable flood = () -> {
+            for (int i = 0; i < 200; i++, next[0]++) {
+                pair.server.onPacket(pair.nowNs, new java.net.InetSocketAddress("10.0.9.9", 1000 + next[0] % 60_000),
+                        phantomPacket(2L + 2L * next[0]));
+            }
+        };
+        for (int i = 0; i < 90; i++) {
+            flood.run();
+        }
+        assertThat(pair.server.inboundBufferedBytes()).as("the flooding address's share")
+                .isBetween(shareBytes, shareBytes + InboundMessage.CHUNK_BYTES);
+        assertThat(pair.server.counters().droppedForAddressBudget())
+                .isEqualTo(18_000 - shareBytes / InboundMessage.CHUNK_BYTES);
+        assertThat(pair.server.counters().droppedForBufferSpace()).as("the rest stays for others").isZero();
+
+        int opened = pair.server.activeServerRpcs();
+        assertThat(opened).isEqualTo((int) (shareBytes / InboundMessage.CHUNK_BYTES));
+        runRealRequest(pair, flood);
+        assertThat(pair.client.counters().rpcsCompleted()).isEqualTo(1);
+
+        // The address keeps flooding; the RPCs it opened long ago are forgotten on their own silence.
+        long untilNs = pair.nowNs + config.peerSilenceTimeoutNs() + config.resendIntervalNs() * 2;
+        while (pair.nowNs < untilNs) {
+            flood.run();
+            pair.advance(config.resendIntervalNs());
+        }
+        assertThat(pair.server.counters().timeouts()).as("half-open RPCs reclaimed").isGreaterThanOrEqualTo(opened);
+        assertThat(pair.server.inboundBufferedBytes()).isLessThanOrEqualTo(shareBytes + InboundMessage.CHUNK_BYTES);
+    }
+
+    /** Runs a real 200 KB request from the pair's client, with {@code eachMs} every simulated millisecond. */
+    private static void runRealRequest(EnginePair pair, Runnable eachMs) {
+        java.util.Random random = new java.util.Random(7);
+        byte[] request = ComponentRig.pattern(200_000, 8);
+        boolean sent = false;
+        long deadlineNs = pair.nowNs + 2 * pair.client.config().peerSilenceTimeoutNs();
+        while (pair.nowNs < deadlineNs && pair.client.counters().rpcsCompleted() == 0) {
+            eachMs.run();
+            if (!sent) {
+                pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
+                sent = true;
+            }
+            pair.collect();
+            pair.inFlight.removeIf(p -> !p.to().equals(EnginePair.SERVER) && !p.to().equals(EnginePair.CLIENT));
+            pair.deliverShuffled(random);
+            HomaEvent event;
+            while ((event = pair.server.pollEvent()) != null) {
+                HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
+                assertThat(received.message()).isEqualTo(request);
+                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), new byte[] {1});
+            }
+            while ((event = pair.client.pollEvent()) != null) {
+                assertThat(event).isInstanceOf(HomaEvent.ResponseReceived.class);
+            }
+            pair.advance(1_000_000L);
+        }
+    }
+
+    private static java.nio.ByteBuffer phantomPacket(long rpcId) {
+        java.nio.ByteBuffer packet = java.nio.ByteBuffer.allocate(io.homa.engine.wire.DataHeader.HEADER_LENGTH + 1);
+        new io.homa.engine.wire.DataHeader().wrap(packet, 0)
+                .writeCommon(PacketType.DATA, 7000, EnginePair.SERVER.getPort(), rpcId)
+                .messageLength(1 << 20).incoming(60_000).dataOffset(0).segmentOffset(0);
+        return packet;
+    }
+
     private static long payloadBytes(List<Sent> packets) {
         return ComponentRig.ofType(packets, PacketType.DATA).stream().mapToLong(Sent::payloadBytes).sum();
     }

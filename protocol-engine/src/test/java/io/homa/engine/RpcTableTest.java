@@ -32,7 +32,7 @@ class RpcTableTest {
         grants.beforeReceive(message);
         int added = message.received.add(offset, offset + bytes);
         grants.received(message, added);
-        table.addInboundBuffered(message.write(ByteBuffer.allocate(bytes), 0, offset, bytes));
+        table.addInboundBuffered(message, message.write(ByteBuffer.allocate(bytes), 0, offset, bytes));
     }
 
     @Test
@@ -200,8 +200,9 @@ class RpcTableTest {
         Peer server = table.peer(A, 0);
         table.addClientRpc(clientRpc(100, server));
         Peer client = table.peer(B, 0);
-        table.addServerRpc(new ServerRpc(200, client, new InboundMessage(10, 10, client, 201)));
-        table.addInboundBuffered(4_096);
+        InboundMessage request = new InboundMessage(10, 10, client, 201);
+        table.addServerRpc(new ServerRpc(200, client, request));
+        table.addInboundBuffered(request, 4_096);
         table.clear();
         assertThat(table.peerCount()).isZero();
         assertThat(table.clientRpcCount()).isZero();

@@ -103,6 +103,11 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
                 EngineCounters::malformedPackets);
         counter(registry, "homa.packets.dropped", "First packets of new messages dropped for max-inbound-buffer",
                 "packets", EngineCounters::droppedForBufferSpace, "reason", "inbound-buffer-full");
+        counter(registry, "homa.packets.dropped",
+                "Request DATA dropped: requests still arriving from its IP address hold their share of max-inbound-buffer",
+                "packets", EngineCounters::droppedForAddressBudget, "reason", "address-budget");
+        counter(registry, "homa.requests.refused", "Requests refused unexecuted because the server is shutting down",
+                "requests", EngineCounters::requestsRefused);
         counter(registry, "homa.rpcs.timeouts", "RPCs aborted because the peer went silent", "rpcs",
                 EngineCounters::timeouts);
         counter(registry, "homa.rpcs.started", "Client RPCs started", "rpcs", EngineCounters::rpcsStarted);
@@ -119,6 +124,18 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
                 EngineCounters::resendsDeferred);
         counter(registry, "homa.peers.probes", "RESENDs or NEED_ACKs sent to a silent peer, one per backoff step",
                 "packets", EngineCounters::silentPeerProbes);
+        counter(registry, "homa.acks.ignored",
+                "Acks of RPCs whose response had not gone out in full (forged or confused): the RPC is kept", "acks",
+                EngineCounters::acksIgnored);
+        counter(registry, "homa.packets.ignored",
+                "CUTOFFS about no RPC held with the sender, or not a non-increasing list: not applied", "packets",
+                EngineCounters::cutoffsIgnored, "type", "CUTOFFS");
+        counter(registry, "homa.packets.conflicting",
+                "DATA whose bytes differ from bytes of the message already received: the message failed", "packets",
+                EngineCounters::conflictingDataPackets);
+        counter(registry, "homa.rpcs.dropped",
+                "Responses given up after being asked for more than 8 times their length in retransmissions", "rpcs",
+                EngineCounters::retransmitBudgetExceeded, "reason", "retransmit-budget");
         counter(registry, "homa.rtt.samples", "Round-trip samples taken (GRANT or RESEND to the DATA it released)",
                 "samples", EngineCounters::rttSamples);
         this.peerRtt = MultiGauge.builder("homa.peer.rtt")

@@ -171,6 +171,71 @@ class HomaDeclarativeClientEndToEndTests {
         });
     }
 
+    /**
+     * The context of a server under load closes (as on SIGTERM): every call started before the
+     * close returned ends with its result or with the shutdown UNAVAILABLE, none with a timeout.
+     */
+    @Test
+    void shouldEndEveryCallWithItsResultOrTheShutdownUnavailableWhenALoadedServerStops() {
+        ApplicationContextRunner servers = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(HomaAutoConfiguration.class))
+                .withPropertyValues("homa.server.port=0", "homa.server.bind-address=127.0.0.1",
+                        "homa.server.shutdown-grace-period=5s")
+                .withUserConfiguration(KvService.class);
+        servers.run((server) -> {
+            int port = server.getBean(HomaTransport.class).localAddress().getPort();
+            this.contextRunner.withPropertyValues("homa.server.enabled=false", "homa.client.peers.kv=127.0.0.1:" + port,
+                            "homa.protocol.peer-silence-timeout=1s")
+                    .run((client) -> {
+                        KvClient kv = client.getBean(KvClient.class);
+                        Map<String, Integer> outcomes = new ConcurrentHashMap<>();
+                        Map<String, String> examples = new ConcurrentHashMap<>();
+                        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+                        java.util.concurrent.atomic.AtomicInteger outstanding = new java.util.concurrent.atomic.AtomicInteger();
+                        Runnable[] next = new Runnable[1];
+                        next[0] = () -> {
+                            if (stop.get()) {
+                                return;
+                            }
+                            outstanding.incrementAndGet();
+                            kv.slow(1).subscribe((result) -> {
+                                outcomes.merge("OK", 1, Integer::sum);
+                                outstanding.decrementAndGet();
+                                reactor.core.scheduler.Schedulers.parallel().schedule(next[0]);
+                            }, (error) -> {
+                                String outcome = outcome(error);
+                                outcomes.merge(outcome, 1, Integer::sum);
+                                examples.putIfAbsent(outcome, String.valueOf(error));
+                                outstanding.decrementAndGet();
+                                reactor.core.scheduler.Schedulers.parallel().schedule(next[0], 1, TimeUnit.MILLISECONDS);
+                            });
+                        };
+                        for (int i = 0; i < 16; i++) {
+                            next[0].run();
+                        }
+                        awaitTrue(() -> outcomes.getOrDefault("OK", 0) >= 200);
+                        server.close();
+                        stop.set(true);
+                        awaitTrue(() -> outstanding.get() == 0);
+                        assertThat(outcomes.keySet()).as("outcomes %s, e.g. %s", outcomes, examples)
+                                .containsOnly("OK", "UNAVAILABLE (shutdown)");
+                        System.out.println("Server context closed under load: outcomes " + outcomes);
+                        assertThat(outcomes.getOrDefault("OK", 0)).isGreaterThanOrEqualTo(200);
+                        assertThat(outcomes.getOrDefault("UNAVAILABLE (shutdown)", 0)).isPositive();
+                    });
+        });
+    }
+
+    private static String outcome(Throwable error) {
+        if (error instanceof io.homa.reactive.HomaTimeoutException) {
+            return "timeout";
+        }
+        if (error instanceof HomaException homa) {
+            return homa.status() + (String.valueOf(homa.getMessage()).contains("shutting down") ? " (shutdown)" : "");
+        }
+        return error.getClass().getSimpleName();
+    }
+
     @Test
     void shouldAbandonCallsThatOutlastTheGracePeriod() {
         ApplicationContextRunner servers = new ApplicationContextRunner()

@@ -107,7 +107,8 @@ class HomaCallMetricsTests {
         }
         for (String name : List.of("homa.rpcs.timeouts", "homa.incast.marked", "homa.packets.malformed",
                 "homa.packets.dropped", "homa.datagrams.dropped", "homa.rpcs.started", "homa.rpcs.completed",
-                "homa.requests.dropped", "homa.peers.forgotten")) {
+                "homa.requests.dropped", "homa.peers.forgotten", "homa.acks.ignored", "homa.packets.ignored",
+                "homa.packets.conflicting", "homa.rpcs.dropped", "homa.requests.refused")) {
             assertThat(this.registry.get(name).functionCounter().count()).as(name).isZero();
         }
         serverMetrics.close();

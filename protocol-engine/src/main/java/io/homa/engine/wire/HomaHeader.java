@@ -39,6 +39,13 @@ public abstract class HomaHeader {
     public static final int SEGMENT_OFFSET_OFFSET = 4;
     public static final int TYPE_OFFSET = 11;
     public static final int DOFF_OFFSET = 12;
+    /**
+     * Byte 13, reserved in the draft: this project's reason byte in RPC_UNKNOWN (0: none given, as
+     * in the draft; {@link #REASON_SHUTTING_DOWN}). Receivers that do not know it ignore it.
+     */
+    public static final int REASON_OFFSET = 13;
+    /** {@link #REASON_OFFSET} in an RPC_UNKNOWN from a server: it is shutting down and refused the request unexecuted. */
+    public static final int REASON_SHUTTING_DOWN = 1;
     public static final int CHECKSUM_OFFSET = 16;
     public static final int URGENT_OFFSET = 18;
     public static final int RPC_ID_OFFSET = 20;
@@ -86,6 +93,16 @@ public abstract class HomaHeader {
         destPort(destPort);
         buffer.put(offset + TYPE_OFFSET, (byte) type.code());
         rpcId(rpcIdWithSBit);
+        return this;
+    }
+
+    /** The reason byte ({@link #REASON_OFFSET}); 0 unless a sender set it. */
+    public int reason() {
+        return Byte.toUnsignedInt(buffer.get(offset + REASON_OFFSET));
+    }
+
+    public HomaHeader reason(int reason) {
+        buffer.put(offset + REASON_OFFSET, (byte) reason);
         return this;
     }
 

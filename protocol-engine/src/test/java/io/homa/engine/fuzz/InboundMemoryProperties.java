@@ -89,7 +89,7 @@ class InboundMemoryProperties {
             packet.clear();
             server.onPacket(world.nowNs, FuzzWorld.stranger(1 + i % peers), packet);
         }
-        long dropped = server.counters().droppedForBufferSpace();
+        long dropped = server.counters().droppedForBufferSpace() + server.counters().droppedForAddressBudget();
         // A first packet beyond what its sender may send unscheduled (its stated incoming, capped
         // at our own unscheduled bytes) is inconsistent: dropped as malformed, no state.
         long malformed = server.counters().malformedPackets();
