@@ -359,6 +359,20 @@ final class Receiver {
         control.add(PacketType.ACK, from, rpcId);
     }
 
+    /**
+     * A RESEND for the message is due (whether it goes out or is deferred while its peer is
+     * silent): if no byte of it arrived since the previous one was due, its sender has let two
+     * RTOs pass without a byte, and what we authorised stops holding incoming until bytes of it
+     * arrive ({@link GrantScheduler#stalled}). A slow or congested path still delivers some bytes,
+     * and granting elsewhere would add to it, so one RTO is not enough.
+     */
+    void noteSilence(InboundMessage message) {
+        if (message.receivedAtLastResend == message.receivedBytes()) {
+            grantScheduler.stalled(message);
+        }
+        message.receivedAtLastResend = message.receivedBytes();
+    }
+
     /** Client: RESENDs for the missing parts of the response, or for its start if none arrived. */
     void requestMissingResponse(ClientRpc rpc, long nowNs) {
         if (rpc.response == null) {
@@ -373,19 +387,11 @@ final class Receiver {
     }
 
     /**
-     * RESEND for each gap below the granted offset (never for bytes not yet granted), at most 8;
-     * when no byte of the message arrived since the previous call, it counts as stalled for grant
-     * scheduling until bytes of it arrive ({@link GrantScheduler#stalled}).
+     * RESEND for each gap below the granted offset (never for bytes not yet granted), at most 8.
      * The first gap's start becomes the pending round-trip sample (replacing any earlier one, whose
      * bytes may now come twice).
      */
     void requestMissing(InboundMessage message, InetSocketAddress peer, long wireRpcId, long nowNs) {
-        // Its sender let two RTOs pass without a byte: what we authorised stops holding incoming. (A
-        // slow or congested path still delivers some bytes; granting elsewhere would add to it.)
-        if (message.receivedAtLastResend == message.receivedBytes()) {
-            grantScheduler.stalled(message);
-        }
-        message.receivedAtLastResend = message.receivedBytes();
         RangeSet received = message.received;
         int gapStart = 0;
         int sent = 0;

@@ -135,6 +135,9 @@ final class Timers {
             return;
         }
         if (nowNs - rpc.nextResendNs >= 0) {
+            if (!waitingOnUs && rpc.response != null) {
+                receiver.noteSilence(rpc.response);
+            }
             if (waitingOnUs) {
                 rpc.resendsWithoutAnswer = 0;
                 rpc.resendBackoffNs = 0;
@@ -196,6 +199,9 @@ final class Timers {
             return;
         }
         if (nowNs - rpc.nextTimerNs >= 0) {
+            if (!waitingOnUs) {
+                receiver.noteSilence(rpc.request);
+            }
             if (waitingOnUs) {
                 rpc.resendsWithoutAnswer = 0;
                 rpc.resendBackoffNs = 0;
