@@ -129,6 +129,12 @@ final class AtMostOnce {
             ClientRpc rpc = rpcs.clientRpc(rpcId, from);
             if (rpc != null) {
                 rpcs.removeClientRpc(rpc);
+                if (reason == HomaHeader.REASON_RESTARTED) {
+                    events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_LOST_RPC,
+                            "server " + rpc.server.address + " restarted (its epoch changed) after the request reached"
+                                    + " its earlier incarnation, which may have executed it"));
+                    return;
+                }
                 if (reason == HomaHeader.REASON_SHUTTING_DOWN) {
                     events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_SHUTTING_DOWN,
                             "server " + rpc.server.address + " refused the RPC without executing it: it is shutting down"));

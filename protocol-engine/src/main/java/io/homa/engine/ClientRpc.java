@@ -45,6 +45,13 @@ final class ClientRpc extends TimerEntry {
      * or the RPC was found waiting on this endpoint: the server's silence counts from then.
      */
     long lastHeardNs;
+    /**
+     * The server incarnation the RPC is bound to (its epoch): set when the request's last byte
+     * first leaves, to the server's epoch as known then; 0 if none was known yet, and then the
+     * first epoch the server ever sends counts ({@link Peer#firstServerEpoch}).
+     */
+    int epoch;
+    boolean epochBound;
     /** When to RESEND next; meaningful from {@link State#SENDING_REQUEST} on. */
     long nextResendNs = Long.MAX_VALUE;
     /** Whether the server ever sent a packet about this RPC (so it knows of it). */

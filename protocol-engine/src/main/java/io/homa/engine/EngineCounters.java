@@ -22,6 +22,7 @@ public final class EngineCounters {
     long rpcsCompleted;
     long requestsDelivered;
     long requestsRefused;
+    long staleEpochRefused;
     long droppedForBufferSpace;
     long droppedForAddressBudget;
     long peersForgotten;
@@ -120,6 +121,14 @@ public final class EngineCounters {
     /** Requests refused unexecuted because the server is shutting down ({@link HomaEngine#refuseRequest}). */
     public long requestsRefused() {
         return requestsRefused;
+    }
+
+    /**
+     * Retransmitted request DATA and RESENDs about RPCs this server does not know that name an
+     * earlier incarnation's epoch: answered RPC_UNKNOWN instead of running the request again.
+     */
+    public long staleEpochRefused() {
+        return staleEpochRefused;
     }
 
     /** First packets of new inbound messages dropped because {@code maxInboundBufferBytes} was reached. */
@@ -223,6 +232,7 @@ public final class EngineCounters {
         copy.rpcsCompleted = rpcsCompleted;
         copy.requestsDelivered = requestsDelivered;
         copy.requestsRefused = requestsRefused;
+        copy.staleEpochRefused = staleEpochRefused;
         copy.droppedForBufferSpace = droppedForBufferSpace;
         copy.droppedForAddressBudget = droppedForAddressBudget;
         copy.peersForgotten = peersForgotten;
@@ -245,7 +255,8 @@ public final class EngineCounters {
                 + ", retransmittedData=" + retransmittedDataPackets + ", busy=" + busySent
                 + ", timeouts=" + timeouts + ", duplicates=" + duplicatePackets
                 + ", rpcsStarted=" + rpcsStarted + ", rpcsCompleted=" + rpcsCompleted
-                + ", requestsDelivered=" + requestsDelivered + ", requestsRefused=" + requestsRefused + ", droppedForBufferSpace=" + droppedForBufferSpace
+                + ", requestsDelivered=" + requestsDelivered + ", requestsRefused=" + requestsRefused
+                + ", staleEpochRefused=" + staleEpochRefused + ", droppedForBufferSpace=" + droppedForBufferSpace
                 + ", droppedForAddressBudget=" + droppedForAddressBudget
                 + ", peersForgotten=" + peersForgotten + ", incastMarked=" + incastMarked
                 + ", rttSamples=" + rttSamples + ", resendsDeferred=" + resendsDeferred

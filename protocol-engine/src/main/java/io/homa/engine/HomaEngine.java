@@ -77,12 +77,30 @@ public final class HomaEngine {
         this.grantScheduler = new GrantScheduler(config, params.rttBytes(), params.payloadBytes(),
                 params.grantIncrementBytes());
         this.rpcs = new RpcTable(config, grantScheduler, timerQueue, counters);
+        this.rpcs.localEpoch = serverEpoch(firstRpcId);
         this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events, counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
                 events, counters);
         Pacer pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
         this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, atMostOnce, counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
+    }
+
+    /**
+     * The server epoch of an engine whose first rpcid is {@code firstRpcId}: 1..2^24-1, a hash of a
+     * value unique to this endpoint's run (the clock-derived first rpcid), so that a restarted
+     * server is a new incarnation to its clients with probability 1 - 1/16,777,215. Every packet
+     * the engine sends as a server carries it ({@link io.homa.engine.wire.HomaHeader#EPOCH_OFFSET});
+     * clients bind each RPC to the epoch its request reached, and a retransmission or RESEND
+     * naming another epoch is answered RPC_UNKNOWN instead of running the request again (issue 14:
+     * at-most-once across a restart).
+     */
+    static int serverEpoch(long firstRpcId) {
+        long mixed = firstRpcId * 0xD6E8FEB86659FD93L;
+        mixed ^= mixed >>> 32;
+        mixed *= 0xD6E8FEB86659FD93L;
+        mixed ^= mixed >>> 29;
+        return (int) Long.remainderUnsigned(mixed, HomaHeader.MAX_EPOCH) + 1;
     }
 
     /**
@@ -267,6 +285,7 @@ public final class HomaEngine {
         boolean fromServer = commonRx.fromServer();
         long rpcId = commonRx.clientRpcId();
         boolean heldBefore = rpcs.holds(peer, fromServer, rpcId);
+        int epoch = commonRx.epoch();
         boolean accepted = switch (type) {
             case DATA -> receiver.onData(nowNs, peer, packet, offset, length, fromServer, rpcId);
             case GRANT -> sender.onGrant(nowNs, peer, packet, offset, length, fromServer, rpcId);
@@ -290,6 +309,9 @@ public final class HomaEngine {
             counters.malformedPackets++;
             return;
         }
+        if (fromServer && heldBefore) {
+            learnEpoch(peer, epoch);
+        }
         if (type != PacketType.DATA) {
             receiver.scheduleGrants(nowNs); // an ACK, RPC_UNKNOWN or failure may have ended an inbound message
         }
@@ -303,6 +325,25 @@ public final class HomaEngine {
         }
         if (held != null) {
             timers.onHeard(held);
+        }
+    }
+
+    /**
+     * A server spoke about one of our RPCs with its epoch (0 from a peer that knows only the
+     * draft): later requests to it carry that epoch; the first ever heard binds the requests sent
+     * before it ({@link ClientRpc#epoch}). Only packets about an RPC we hold count, so an off-path
+     * forger must know a live rpcid.
+     */
+    private void learnEpoch(InetSocketAddress server, int epoch) {
+        if (epoch == 0) {
+            return;
+        }
+        Peer peer = rpcs.knownPeer(server);
+        if (peer != null) {
+            if (peer.firstServerEpoch == 0) {
+                peer.firstServerEpoch = epoch;
+            }
+            peer.serverEpoch = epoch;
         }
     }
 

@@ -29,6 +29,13 @@ final class Peer extends TimerEntry {
     /** Acks this endpoint (as client) owes the peer (as server). */
     long[] pendingAcks = new long[8];
     int pendingAckCount;
+    /**
+     * The peer's server epoch as last heard from it about an RPC we hold (0: none heard; a peer
+     * that knows only the draft never sends one), and the first one ever heard: requests sent
+     * in full before any was heard are bound to the first ({@link ClientRpc#epoch}).
+     */
+    int serverEpoch;
+    int firstServerEpoch;
     /** Unscheduled cutoffs the peer sent us (draft "CUTOFFS"); null until it sends some. */
     int[] cutoffs;
     int cutoffVersion;

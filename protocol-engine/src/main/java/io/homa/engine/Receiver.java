@@ -115,6 +115,16 @@ final class Receiver {
                 counters.duplicatePackets++;
                 return true;
             }
+            int epoch = data.epoch();
+            if (data.retransmitted() && epoch != 0 && rpcs.localEpoch != 0 && epoch != rpcs.localEpoch) {
+                // Sent again, meant for an earlier incarnation of this server, which may have executed
+                // it. A first transmission is served: that incarnation cannot have had it (unless the
+                // network duplicated it and delayed the copy past the restart), and an epoch a forger
+                // planted in the client must not fail every new request.
+                control.rpcUnknown(from, rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_RESTARTED);
+                counters.staleEpochRefused++;
+                return true;
+            }
             if (dataOffset + dataBytes > stated) {
                 return false; // beyond anything we could have authorised
             }

@@ -33,6 +33,13 @@ final class RpcTable {
      */
     private final long maxHalfOpenBytesPerAddress;
 
+    /**
+     * This endpoint's server epoch (1..{@link HomaHeader#MAX_EPOCH}, chosen per engine by
+     * {@link HomaEngine}), written into every packet it sends as a server; 0 = none (components
+     * built by hand in tests).
+     */
+    int localEpoch;
+
     /** The share of {@code max-inbound-buffer} one client address may fill with requests still arriving: 1/8. */
     static final int ADDRESS_SHARE_DIVISOR = 8;
 
@@ -140,6 +147,31 @@ final class RpcTable {
 
     ClientRpc clientRpc(long rpcId) {
         return clientRpcs.get(rpcId);
+    }
+
+    /**
+     * The server epoch a client RPC's packets carry: the one it is bound to once its request
+     * went out in full (the first epoch its server ever sent, if none was known then), else the
+     * server's epoch as known now.
+     */
+    static int epochOf(ClientRpc rpc) {
+        if (rpc.epochBound) {
+            return rpc.epoch != 0 ? rpc.epoch : rpc.server.firstServerEpoch;
+        }
+        return rpc.server.serverEpoch;
+    }
+
+    /** The epoch for a packet we send: ours for a packet about an RPC we serve, the bound one for our own RPCs. */
+    int epochFor(InetSocketAddress peer, long wireRpcId) {
+        if ((wireRpcId & HomaHeader.FROM_SERVER_BIT) != 0) {
+            return localEpoch;
+        }
+        ClientRpc rpc = clientRpcs.get(wireRpcId);
+        if (rpc != null) {
+            return epochOf(rpc);
+        }
+        Peer known = peers.get(peer);
+        return known == null ? 0 : known.serverEpoch;
     }
 
     int clientRpcCount() {

@@ -1,5 +1,6 @@
 package io.homa.engine;
 
+import io.homa.engine.wire.ControlHeader;
 import io.homa.engine.wire.CutoffsHeader;
 import io.homa.engine.wire.DataHeader;
 import io.homa.engine.wire.GrantHeader;
@@ -47,6 +48,7 @@ final class Sender {
     private final GrantHeader grantRx = new GrantHeader();
     private final ResendHeader resendRx = new ResendHeader();
     private final CutoffsHeader cutoffsRx = new CutoffsHeader();
+    private final ControlHeader commonTx = new ControlHeader();
 
     Sender(EngineConfig config, EngineParams params, int localPort, RpcTable rpcs, ControlQueue control,
             TimerQueue timers, Pacer pacer, AtMostOnce atMostOnce, EngineCounters counters) {
@@ -204,6 +206,10 @@ final class Sender {
         if (rpc == null) {
             if (peer != null && peer.finished.contains(rpcId)) {
                 control.add(PacketType.RPC_UNKNOWN, from, rpcId | HomaHeader.FROM_SERVER_BIT);
+            } else if (staleEpoch(resendRx.epoch())) {
+                // Bound to an earlier incarnation of this server, which may have executed it.
+                control.rpcUnknown(from, rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_RESTARTED);
+                counters.staleEpochRefused++;
             } else {
                 // We never saw the request (all of it may have been lost): ask for its start.
                 control.resend(from, rpcId | HomaHeader.FROM_SERVER_BIT, 0, params.unscheduledBytes());
@@ -228,6 +234,11 @@ final class Sender {
             enqueue(rpc.response);
         }
         return true;
+    }
+
+    /** Whether a client's packet names an epoch of this server other than ours: an earlier incarnation. */
+    private boolean staleEpoch(int epoch) {
+        return epoch != 0 && rpcs.localEpoch != 0 && epoch != rpcs.localEpoch;
     }
 
     /**
@@ -390,7 +401,9 @@ final class Sender {
         if (next == null) {
             return false;
         }
-        emit(next.type, next.peer, control.encode(next, txBuffer), control.controlPriority(), sink);
+        int length = control.encode(next, txBuffer);
+        commonTx.wrap(txBuffer, 0).epoch(rpcs.epochFor(next.peer, next.wireRpcId));
+        emit(next.type, next.peer, length, control.controlPriority(), sink);
         control.recycle(next);
         return true;
     }
@@ -461,6 +474,13 @@ final class Sender {
             message.nextOffset += dataBytes;
         }
         Peer peer = message.peer;
+        ClientRpc bound = message.clientRpc;
+        int epoch = bound != null ? RpcTable.epochOf(bound) : rpcs.localEpoch;
+        if (bound != null && !retransmit && message.nextOffset == message.lengthBytes && !bound.epochBound) {
+            // The request's last byte leaves: from now on only this server incarnation may run it.
+            bound.epochBound = true;
+            bound.epoch = epoch;
+        }
         DataHeader data = dataTx;
         data.wrap(txBuffer, 0);
         data.writeCommon(PacketType.DATA, localPort, peer.address.getPort(), message.wireRpcId)
@@ -472,6 +492,7 @@ final class Sender {
                 .dataOffset(dataOffset)
                 .segmentOffset(dataOffset);
         data.doff(DataHeader.DOFF);
+        data.epoch(epoch);
         if (message.clientRpc != null && peer.pendingAckCount > 0) {
             // Draft "ACK": an ack we owe this server rides on our request.
             data.ackRpcId(peer.takePendingAck()).ackServerPort(peer.address.getPort());

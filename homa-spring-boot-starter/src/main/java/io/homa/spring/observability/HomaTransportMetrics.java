@@ -107,7 +107,10 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
                 "Request DATA dropped: requests still arriving from its IP address hold their share of max-inbound-buffer",
                 "packets", EngineCounters::droppedForAddressBudget, "reason", "address-budget");
         counter(registry, "homa.requests.refused", "Requests refused unexecuted because the server is shutting down",
-                "requests", EngineCounters::requestsRefused);
+                "requests", EngineCounters::requestsRefused, "reason", "shutting-down");
+        counter(registry, "homa.requests.refused",
+                "Retransmitted requests and RESENDs naming an earlier incarnation of this server: answered RPC_UNKNOWN",
+                "requests", EngineCounters::staleEpochRefused, "reason", "stale-epoch");
         counter(registry, "homa.rpcs.timeouts", "RPCs aborted because the peer went silent", "rpcs",
                 EngineCounters::timeouts);
         counter(registry, "homa.rpcs.started", "Client RPCs started", "rpcs", EngineCounters::rpcsStarted);

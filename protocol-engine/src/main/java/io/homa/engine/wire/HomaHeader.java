@@ -37,6 +37,14 @@ public abstract class HomaHeader {
     public static final int SOURCE_PORT_OFFSET = 0;
     public static final int DEST_PORT_OFFSET = 2;
     public static final int SEGMENT_OFFSET_OFFSET = 4;
+    /**
+     * Bytes 8-10, reserved in the draft: this project's server epoch (24 bits, 0 = none). A server
+     * writes its own (a value chosen per process start) in every packet; a client writes the
+     * epoch of the server incarnation its RPC is bound to. Receivers that do not know it ignore it.
+     */
+    public static final int EPOCH_OFFSET = 8;
+    /** Largest server epoch: 24 bits. */
+    public static final int MAX_EPOCH = 0xFF_FFFF;
     public static final int TYPE_OFFSET = 11;
     public static final int DOFF_OFFSET = 12;
     /**
@@ -46,6 +54,12 @@ public abstract class HomaHeader {
     public static final int REASON_OFFSET = 13;
     /** {@link #REASON_OFFSET} in an RPC_UNKNOWN from a server: it is shutting down and refused the request unexecuted. */
     public static final int REASON_SHUTTING_DOWN = 1;
+    /**
+     * {@link #REASON_OFFSET} in an RPC_UNKNOWN from a server: it is a later incarnation than the
+     * one the client's RPC was bound to (its epoch differs), so the request may have executed before
+     * the restart and is not executed again.
+     */
+    public static final int REASON_RESTARTED = 2;
     public static final int CHECKSUM_OFFSET = 16;
     public static final int URGENT_OFFSET = 18;
     public static final int RPC_ID_OFFSET = 20;
@@ -93,6 +107,20 @@ public abstract class HomaHeader {
         destPort(destPort);
         buffer.put(offset + TYPE_OFFSET, (byte) type.code());
         rpcId(rpcIdWithSBit);
+        return this;
+    }
+
+    /** The server epoch ({@link #EPOCH_OFFSET}), 0..{@value #MAX_EPOCH}; 0 = none. */
+    public int epoch() {
+        return (Byte.toUnsignedInt(buffer.get(offset + EPOCH_OFFSET)) << 16)
+                | (Byte.toUnsignedInt(buffer.get(offset + EPOCH_OFFSET + 1)) << 8)
+                | Byte.toUnsignedInt(buffer.get(offset + EPOCH_OFFSET + 2));
+    }
+
+    public HomaHeader epoch(int epoch) {
+        buffer.put(offset + EPOCH_OFFSET, (byte) (epoch >>> 16));
+        buffer.put(offset + EPOCH_OFFSET + 1, (byte) (epoch >>> 8));
+        buffer.put(offset + EPOCH_OFFSET + 2, (byte) epoch);
         return this;
     }
 

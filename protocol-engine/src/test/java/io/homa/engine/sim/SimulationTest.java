@@ -75,6 +75,10 @@ class SimulationTest {
                 reexecutions.get(), packets.get(), resends.get());
         assertThat(violations).as("invariant violations (first 5)").isEmpty();
         assertThat(completed.get() + failed.get()).isEqualTo(rpcs.get());
+        // Server epochs (issue 14): a retransmission or RESEND bound to an incarnation is never run by
+        // a later one. What remains is a first transmission that the network duplicated and delayed
+        // past the restart (9 in the first 10,000 seeds; 2,138 before epochs).
+        assertThat(reexecutions.get()).as("re-executions after a server restart").isLessThanOrEqualTo(seeds / 500);
     }
 
     @Test
