@@ -192,8 +192,13 @@ final class NettyHomaTransport extends HomaTransport {
                 priorityTos ? channelConfig.getTrafficClass() : 0, channelConfig::setTrafficClass);
         this.batcher = new GsoBatcher(channel.alloc(), writer::write, engineConfig.maxDatagramBytes(), gsoBatchBytes);
         this.dataPath = dataPath(channel, engineConfig, batcher, priorityTos);
-        this.engine = new HomaEngine(
-                engineConfig, localAddress.getPort(), HomaEngine.clockDerivedFirstRpcId(epochMicros()));
+        // rpcids an off-path host cannot guess (issue 14): a random start within the microsecond
+        // and random steps, from a generator seeded once by the system's CSPRNG.
+        java.security.SecureRandom seed = new java.security.SecureRandom();
+        long firstRpcId = HomaEngine.clockDerivedFirstRpcId(epochMicros())
+                + 2L * seed.nextInt(1 << (HomaEngine.RPC_ID_CLOCK_SHIFT - 1));
+        this.engine = new HomaEngine(engineConfig, localAddress.getPort(), firstRpcId,
+                new java.util.SplittableRandom(seed.nextLong()));
         if (holdRequests) {
             engine.holdRequests();
         }

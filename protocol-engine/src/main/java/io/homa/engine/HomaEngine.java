@@ -37,6 +37,20 @@ public final class HomaEngine {
 
     private final EngineConfig config;
     private long nextRpcId;
+    /** Draws the gap to the next rpcid; null: consecutive rpcids (+2), as tests and simulations want. */
+    private final java.util.random.RandomGenerator rpcIdSteps;
+
+    /**
+     * Bits of a clock-derived rpcid below the microseconds ({@link #clockDerivedFirstRpcId}): 52
+     * bits of microseconds since 1970 (enough until 2112) shifted left by 11 stay below 2^63.
+     */
+    public static final int RPC_ID_CLOCK_SHIFT = 11;
+    /**
+     * Largest gap between consecutive rpcids of an engine built with random steps: the gap is an
+     * even number in 2..{@value}, uniformly, so each rpcid is 8 bits unpredictable from the one
+     * before it.
+     */
+    public static final int MAX_RPC_ID_STEP = 512;
     private final ArrayDeque<HomaEvent> events = new ArrayDeque<>();
     private final EngineCounters counters = new EngineCounters();
     private final GrantScheduler grantScheduler;
@@ -61,6 +75,23 @@ public final class HomaEngine {
      *     {@code firstRpcId} is odd or not positive
      */
     public HomaEngine(EngineConfig config, int localPort, long firstRpcId) {
+        this(config, localPort, firstRpcId, null);
+    }
+
+    /**
+     * Creates an engine whose rpcids grow by random even steps of 2..{@value #MAX_RPC_ID_STEP}
+     * (issue 14: an off-path forger guessed rpcids that grew by 2 and answered live RPCs). The
+     * bit budget: a clock-derived first rpcid leaves 2^{@value #RPC_ID_CLOCK_SHIFT} = 2,048 rpcid
+     * units per microsecond of the client's life, and a step takes 257 on average, so a client may
+     * start about 8 RPCs per microsecond, sustained over its whole run, before a restarted client
+     * could reuse an rpcid of its predecessor that a server still remembers.
+     *
+     * @param rpcIdSteps source of the steps; use one seeded from a {@link java.security.SecureRandom}
+     *     (its outputs are never sent, only their sums); null for consecutive rpcids
+     * @throws IllegalArgumentException as {@link #HomaEngine(EngineConfig, int, long)}
+     */
+    public HomaEngine(EngineConfig config, int localPort, long firstRpcId,
+            java.util.random.RandomGenerator rpcIdSteps) {
         if (localPort < 0 || localPort > 65535) {
             throw new IllegalArgumentException("localPort must be between 0 and 65535, was " + localPort);
         }
@@ -69,6 +100,7 @@ public final class HomaEngine {
         }
         this.config = config;
         this.nextRpcId = firstRpcId;
+        this.rpcIdSteps = rpcIdSteps;
         EngineParams params = EngineParams.of(config);
         ControlQueue control = new ControlQueue(localPort, params.controlPriority(), params.maxAcksPerPacket());
         this.control = control;
@@ -106,13 +138,16 @@ public final class HomaEngine {
     /**
      * A first rpcid derived from wall-clock time, so that a restarted client never reuses ids a
      * server may still remember (DESIGN.md "Wire format"): microseconds since the epoch shifted
-     * left by 8, which is even and leaves room for 128 RPCs per microsecond before a restarted
-     * client could catch up with its previous run.
+     * left by {@value #RPC_ID_CLOCK_SHIFT}, which is even and leaves 2,048 rpcid units per
+     * microsecond before a restarted client could catch up with its previous run (1,024 RPCs with
+     * steps of 2, about 8 with random steps, see {@link #HomaEngine(EngineConfig, int, long,
+     * java.util.random.RandomGenerator)}); a caller that wants the first rpcid unpredictable
+     * within its microsecond adds a random even offset below 2,048.
      *
      * @param epochMicros microseconds since 1970-01-01T00:00Z
      */
     public static long clockDerivedFirstRpcId(long epochMicros) {
-        long id = (epochMicros << 8) & Long.MAX_VALUE & ~1L;
+        long id = (epochMicros << RPC_ID_CLOCK_SHIFT) & Long.MAX_VALUE & ~1L;
         return id == 0 ? 2 : id;
     }
 
@@ -139,7 +174,7 @@ public final class HomaEngine {
     public long sendRequest(long nowNs, InetSocketAddress server, byte[] request) {
         checkMessageLength("request", request);
         long rpcId = nextRpcId;
-        nextRpcId += 2;
+        nextRpcId += rpcIdSteps == null ? 2 : 2 + 2L * rpcIdSteps.nextInt(MAX_RPC_ID_STEP / 2);
         Peer peer = rpcs.peer(server, nowNs);
         peer.lastUsedNs = nowNs;
         ClientRpc rpc = new ClientRpc(rpcId, peer);
