@@ -218,6 +218,7 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
         if (failures > 0) {
             out.printf(Locale.ROOT, "%,d RPCs failed in all (warm-up, probes and run); first: %s%n",
                     failures, generator.firstFailure());
+            out.printf(Locale.ROOT, "Failures by kind: %s%n", generator.failuresByKind());
             return 1;
         }
         return 0;

@@ -1,10 +1,16 @@
 package io.homa.demo.workload;
 
+import io.homa.reactive.HomaException;
+import io.homa.reactive.HomaTimeoutException;
 import io.homa.workloads.Workload;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.SplittableRandom;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -49,6 +55,7 @@ public final class LoadGenerator {
     private final AtomicLong sequence = new AtomicLong();
     private final AtomicLong failedRpcs = new AtomicLong();
     private final AtomicReference<String> firstFailure = new AtomicReference<>();
+    private final Map<String, LongAdder> failuresByKind = new ConcurrentHashMap<>();
 
     /**
      * @param caller sends one request and emits the response (e.g. a bound
@@ -79,6 +86,17 @@ public final class LoadGenerator {
     /** Failed RPCs in all phases so far. */
     public long failedRpcs() {
         return failedRpcs.get();
+    }
+
+    /**
+     * Failed RPCs so far by kind, most frequent first: a Homa status (with "(shutting down)" when the
+     * server said so), {@code HomaTimeoutException} (the peer went silent), {@code rpc-timeout} (the
+     * generator's own limit), {@code mismatch}, {@code no response}, or the exception's class.
+     */
+    public Map<String, Long> failuresByKind() {
+        Map<String, Long> counts = new TreeMap<>();
+        failuresByKind.forEach((kind, count) -> counts.put(kind, count.sum()));
+        return counts;
     }
 
     /** Description of the first failure, or {@code null} if none. */
@@ -253,14 +271,14 @@ public final class LoadGenerator {
                 .map(echo -> matches(seq, lengthBytes, echo.response()) ? echo.rttNs() : MISMATCH)
                 .defaultIfEmpty(EMPTY)
                 .onErrorResume(error -> {
-                    failure(seq, lengthBytes, error.toString());
+                    failure(seq, lengthBytes, error.toString(), kindOf(error));
                     return Mono.just(ERROR);
                 })
                 .doOnNext(result -> {
                     if (result == MISMATCH) {
-                        failure(seq, lengthBytes, "response differs from the request");
+                        failure(seq, lengthBytes, "response differs from the request", "mismatch");
                     } else if (result == EMPTY) {
-                        failure(seq, lengthBytes, "no response");
+                        failure(seq, lengthBytes, "no response", "no response");
                     }
                 });
     }
@@ -268,8 +286,23 @@ public final class LoadGenerator {
     /** A response and the RTT measured when it arrived. */
     private record Echo(byte[] response, long rttNs) {}
 
-    private void failure(long seq, int lengthBytes, String reason) {
+    private static String kindOf(Throwable error) {
+        if (error instanceof HomaTimeoutException) {
+            return "HomaTimeoutException";
+        }
+        if (error instanceof HomaException homa) {
+            String message = String.valueOf(homa.getMessage());
+            return homa.status().name() + (message.contains("shutting down") ? " (shutting down)" : "");
+        }
+        if (error instanceof java.util.concurrent.TimeoutException) {
+            return "rpc-timeout";
+        }
+        return error.getClass().getSimpleName();
+    }
+
+    private void failure(long seq, int lengthBytes, String reason, String kind) {
         failedRpcs.incrementAndGet();
+        failuresByKind.computeIfAbsent(kind, (k) -> new LongAdder()).increment();
         firstFailure.compareAndSet(null, "RPC #" + seq + " (" + lengthBytes + " bytes): " + reason);
     }
 
