@@ -26,6 +26,8 @@ public final class EngineCounters {
     long droppedForBufferSpace;
     long droppedForAddressBudget;
     long peersForgotten;
+    long peersEvicted;
+    long droppedForPeerTable;
     long incastMarked;
     long rttSamples;
     long resendsDeferred;
@@ -150,6 +152,19 @@ public final class EngineCounters {
         return peersForgotten;
     }
 
+    /**
+     * Idle peers forgotten early because the peer table was full (its least recently used idle
+     * peers go first); they are also counted in {@link #peersForgotten()}.
+     */
+    public long peersEvicted() {
+        return peersEvicted;
+    }
+
+    /** First request packets dropped because the peer table was full and its oldest peers were busy. */
+    public long droppedForPeerTable() {
+        return droppedForPeerTable;
+    }
+
     /** Requests sent with the INCAST flag (more than {@code incastThreshold} RPCs outstanding). */
     public long incastMarked() {
         return incastMarked;
@@ -236,6 +251,8 @@ public final class EngineCounters {
         copy.droppedForBufferSpace = droppedForBufferSpace;
         copy.droppedForAddressBudget = droppedForAddressBudget;
         copy.peersForgotten = peersForgotten;
+        copy.peersEvicted = peersEvicted;
+        copy.droppedForPeerTable = droppedForPeerTable;
         copy.incastMarked = incastMarked;
         copy.rttSamples = rttSamples;
         copy.resendsDeferred = resendsDeferred;
@@ -258,7 +275,8 @@ public final class EngineCounters {
                 + ", requestsDelivered=" + requestsDelivered + ", requestsRefused=" + requestsRefused
                 + ", staleEpochRefused=" + staleEpochRefused + ", droppedForBufferSpace=" + droppedForBufferSpace
                 + ", droppedForAddressBudget=" + droppedForAddressBudget
-                + ", peersForgotten=" + peersForgotten + ", incastMarked=" + incastMarked
+                + ", peersForgotten=" + peersForgotten
+                + ", peersEvicted=" + peersEvicted + ", droppedForPeerTable=" + droppedForPeerTable + ", incastMarked=" + incastMarked
                 + ", rttSamples=" + rttSamples + ", resendsDeferred=" + resendsDeferred
                 + ", silentPeerProbes=" + silentPeerProbes + ", acksIgnored=" + acksIgnored
                 + ", cutoffsIgnored=" + cutoffsIgnored + ", conflictingDataPackets=" + conflictingDataPackets

@@ -138,7 +138,10 @@ final class Receiver {
                 return true;
             }
             if (peer == null) {
-                peer = rpcs.peer(from, nowNs);
+                peer = rpcs.peerForInbound(from, nowNs);
+                if (peer == null) {
+                    return true; // the peer table is full of busy peers: dropped and counted
+                }
             }
             peer.lastUsedNs = nowNs;
             rpc = new ServerRpc(rpcId, peer,

@@ -21,7 +21,9 @@ final class RpcTable {
     private final TimerQueue timers;
     private final EngineCounters counters;
     private final LongMap<ClientRpc> clientRpcs = new LongMap<>();
-    private final Map<InetSocketAddress, Peer> peers = new HashMap<>();
+    /** Peers in access order (least recently used first), so that the oldest idle one can be evicted. */
+    private final Map<InetSocketAddress, Peer> peers = new java.util.LinkedHashMap<>(16, 0.75f, true);
+    private final int maxPeers;
     private int serverRpcCount;
     /** Memory held by inbound messages still arriving (see {@link InboundMessage}). */
     private long inboundBufferedBytes;
@@ -52,7 +54,22 @@ final class RpcTable {
         int peers;
     }
 
+    /**
+     * Most peers a first packet from an unknown address may create: past it the least recently
+     * used idle peer is forgotten (as after peer-idle-timeout) or, if the oldest are all busy, the
+     * packet is dropped (issue 14: a flood from spoofed addresses created a peer per address).
+     */
+    static final int MAX_PEERS = 1 << 17;
+    /** Oldest peers looked at for an idle one to evict. */
+    static final int EVICTION_SCAN = 64;
+
     RpcTable(EngineConfig config, GrantScheduler grantScheduler, TimerQueue timers, EngineCounters counters) {
+        this(config, grantScheduler, timers, counters, MAX_PEERS);
+    }
+
+    RpcTable(EngineConfig config, GrantScheduler grantScheduler, TimerQueue timers, EngineCounters counters,
+            int maxPeers) {
+        this.maxPeers = maxPeers;
         this.config = config;
         this.grantScheduler = grantScheduler;
         this.timers = timers;
@@ -77,6 +94,36 @@ final class RpcTable {
             timers.armAtOrBefore(peer, nowNs + config.peerIdleTimeoutNs() + 1);
         }
         return peer;
+    }
+
+    /**
+     * The peer at {@code address} for a packet from it that opens state: created if unknown and
+     * the table has room, evicting the least recently used idle peer when it is full ({@link
+     * #MAX_PEERS}); null when it is full of busy peers (the caller drops the packet).
+     */
+    Peer peerForInbound(InetSocketAddress address, long nowNs) {
+        Peer peer = peers.get(address);
+        if (peer != null) {
+            return peer;
+        }
+        if (peers.size() >= maxPeers && !evictIdlePeer()) {
+            counters.droppedForPeerTable++;
+            return null;
+        }
+        return peer(address, nowNs);
+    }
+
+    private boolean evictIdlePeer() {
+        java.util.Iterator<Peer> oldest = peers.values().iterator();
+        for (int i = 0; i < EVICTION_SCAN && oldest.hasNext(); i++) {
+            Peer candidate = oldest.next();
+            if (candidate.idle()) {
+                forget(candidate);
+                counters.peersEvicted++;
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The peer at {@code address}, or null; never creates one (a packet alone must not). */

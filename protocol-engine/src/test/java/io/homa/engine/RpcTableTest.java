@@ -196,6 +196,35 @@ class RpcTableTest {
     }
 
     @Test
+    void shouldEvictTheLeastRecentlyUsedIdlePeerWhenTheTableIsFull() {
+        RpcTable small = new RpcTable(config, grants, timers, counters, 3);
+        InetSocketAddress[] addresses = new InetSocketAddress[5];
+        for (int i = 0; i < addresses.length; i++) {
+            addresses[i] = new InetSocketAddress("10.0.1." + (i + 1), 5000);
+        }
+        Peer first = small.peerForInbound(addresses[0], 0);
+        Peer second = small.peerForInbound(addresses[1], 0);
+        small.peerForInbound(addresses[2], 0);
+        // The first is busy (it has a request in progress); the second was used last.
+        small.addServerRpc(new ServerRpc(10, first, new InboundMessage(10, 10, first, 11)));
+        assertThat(small.knownPeer(addresses[1])).isSameAs(second);
+
+        assertThat(small.peerForInbound(addresses[3], 0)).isNotNull();
+        assertThat(small.knownPeer(addresses[0])).as("busy: kept").isSameAs(first);
+        assertThat(small.knownPeer(addresses[2])).as("the least recently used idle peer").isNull();
+        assertThat(small.peerCount()).isEqualTo(3);
+        assertThat(counters.peersEvicted()).isEqualTo(1);
+
+        // Every peer busy: a new address gets nothing, and the packet is counted as dropped.
+        small.addServerRpc(new ServerRpc(12, second, new InboundMessage(10, 10, second, 13)));
+        Peer third = small.knownPeer(addresses[3]);
+        small.addServerRpc(new ServerRpc(14, third, new InboundMessage(10, 10, third, 15)));
+        assertThat(small.peerForInbound(addresses[4], 0)).isNull();
+        assertThat(counters.droppedForPeerTable()).isEqualTo(1);
+        assertThat(small.peerForInbound(addresses[0], 0)).as("a known peer is always found").isSameAs(first);
+    }
+
+    @Test
     void shouldDropEverythingOnClear() {
         Peer server = table.peer(A, 0);
         table.addClientRpc(clientRpc(100, server));

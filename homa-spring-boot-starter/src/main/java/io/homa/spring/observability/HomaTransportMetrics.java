@@ -106,6 +106,10 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
         counter(registry, "homa.packets.dropped",
                 "Request DATA dropped: requests still arriving from its IP address hold their share of max-inbound-buffer",
                 "packets", EngineCounters::droppedForAddressBudget, "reason", "address-budget");
+        counter(registry, "homa.peers.evicted", "Idle peers forgotten early because the peer table was full", "peers",
+                EngineCounters::peersEvicted);
+        counter(registry, "homa.packets.dropped", "First request packets dropped: the peer table was full of busy peers",
+                "packets", EngineCounters::droppedForPeerTable, "reason", "peer-table-full");
         counter(registry, "homa.requests.refused", "Requests refused unexecuted because the server is shutting down",
                 "requests", EngineCounters::requestsRefused, "reason", "shutting-down");
         counter(registry, "homa.requests.refused",
