@@ -84,6 +84,9 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--no-homa-gso", negatable = true, description = "UDP GSO on send and GRO on receive for every Homa transport, where the kernel has them. Default: ${DEFAULT-VALUE}.")
     boolean homaGso = true;
 
+    @Option(names = "--homa-security", converter = ServerMain.SecurityModeConverter.class, description = "Packet authentication of every Homa transport (client and servers): off, authenticate (AES-256-GCM tag, 41-byte trailer) or encrypt. Default: ${DEFAULT-VALUE}.")
+    io.homa.reactive.HomaSecurityConfig.Mode homaSecurity = io.homa.reactive.HomaSecurityConfig.Mode.OFF;
+
     @Option(names = "--no-grpc-direct-executor", negatable = true, description = "gRPC handlers and callbacks on its event loops (as gRPC's own benchmarks). Default: ${DEFAULT-VALUE}.")
     boolean grpcDirectExecutor = true;
 
@@ -140,7 +143,7 @@ public final class LoadGenerator implements Callable<Integer> {
                 throw new IllegalArgumentException("--s5-rps: unknown workload " + name + ", expected one of " + Workload.NAMES);
             }
         }
-        SystemSettings settings = new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso);
+        SystemSettings settings = new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity);
         RunPlan plan = mode == Mode.FULL ? RunPlan.full() : RunPlan.quick();
         ScenarioRunner.class.getName(); // fail fast on a broken class path
         int cores = Runtime.getRuntime().availableProcessors();
@@ -296,7 +299,9 @@ public final class LoadGenerator implements Callable<Integer> {
         header.put("command", "benchmarks/run.sh " + plan.mode() + " --systems=" + String.join(",", systems)
                 + " --scenarios=" + String.join(",", scenarios) + " --s5-load=" + s5Load
                 + (s5Rps.isEmpty() ? "" : " --s5-rps=" + s5RpsText()) + " --servers=" + servers
-                + " --homa-link-mbps=" + homaLinkMbps + " --homa-mtu-bytes=" + homaMtuBytes + (homaGso ? "" : " --no-homa-gso") + (grpcDirectExecutor ? "" : " --no-grpc-direct-executor")
+                + " --homa-link-mbps=" + homaLinkMbps + " --homa-mtu-bytes=" + homaMtuBytes + (homaGso ? "" : " --no-homa-gso")
+                + (homaSecurity == io.homa.reactive.HomaSecurityConfig.Mode.OFF ? "" : " --homa-security=" + homaSecurity.propertyValue())
+                + (grpcDirectExecutor ? "" : " --no-grpc-direct-executor")
                 + (pin ? "" : " --no-pin"));
         header.put("machine", Environment.machine(cores));
         header.put("jdk", Environment.jdk());
@@ -312,6 +317,8 @@ public final class LoadGenerator implements Callable<Integer> {
         s.put("Homa pacer (link-mbps)", settings.homaLinkMbps() == 0 ? "off" : settings.homaLinkMbps() + " Mbit/s");
         s.put("Homa UDP GSO/GRO", settings.homaSegmentationOffload() ? "on where the kernel has them" : "off");
         s.put("Homa MTU", settings.homaMtuBytes() == 0 ? "the device's (65,535 B on loopback)" : settings.homaMtuBytes() + " B");
+        s.put("Homa packet authentication", settings.homaSecurity().propertyValue()
+                + (settings.homaSecurity() == io.homa.reactive.HomaSecurityConfig.Mode.OFF ? "" : " (AES-256-GCM, 41-byte trailer per datagram)"));
         s.put("gRPC executor", settings.grpcDirectExecutor() ? "direct (event loop)" : "default thread pool");
         s.put("S5 load", s5Load + " of each system's measured maximum (closed loop, " + plan.s5MaxOutstanding()
                 + " outstanding)" + (s5Rps.isEmpty() ? "" : "; fixed rates for every system, calls/s: " + s5RpsText()));

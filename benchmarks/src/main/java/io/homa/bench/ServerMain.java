@@ -40,6 +40,22 @@ public final class ServerMain implements Callable<Integer> {
     @Option(names = "--no-grpc-direct-executor", negatable = true, description = "gRPC handlers on the event loop.")
     boolean grpcDirectExecutor = true;
 
+    @Option(names = "--homa-security", converter = SecurityModeConverter.class, description = "Packet authentication of the Homa transports: off, authenticate or encrypt.")
+    io.homa.reactive.HomaSecurityConfig.Mode homaSecurity = io.homa.reactive.HomaSecurityConfig.Mode.OFF;
+
+    /** {@code off}, {@code authenticate} or {@code encrypt}, in any case, as {@code homa.security.mode}. */
+    public static final class SecurityModeConverter implements CommandLine.ITypeConverter<io.homa.reactive.HomaSecurityConfig.Mode> {
+        @Override
+        public io.homa.reactive.HomaSecurityConfig.Mode convert(String value) {
+            for (io.homa.reactive.HomaSecurityConfig.Mode mode : io.homa.reactive.HomaSecurityConfig.Mode.values()) {
+                if (mode.propertyValue().equalsIgnoreCase(value.trim())) {
+                    return mode;
+                }
+            }
+            throw new CommandLine.TypeConversionException("expected off, authenticate or encrypt, was '" + value + "'");
+        }
+    }
+
     public static void main(String[] args) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
         int code = new CommandLine(new ServerMain()).execute(args);
@@ -48,7 +64,7 @@ public final class ServerMain implements Callable<Integer> {
 
     /** The settings the command line gave. */
     SystemSettings settings() {
-        return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso);
+        return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity);
     }
 
     @Override

@@ -99,7 +99,8 @@ public final class ServerProcess implements AutoCloseable {
                 "--homa-link-mbps=" + settings.homaLinkMbps(),
                 "--homa-mtu-bytes=" + settings.homaMtuBytes(),
                 settings.homaSegmentationOffload() ? "--homa-gso" : "--no-homa-gso",
-                settings.grpcDirectExecutor() ? "--grpc-direct-executor" : "--no-grpc-direct-executor");
+                settings.grpcDirectExecutor() ? "--grpc-direct-executor" : "--no-grpc-direct-executor",
+                "--homa-security=" + settings.homaSecurity().propertyValue());
     }
 
     public int port(SystemKind system) {

@@ -28,6 +28,20 @@ class ServerArgumentsTest {
     }
 
     @Test
+    void shouldPassTheSecurityMode() {
+        for (io.homa.reactive.HomaSecurityConfig.Mode mode : io.homa.reactive.HomaSecurityConfig.Mode.values()) {
+            SystemSettings settings = new SystemSettings(2_000, 0, true, true, mode);
+            assertThat(roundTrip(settings)).isEqualTo(settings);
+            assertThat(ServerProcess.arguments(List.of(SystemKind.HOMA), settings))
+                    .contains("--homa-security=" + mode.propertyValue());
+        }
+        LoadGenerator generator = new LoadGenerator();
+        new CommandLine(generator).parseArgs("--homa-security=encrypt");
+        assertThat(generator.homaSecurity).isEqualTo(io.homa.reactive.HomaSecurityConfig.Mode.ENCRYPT);
+        assertThat(new LoadGenerator().homaSecurity).isEqualTo(io.homa.reactive.HomaSecurityConfig.Mode.OFF);
+    }
+
+    @Test
     void shouldTurnOffWhatTheLoadGeneratorsNoFlagsTurnOff() {
         LoadGenerator generator = new LoadGenerator();
         new CommandLine(generator).parseArgs("--no-homa-gso", "--no-pin");

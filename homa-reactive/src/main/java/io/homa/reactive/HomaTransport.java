@@ -158,6 +158,26 @@ public abstract class HomaTransport implements Disposable {
     public abstract long droppedDatagrams();
 
     /**
+     * Datagrams dropped, uncounted by the engine (which never saw them), because packet
+     * authentication is on ({@link HomaTransportConfig#security()}, issue 14 item 2) and they did not
+     * authenticate: shorter than the 41-byte trailer plus one byte, a key id this endpoint does not
+     * accept, or a tag that does not verify (forged, altered, another key, or a peer without
+     * authentication). Always 0 with authentication off. The base implementation returns 0.
+     */
+    public long unauthenticatedDatagrams() {
+        return 0;
+    }
+
+    /**
+     * Authentic datagrams dropped as replays (issue 14 item 2): their packet counter was already
+     * accepted from that sender and epoch, or is more than 1,984 below the highest one accepted
+     * (RFC 6479 window). Always 0 with authentication off. The base implementation returns 0.
+     */
+    public long replayedDatagrams() {
+        return 0;
+    }
+
+    /**
      * How late, in nanoseconds, the event loop ran its most recent lag probe, a task it schedules
      * for itself every 100 ms: the time anything queued on the loop (a received packet, a RESEND
      * to answer) waited behind work that held the loop. A handler that blocks the loop shows here.

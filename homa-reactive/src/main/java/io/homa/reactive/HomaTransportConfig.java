@@ -53,6 +53,11 @@ import java.util.Objects;
  *     the kernel or transport lacks it (NIO, macOS), one system call carries each packet; a kernel
  *     that refuses a GSO send turns it off (logged once). {@link HomaTransport#dataPath()} says
  *     which path is on. Default true
+ * @param security packet authentication (issue 14, item 2): {@link HomaSecurityConfig#off()} (the
+ *     default), or every datagram sealed with a 41-byte AES-256-GCM trailer ({@link PacketSealer});
+ *     when on, the engine's MTU is 41 bytes below the one it would otherwise use, so that sealed
+ *     datagrams fit the device's MTU (and stay within 65,507 bytes on loopback), and
+ *     {@code engine.mtuBytes()} must be at least {@value #MIN_SEALED_MTU_BYTES}
  */
 public record HomaTransportConfig(
         String bindAddress,
@@ -65,8 +70,11 @@ public record HomaTransportConfig(
         PriorityTos priorityTos,
         long maxNicQueueNs,
         boolean deviceMtu,
-        boolean segmentationOffload) {
+        boolean segmentationOffload,
+        HomaSecurityConfig security) {
 
+    /** Smallest {@code engine.mtuBytes()} with packet authentication on: the engine's 256 plus the trailer. */
+    public static final int MIN_SEALED_MTU_BYTES = 256 + PacketSealer.TRAILER_BYTES;
     public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
     public static final int DEFAULT_LINK_MBPS = 10_000;
@@ -84,6 +92,21 @@ public record HomaTransportConfig(
         EngineConfig.check("send-buffer-size", sendBufferBytes, 64 * 1024, 1 << 30, InvalidSettingException.Unit.BYTES);
         EngineConfig.checkLinkMbps(linkMbps);
         EngineConfig.checkMaxNicQueueNs(maxNicQueueNs);
+        Objects.requireNonNull(security, "security must not be null");
+        if (security.enabled() && engine.mtuBytes() < MIN_SEALED_MTU_BYTES) {
+            throw new InvalidSettingException("mtu", engine.mtuBytes(), MIN_SEALED_MTU_BYTES, 65535,
+                    InvalidSettingException.Unit.NONE, "mtu must be between " + MIN_SEALED_MTU_BYTES
+                            + " and 65535 with packet authentication on (its trailer takes " + PacketSealer.TRAILER_BYTES
+                            + " bytes), was " + engine.mtuBytes());
+        }
+    }
+
+    /** The settings without {@code security}: packet authentication off (the shape before issue 14). */
+    public HomaTransportConfig(String bindAddress, int port, int receiveBufferBytes, int sendBufferBytes,
+            boolean nativeTransport, EngineConfig engine, int linkMbps, PriorityTos priorityTos, long maxNicQueueNs,
+            boolean deviceMtu, boolean segmentationOffload) {
+        this(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport, engine, linkMbps, priorityTos,
+                maxNicQueueNs, deviceMtu, segmentationOffload, HomaSecurityConfig.off());
     }
 
     /** A builder initialised from this config. */
@@ -99,13 +122,14 @@ public record HomaTransportConfig(
                 .priorityTos(priorityTos)
                 .maxNicQueueNs(maxNicQueueNs)
                 .deviceMtu(deviceMtu)
-                .segmentationOffload(segmentationOffload);
+                .segmentationOffload(segmentationOffload)
+                .security(security);
     }
 
     /**
      * The defaults: any address, free port, 4 MiB socket buffers, native transport, engine
      * defaults, 10 Gbit/s pacer, priorities in the TOS byte except on loopback, the device's MTU,
-     * UDP GSO and GRO where available.
+     * UDP GSO and GRO where available, packet authentication off.
      */
     public static HomaTransportConfig defaults() {
         return builder().build();
@@ -128,6 +152,7 @@ public record HomaTransportConfig(
         private long maxNicQueueNs = DEFAULT_MAX_NIC_QUEUE_NS;
         private boolean deviceMtu = true;
         private boolean segmentationOffload = true;
+        private HomaSecurityConfig security = HomaSecurityConfig.off();
 
         private Builder() {}
 
@@ -196,9 +221,15 @@ public record HomaTransportConfig(
             return this;
         }
 
+        /** Packet authentication ({@link HomaSecurityConfig#off()} by default). */
+        public Builder security(HomaSecurityConfig value) {
+            this.security = value;
+            return this;
+        }
+
         public HomaTransportConfig build() {
             return new HomaTransportConfig(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport,
-                    engine, linkMbps, priorityTos, maxNicQueueNs, deviceMtu, segmentationOffload);
+                    engine, linkMbps, priorityTos, maxNicQueueNs, deviceMtu, segmentationOffload, security);
         }
     }
 

@@ -135,6 +135,10 @@ final class NettyHomaTransport extends HomaTransport {
     private final Sinks.Empty<Void> drained = Sinks.empty();
     private volatile boolean draining;
     private final AtomicLong refusedRequests = new AtomicLong();
+    /** Seals and opens datagrams when packet authentication is on (issue 14, item 2); null when off. */
+    private final @Nullable PacketSealer sealer;
+    /** Whether the WARN about an unauthenticated endpoint on a non-loopback address was logged (once per JVM). */
+    private static final AtomicBoolean UNAUTHENTICATED_WARNED = new AtomicBoolean();
 
     // ---- confined to the event loop ----
     private final HomaEngine engine;
@@ -190,11 +194,20 @@ final class NettyHomaTransport extends HomaTransport {
         this.priorityTos = config.priorityTos().enabledFor(localAddress.getAddress());
         this.writer = new PriorityTosWriter(channel, priorityTos,
                 priorityTos ? channelConfig.getTrafficClass() : 0, channelConfig::setTrafficClass);
-        this.batcher = new GsoBatcher(channel.alloc(), writer::write, engineConfig.maxDatagramBytes(), gsoBatchBytes);
-        this.dataPath = dataPath(channel, engineConfig, batcher, priorityTos);
+        HomaSecurityConfig security = config.security();
+        this.batcher = new GsoBatcher(channel.alloc(), writer::write,
+                engineConfig.maxDatagramBytes() + security.overheadBytes(), gsoBatchBytes);
+        this.dataPath = dataPath(channel, engineConfig, batcher, priorityTos, security);
         // rpcids an off-path host cannot guess (issue 14): a random start within the microsecond
         // and random steps, from a generator seeded once by the system's CSPRNG.
         java.security.SecureRandom seed = new java.security.SecureRandom();
+        this.sealer = security.enabled() ? new PacketSealer(security, localAddress, seed) : null;
+        if (!security.enabled() && !localAddress.getAddress().isLoopbackAddress()
+                && UNAUTHENTICATED_WARNED.compareAndSet(false, true)) {
+            log.warn("Homa transport bound to {} without packet authentication: anyone who can send UDP datagrams to"
+                    + " this port can talk to it and forge peers' packets. Set homa.security.mode=authenticate (or"
+                    + " encrypt) with shared keys, or bind to an address inside a network you trust", localAddress);
+        }
         long firstRpcId = HomaEngine.clockDerivedFirstRpcId(epochMicros())
                 + 2L * seed.nextInt(1 << (HomaEngine.RPC_ID_CLOCK_SHIFT - 1));
         this.engine = new HomaEngine(engineConfig, localAddress.getPort(), firstRpcId,
@@ -248,7 +261,8 @@ final class NettyHomaTransport extends HomaTransport {
             // costs recvmmsg (a read of one datagram or one coalesced run per system call), so with
             // 64 KB packets (loopback's MTU) it stays off: a peer's GSO sends then arrive cut up.
             int batchBytes = GsoBatcher.maxBatchBytes(engineConfig.linkMbps(), engineConfig.maxNicQueueNs());
-            boolean batching = GsoBatcher.joins(batchBytes, engineConfig.maxDatagramBytes());
+            boolean batching = GsoBatcher.joins(batchBytes,
+                    engineConfig.maxDatagramBytes() + config.security().overheadBytes());
             boolean gro = epoll && config.segmentationOffload() && UdpOffload.UDP_GRO != null
                     && (batching || UdpOffload.GRO_WITH_RECVMMSG);
             int gsoBatchBytes = epoll && config.segmentationOffload() && UdpOffload.GSO_SUPPORTED ? batchBytes : 0;
@@ -303,7 +317,8 @@ final class NettyHomaTransport extends HomaTransport {
         });
     }
 
-    private static String dataPath(Channel channel, EngineConfig engineConfig, GsoBatcher batcher, boolean priorityTos) {
+    private static String dataPath(Channel channel, EngineConfig engineConfig, GsoBatcher batcher, boolean priorityTos,
+            HomaSecurityConfig security) {
         boolean epoll = UdpOffload.isEpoll(channel.getClass());
         ChannelOption<Boolean> gro = UdpOffload.UDP_GRO;
         boolean groOn = epoll && gro != null && Boolean.TRUE.equals(channel.config().getOption(gro));
@@ -315,7 +330,11 @@ final class NettyHomaTransport extends HomaTransport {
                 + ", MTU " + engineConfig.mtuBytes()
                 + ", GSO " + (batcher.enabled() ? "on (up to " + batcher.maxBatchBytes() + " B per send)" : "off")
                 + ", GRO " + (groOn ? "on" : "off")
-                + ", priorities in IP TOS " + (priorityTos ? "on" : "off");
+                + ", priorities in IP TOS " + (priorityTos ? "on" : "off")
+                + ", packet authentication " + (security.enabled()
+                        ? security.mode().propertyValue() + " (key " + security.activeKeyId() + " sends, keys "
+                                + security.keys().keySet() + " accepted, " + PacketSealer.TRAILER_BYTES + "-byte trailer)"
+                        : "off");
     }
 
     /**
@@ -323,15 +342,15 @@ final class NettyHomaTransport extends HomaTransport {
      * ({@link HomaTransportConfig#linkMbps()}, {@link HomaTransportConfig#maxNicQueueNs()}), and with
      * the MTU of the bound interface when {@link HomaTransportConfig#deviceMtu()} is on and the
      * address is not the wildcard (capped at 65,535, and so that a full packet fits in
-     * {@code max-incoming}).
+     * {@code max-incoming}). With packet authentication on ({@link HomaTransportConfig#security()}),
+     * that MTU less the {@value PacketSealer#TRAILER_BYTES}-byte trailer, so that a sealed datagram
+     * is no longer than an unsealed one would have been (on loopback: 65,466 + 41 = 65,507 bytes).
      */
     static EngineConfig engineConfig(HomaTransportConfig config, InetSocketAddress bindAddress) {
         EngineConfig engine = config.engine();
         EngineConfig.Builder builder = engine.toBuilder().linkMbps(config.linkMbps()).maxNicQueueNs(config.maxNicQueueNs());
-        int mtu = deviceMtu(config, bindAddress);
-        if (mtu > engine.mtuBytes()) {
-            builder.mtuBytes(mtu);
-        }
+        int mtu = Math.max(deviceMtu(config, bindAddress), engine.mtuBytes());
+        builder.mtuBytes(mtu - config.security().overheadBytes());
         return builder.build();
     }
 
@@ -443,6 +462,18 @@ final class NettyHomaTransport extends HomaTransport {
     @Override
     public long droppedDatagrams() {
         return droppedDatagrams.get();
+    }
+
+    @Override
+    public long unauthenticatedDatagrams() {
+        PacketSealer opener = sealer;
+        return opener == null ? 0 : opener.unauthenticated();
+    }
+
+    @Override
+    public long replayedDatagrams() {
+        PacketSealer opener = sealer;
+        return opener == null ? 0 : opener.replayed();
     }
 
     @Override
@@ -599,7 +630,17 @@ final class NettyHomaTransport extends HomaTransport {
             if (datagramsSinceDrive == 0) {
                 readNowNs = clock.nanoTime(); // once per batch of datagrams
             }
-            engine.onPacket(readNowNs, packet.sender(), packet.content().nioBuffer());
+            PacketSealer opener = sealer;
+            ByteBuffer homaPacket;
+            if (opener == null) {
+                homaPacket = packet.content().nioBuffer();
+            } else {
+                homaPacket = opener.open(packet.sender(), packet.content());
+                if (homaPacket == null) {
+                    return; // dropped and counted: the engine never sees it
+                }
+            }
+            engine.onPacket(readNowNs, packet.sender(), homaPacket);
         } catch (RuntimeException e) {
             droppedDatagrams.incrementAndGet();
             log.warn("Homa engine failed on a datagram from {}; dropped", packet.sender(), e);
@@ -759,7 +800,8 @@ final class NettyHomaTransport extends HomaTransport {
      * priority when the batch ends.
      */
     private void writePacket(InetSocketAddress peer, ByteBuffer packet, int priority) {
-        batcher.add(peer, packet, priority);
+        PacketSealer sealing = sealer;
+        batcher.add(peer, sealing == null ? packet : sealing.seal(peer, packet), priority);
     }
 
     /**

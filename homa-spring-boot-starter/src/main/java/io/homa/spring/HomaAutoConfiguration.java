@@ -318,6 +318,7 @@ public final class HomaAutoConfiguration {
         map.from(transport::isDeviceMtu).to(config::deviceMtu);
         map.from(transport::isSegmentationOffload).to(config::segmentationOffload);
         map.from(transport::getPriorityTos).to(config::priorityTos);
+        config.security(properties.getSecurity().toConfig());
         return config.engine(engine.build()).build();
     }
 

@@ -2,12 +2,16 @@ package io.homa.spring;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.wire.DataHeader;
+import io.homa.reactive.HomaSecurityConfig;
 import io.homa.reactive.HomaTransportConfig;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Locale;
+import java.util.TreeMap;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,6 +49,8 @@ public class HomaProperties implements InitializingBean {
 
     private final Transport transport = new Transport();
 
+    private final Security security = new Security();
+
     public Server getServer() {
         return this.server;
     }
@@ -59,6 +65,10 @@ public class HomaProperties implements InitializingBean {
 
     public Transport getTransport() {
         return this.transport;
+    }
+
+    public Security getSecurity() {
+        return this.security;
     }
 
     /** Validates the bound values; see {@link #validate()}. */
@@ -125,6 +135,7 @@ public class HomaProperties implements InitializingBean {
             throw new InvalidConfigurationPropertyValueException("homa.transport.link-mbps", this.transport.linkMbps,
                     "has moved: set homa.protocol.link-mbps instead");
         }
+        this.security.toConfig();
         // homa.protocol.*, homa.server.port and the socket buffer sizes are validated once, by the
         // engine's and the transport's config builders (HomaAutoConfiguration.transportConfig).
     }
@@ -894,6 +905,128 @@ public class HomaProperties implements InitializingBean {
 
         public void setNative(boolean nativeTransport) {
             this.nativeTransport = nativeTransport;
+        }
+    }
+    /**
+     * Packet authentication (issue 14, item 2), {@code homa.security.*}: every datagram sealed with
+     * AES-256-GCM under a pre-shared key. See {@link HomaSecurityConfig} for the wire format and
+     * the key rotation steps.
+     */
+    public static class Security {
+
+        /** Allowed values of homa.security.mode. */
+        static final List<String> MODES = List.of("off", "authenticate", "encrypt");
+
+        /**
+         * Packet authentication: off (plain Homa packets, as the draft has them), authenticate
+         * (a 41-byte trailer with an AES-256-GCM tag over each packet and its addresses; a peer
+         * without the key cannot talk to this endpoint, its packets are dropped and counted), or
+         * encrypt (as authenticate, and the packet's header and payload are encrypted).
+         */
+        private String mode = "off";
+
+        /**
+         * Pre-shared keys: key id (0-255) to the base64 of a 32-byte key (e.g. from "openssl rand
+         * -base64 32"). Every key listed is accepted; homa.security.active-key sends. Rotate by
+         * adding the new key everywhere, then switching the active key, then removing the old one.
+         */
+        private Map<String, String> keys = new LinkedHashMap<>();
+
+        /** Id of the key that seals the packets this endpoint sends; required unless the mode is off. */
+        private @Nullable Integer activeKey;
+
+        public String getMode() {
+            return this.mode;
+        }
+
+        public void setMode(String mode) {
+            this.mode = mode;
+        }
+
+        public Map<String, String> getKeys() {
+            return this.keys;
+        }
+
+        public void setKeys(Map<String, String> keys) {
+            this.keys = keys;
+        }
+
+        public @Nullable Integer getActiveKey() {
+            return this.activeKey;
+        }
+
+        public void setActiveKey(@Nullable Integer activeKey) {
+            this.activeKey = activeKey;
+        }
+
+        /**
+         * These properties as the transport's security settings.
+         *
+         * @throws InvalidConfigurationPropertyValueException naming the first bad property (a key's
+         *     value is never shown, only its length) and what it allows
+         */
+        public HomaSecurityConfig toConfig() {
+            String modeValue = this.mode == null ? "" : this.mode.trim().toLowerCase(Locale.ROOT);
+            if (!MODES.contains(modeValue)) {
+                throw new InvalidConfigurationPropertyValueException("homa.security.mode", this.mode,
+                        "must be one of off, authenticate, encrypt");
+            }
+            HomaSecurityConfig.Mode parsedMode = HomaSecurityConfig.Mode.valueOf(modeValue.toUpperCase(Locale.ROOT));
+            Map<Integer, byte[]> parsed = new TreeMap<>();
+            this.keys.forEach((id, value) -> {
+                String property = "homa.security.keys." + id;
+                int keyId;
+                try {
+                    keyId = Integer.parseInt(id.trim());
+                } catch (NumberFormatException ex) {
+                    keyId = -1;
+                }
+                if (keyId < 0 || keyId > HomaSecurityConfig.MAX_KEY_ID) {
+                    throw new InvalidConfigurationPropertyValueException(property, redacted(value),
+                            "key id (after homa.security.keys.) must be between 0 and " + HomaSecurityConfig.MAX_KEY_ID);
+                }
+                byte[] key;
+                try {
+                    key = Base64.getDecoder().decode(value == null ? "" : value.trim());
+                } catch (IllegalArgumentException ex) {
+                    throw new InvalidConfigurationPropertyValueException(property, redacted(value),
+                            "must be the base64 of a " + HomaSecurityConfig.KEY_BYTES
+                                    + "-byte key (e.g. from openssl rand -base64 32), was not base64");
+                }
+                if (key.length != HomaSecurityConfig.KEY_BYTES) {
+                    throw new InvalidConfigurationPropertyValueException(property, redacted(value),
+                            "must be the base64 of a " + HomaSecurityConfig.KEY_BYTES
+                                    + "-byte key (e.g. from openssl rand -base64 32), was " + key.length + " bytes");
+                }
+                if (parsed.put(keyId, key) != null) {
+                    throw new InvalidConfigurationPropertyValueException(property, redacted(value),
+                            "names key id " + keyId + " twice");
+                }
+            });
+            Integer active = this.activeKey;
+            if (active != null && (active < 0 || active > HomaSecurityConfig.MAX_KEY_ID)) {
+                throw new InvalidConfigurationPropertyValueException("homa.security.active-key", active,
+                        "must be between 0 and " + HomaSecurityConfig.MAX_KEY_ID);
+            }
+            if (parsedMode != HomaSecurityConfig.Mode.OFF) {
+                if (parsed.isEmpty()) {
+                    throw new InvalidConfigurationPropertyValueException("homa.security.keys", this.keys,
+                            "must hold at least one key (homa.security.keys.<key-id>=<base64 of " + HomaSecurityConfig.KEY_BYTES
+                                    + " bytes>, key id between 0 and 255) when homa.security.mode is " + modeValue);
+                }
+                if (active == null || !parsed.containsKey(active)) {
+                    throw new InvalidConfigurationPropertyValueException("homa.security.active-key", active,
+                            "must be the id of one of the keys in homa.security.keys " + parsed.keySet()
+                                    + " when homa.security.mode is " + modeValue);
+                }
+            }
+            return new HomaSecurityConfig(parsedMode, parsed,
+                    active == null ? HomaSecurityConfig.NO_ACTIVE_KEY : active);
+        }
+
+        /** A key's value as error messages show it: never the value itself. */
+        private static String redacted(@Nullable String value) {
+            return "<redacted, " + (value == null ? 0 : value.length()) + " characters>";
         }
     }
 }

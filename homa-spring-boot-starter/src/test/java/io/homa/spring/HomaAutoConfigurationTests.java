@@ -7,6 +7,7 @@ import io.homa.engine.EngineConfig;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
+import io.homa.reactive.HomaSecurityConfig;
 import io.homa.reactive.HomaTransportConfig;
 import io.homa.reactive.rpc.HomaClient;
 import io.homa.reactive.rpc.HomaClientInterceptor;
@@ -213,6 +214,74 @@ class HomaAutoConfigurationTests {
             assertThat(context.getStartupFailure()).rootCause()
                     .hasMessageContaining(property)
                     .hasMessageContaining(range);
+        });
+    }
+
+    /** 32 bytes 0x00..0x1f, base64. */
+    private static final String KEY_1 = java.util.Base64.getEncoder().encodeToString(
+            java.util.stream.IntStream.range(0, 32).collect(java.io.ByteArrayOutputStream::new,
+                    java.io.ByteArrayOutputStream::write, (a, b) -> a.writeBytes(b.toByteArray())).toByteArray());
+    private static final String KEY_2 = java.util.Base64.getEncoder().encodeToString(new byte[32]);
+
+    @Test
+    void shouldMapSecurityPropertiesToTheTransportConfig() {
+        this.contextRunner
+                .withPropertyValues("homa.security.mode=encrypt", "homa.security.keys.3=" + KEY_1,
+                        "homa.security.keys.200=" + KEY_2, "homa.security.active-key=200")
+                .run((context) -> {
+                    HomaSecurityConfig security = context.getBean(HomaTransportConfig.class).security();
+                    assertThat(security.mode()).isEqualTo(HomaSecurityConfig.Mode.ENCRYPT);
+                    assertThat(security.keys().keySet()).containsExactly(3, 200);
+                    assertThat(security.key(3)).isEqualTo(java.util.Base64.getDecoder().decode(KEY_1));
+                    assertThat(security.activeKeyId()).isEqualTo(200);
+                    assertThat(context.getBean(HomaTransport.class).dataPath()).contains("packet authentication encrypt");
+                });
+        this.contextRunner.run((context) -> assertThat(context.getBean(HomaTransportConfig.class).security())
+                .isEqualTo(HomaSecurityConfig.off()));
+    }
+
+    @Test
+    void shouldServeAnAuthenticatedCallBetweenTwoContexts() {
+        String[] security = {"homa.security.mode=authenticate", "homa.security.keys.1=" + KEY_1,
+            "homa.security.active-key=1"};
+        this.contextRunner.withPropertyValues(security).run((server) -> {
+            HomaTransport serverTransport = server.getBean(HomaTransport.class);
+            HomaTransport client = HomaTransport.bindNow(HomaTransportConfig.builder().bindAddress("127.0.0.1")
+                    .security(server.getBean(HomaTransportConfig.class).security()).build(), null,
+                    java.time.Duration.ofSeconds(10));
+            try {
+                // no service is registered: the dispatcher answers with an error envelope, which is still a response
+                byte[] response = client.call(new InetSocketAddress("127.0.0.1", serverTransport.localAddress().getPort()),
+                        new byte[] {1, 2, 3}).block(java.time.Duration.ofSeconds(10));
+                assertThat(response).isNotEmpty();
+                assertThat(serverTransport.unauthenticatedDatagrams()).isZero();
+            } finally {
+                client.disposeNow();
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            homa.security.mode=sign                                                  | homa.security.mode        | must be one of off, authenticate, encrypt
+            homa.security.mode=authenticate                                          | homa.security.keys        | must hold at least one key
+            homa.security.mode=encrypt;homa.security.keys.1=not*base64               | homa.security.keys.1      | must be the base64 of a 32-byte key
+            homa.security.mode=encrypt;homa.security.keys.1=AAAA                     | homa.security.keys.1      | was 3 bytes
+            homa.security.keys.256=KEY_1;homa.security.active-key=256                | homa.security.keys.256    | key id (after homa.security.keys.) must be between 0 and 255
+            homa.security.keys.x=KEY_1                                               | homa.security.keys.x      | must be between 0 and 255
+            homa.security.mode=authenticate;homa.security.keys.1=KEY_1               | homa.security.active-key  | must be the id of one of the keys in homa.security.keys [1]
+            homa.security.mode=authenticate;homa.security.keys.1=KEY_1;homa.security.active-key=2 | homa.security.active-key | must be the id of one of the keys
+            homa.security.active-key=300                                             | homa.security.active-key  | must be between 0 and 255
+            homa.security.mode=authenticate;homa.security.keys.1=KEY_1;homa.security.active-key=1;homa.protocol.mtu=290 | homa.protocol.mtu | between 297 and 65535
+            """)
+    void shouldFailStartUpOnBadSecuritySettings(String properties, String property, String reason) {
+        String[] values = properties.replace("KEY_1", KEY_1).split(";");
+        this.contextRunner.withPropertyValues(values).run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessageContaining("Property " + property + " with value")
+                    .hasMessageContaining(reason)
+                    .hasMessageNotContaining(KEY_1);
         });
     }
 

@@ -42,7 +42,8 @@ class HomaPropertiesMetadataTests {
                 "homa.protocol.peer-idle-timeout", "homa.protocol.max-inbound-buffer",
                 "homa.protocol.max-overcommit", "homa.protocol.max-grants-per-peer", "homa.protocol.max-incoming",
                 "homa.protocol.fifo-grant-fraction", "homa.protocol.priority-levels", "homa.protocol.incast-threshold",
-                "homa.protocol.incast-unscheduled-bytes", "homa.transport.priority-tos");
+                "homa.protocol.incast-unscheduled-bytes", "homa.transport.priority-tos",
+                "homa.security.mode", "homa.security.keys", "homa.security.active-key");
         assertThat(properties.keySet()).allSatisfy((name) -> assertThat(name).startsWith("homa."));
         properties.forEach((name, property) -> assertThat(property.path("description").asString("")).as(name)
                 .isNotBlank());
@@ -58,6 +59,7 @@ class HomaPropertiesMetadataTests {
         assertThat(properties.get("homa.protocol.fifo-grant-fraction").get("defaultValue").asDouble()).isEqualTo(0.05);
         assertThat(properties.get("homa.client.default-timeout").get("defaultValue").asString()).isEqualTo("10s");
         assertThat(properties.get("homa.client.codec").get("defaultValue").asString()).isEqualTo("json");
+        assertThat(properties.get("homa.security.mode").get("defaultValue").asString()).isEqualTo("off");
         assertThat(properties.get("homa.client.stream-batch-size").get("defaultValue").asInt()).isEqualTo(256);
         assertThat(properties.get("homa.server.shutdown-grace-period").get("defaultValue").asString())
                 .isEqualTo("10s");
@@ -73,6 +75,8 @@ class HomaPropertiesMetadataTests {
             JsonMapper.builder().build().readTree(in).path("hints")
                     .forEach((hint) -> hints.put(hint.get("name").asString(), hint));
         }
+        assertThat(hints.get("homa.security.mode").get("values").values()).extracting((value) -> value.get("value")
+                .asString()).containsExactly("off", "authenticate", "encrypt");
         assertThat(hints.get("homa.client.codec").get("values").values()).extracting((value) -> value.get("value")
                 .asString()).containsExactly("json", "smile", "cbor");
     }

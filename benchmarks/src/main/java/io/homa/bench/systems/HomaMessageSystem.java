@@ -33,6 +33,7 @@ final class HomaMessageSystem {
                 .linkMbps(settings.homaLinkMbps())
                 .deviceMtu(settings.homaMtuBytes() == 0)
                 .segmentationOffload(settings.homaSegmentationOffload())
+                .security(settings.homaSecurityConfig())
                 .engine(engine.build())
                 .build();
     }
@@ -52,6 +53,8 @@ final class HomaMessageSystem {
         map.put("busy_sent", c.busySent());
         map.put("dropped_for_buffer_space", c.droppedForBufferSpace());
         map.put("dropped_datagrams", transport.droppedDatagrams());
+        map.put("unauthenticated_datagrams", transport.unauthenticatedDatagrams());
+        map.put("replayed_datagrams", transport.replayedDatagrams());
         c.packetsSentByType().forEach((type, n) -> map.put("sent_" + type.name().toLowerCase(Locale.ROOT), n));
         c.packetsReceivedByType().forEach((type, n) -> map.put("received_" + type.name().toLowerCase(Locale.ROOT), n));
         return map;

@@ -1,6 +1,9 @@
 package io.homa.bench.systems;
 
+import io.homa.reactive.HomaSecurityConfig;
 import io.homa.reactive.HomaTransportConfig;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * Knobs shared by the client and the server processes of a run.
@@ -14,9 +17,22 @@ import io.homa.reactive.HomaTransportConfig;
  *     ({@code directExecutor()}, what gRPC's own benchmarks do) instead of a thread pool
  * @param homaSegmentationOffload whether Homa transports use UDP GSO and GRO where available
  *     ({@link HomaTransportConfig#segmentationOffload()})
+ * @param homaSecurity packet authentication of every Homa transport, client and servers alike
+ *     ({@code --homa-security}, issue 14 item 2): off, authenticate or encrypt, all with
+ *     {@link #BENCHMARK_KEY} as key 1 (a fixed key: the benchmark measures the cost, not secrecy)
  */
-public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload) {
+public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload,
+        HomaSecurityConfig.Mode homaSecurity) {
+    /** The key of {@code --homa-security} runs, id 1: bytes 0..31. Public and fixed; never use it elsewhere. */
+    public static final byte[] BENCHMARK_KEY = benchmarkKey();
+
+    /** Packet authentication off. */
+    public SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload) {
+        this(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, HomaSecurityConfig.Mode.OFF);
+    }
+
     public SystemSettings {
+        Objects.requireNonNull(homaSecurity, "--homa-security must be off, authenticate or encrypt");
         if (homaLinkMbps < 0 || homaLinkMbps > HomaTransportConfig.MAX_LINK_MBPS) {
             throw new IllegalArgumentException("--homa-link-mbps must be between 0 and "
                     + HomaTransportConfig.MAX_LINK_MBPS + ", was " + homaLinkMbps);
@@ -25,6 +41,20 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
             throw new IllegalArgumentException(
                     "--homa-mtu-bytes must be 0 (the device's) or between 256 and 65535, was " + homaMtuBytes);
         }
+    }
+
+    /** The transports' security settings for {@link #homaSecurity()}. */
+    public HomaSecurityConfig homaSecurityConfig() {
+        return homaSecurity == HomaSecurityConfig.Mode.OFF ? HomaSecurityConfig.off()
+                : new HomaSecurityConfig(homaSecurity, Map.of(1, BENCHMARK_KEY), 1);
+    }
+
+    private static byte[] benchmarkKey() {
+        byte[] key = new byte[HomaSecurityConfig.KEY_BYTES];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = (byte) i;
+        }
+        return key;
     }
 
     /** The transport's default pacer rate, MTU (the device's) and offloads, and gRPC with a direct executor. */

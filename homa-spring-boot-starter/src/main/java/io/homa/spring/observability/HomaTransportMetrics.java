@@ -37,6 +37,8 @@ import reactor.core.publisher.Mono;
  *       {@code homa.packets.dropped} (tag {@code reason=inbound-buffer-full}): first packets of
  *       new messages dropped for {@code max-inbound-buffer};
  *       {@code homa.datagrams.dropped}: datagrams dropped before the engine saw them;</li>
+ *   <li>{@code homa.datagrams.unauthenticated}, {@code homa.datagrams.replayed} [datagrams]: datagrams packet
+ *       authentication (homa.security.mode) dropped before the engine saw them;</li>
  *   <li>{@code homa.rpcs.timeouts} [rpcs]: RPCs aborted because the peer went silent;
  *       {@code homa.rpcs.started} and {@code homa.rpcs.completed} [rpcs]: client RPCs;
  *       {@code homa.requests.delivered} and {@code homa.requests.dropped} [requests]: server side
@@ -161,6 +163,17 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
         FunctionCounter.builder("homa.requests.dropped", this.transport, HomaTransport::droppedRequests)
                 .description("Requests dropped unanswered because the endpoint has no handler")
                 .baseUnit("requests")
+                .register(registry);
+        // packet authentication (issue 14, item 2): datagrams dropped before the engine saw them
+        FunctionCounter.builder("homa.datagrams.unauthenticated", this.transport,
+                HomaTransport::unauthenticatedDatagrams)
+                .description("Datagrams dropped because they did not authenticate (homa.security.mode on): short,"
+                        + " unknown key id, or a tag that does not verify")
+                .baseUnit("datagrams")
+                .register(registry);
+        FunctionCounter.builder("homa.datagrams.replayed", this.transport, HomaTransport::replayedDatagrams)
+                .description("Authentic datagrams dropped as replays (counter seen before or below the window)")
+                .baseUnit("datagrams")
                 .register(registry);
         startSampling();
     }
