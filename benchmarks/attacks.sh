@@ -5,7 +5,7 @@
 # attacker sent, what came back to the forged addresses, the legitimate clients' calls by status and
 # the server's heap. Loopback only (forged sources in 127.0.0.0/8); needs root for the raw socket.
 #
-#   benchmarks/attacks.sh [all | ATTACK ...] [--port=4300] [--no-build]
+#   benchmarks/attacks.sh [all | ATTACK ...] [--port=4300] [--security=off|authenticate|encrypt] [--no-build]
 #   ATTACK: forged-ack-floor ack-set-flood phantom-flood one-byte-flood zero-payload-flood
 #           forged-resend forged-cutoffs overlapping-data
 #
@@ -28,6 +28,7 @@ for arg in "$@"; do
     --no-build) build=0 ;;
     --port=*) py_args+=(--port "${arg#--port=}") ;;
     --server-heap=*) py_args+=(--server-heap "${arg#--server-heap=}") ;;
+    --security=*) py_args+=(--security "${arg#--security=}") ;;
     -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     -*) echo "attacks.sh: unknown option '$arg'" >&2; exit 2 ;;
     *) py_args+=("$arg") ;;

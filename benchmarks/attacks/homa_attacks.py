@@ -848,13 +848,25 @@ WHAT_IT_CHECKS = {
 
 # --------------------------------------------------------------------------------------- runner
 
+# A fixed key for the harness only (32 bytes, base64): never use it anywhere else.
+HARNESS_KEY = "aG9tYS1hdHRhY2staGFybmVzcy1rZXktMzItYnl0ZXM="
+
+
+def security_args(args):
+    """Demo arguments that turn packet authentication on for the server and the demo client."""
+    if args.security == "off":
+        return []
+    return ["--homa.security.mode=%s" % args.security, "--homa.security.keys.1=" + HARNESS_KEY,
+            "--homa.security.active-key=1"]
+
+
 def run_attack(name, args, java_opts):
     fn, nominal = ATTACKS[name]
     pre, post = 2.0, 2.0
     port = args.port
     print("\n=== %s: fresh server on %s:%d" % (name, LOOPBACK, port), flush=True)
     server = Proc(["java"] + java_opts + ["-jar", args.jar, "--mode=server", "--port=%d" % port, "--kv-shards=1",
-                                          "--homa.server.bind-address=127.0.0.1"], "server")
+                                          "--homa.server.bind-address=127.0.0.1"] + security_args(args), "server")
     result = {"attack": name}
     legit = None
     sampler = None
@@ -867,7 +879,7 @@ def run_attack(name, args, java_opts):
         demo = Proc(["java", "-Xms128m", "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", args.jar, "--mode=client",
                      "--peer=%s:%d" % (LOOPBACK, port), "--workload=w3", "--concurrency=8",
                      "--duration=%ds" % duration, "--warmup=1s", "--probe-samples=3", "--rpc-timeout=3s",
-                     "--kv-shards=1"], "demo client")
+                     "--kv-shards=1"] + security_args(args), "demo client")
         m = demo.wait_for(r"client \S*?:(\d+), seed", 120)
         demo_port = int(m.group(1))
         demo.wait_for(PROGRESS.pattern, 60)  # the measured run has started
@@ -918,6 +930,9 @@ def run_attack(name, args, java_opts):
         server.stop(grace=10)
         counters = re.search(r"Homa server engine: .*$", server.text(), re.M)
         result["server_counters"] = counters.group(0) if counters else "(server printed no counters)"
+        dropped = re.search(r"Homa server transport: .*$", server.text(), re.M)
+        if dropped:
+            result["server_counters"] += "; " + dropped.group(0)
         for p in (demo, server):
             if p in Proc.all:
                 Proc.all.remove(p)
@@ -989,6 +1004,9 @@ def main():
     parser.add_argument("--jar", default="demo-services/target/demo-services.jar")
     parser.add_argument("--port", type=int, default=4300, help="UDP port of the demo server (default 4300)")
     parser.add_argument("--server-heap", default="1g", help="-Xmx of the demo server (default 1g)")
+    parser.add_argument("--security", default="off", choices=["off", "authenticate", "encrypt"],
+                        help="packet authentication of the demo server and client (they share a harness key; the"
+                             " attacker and the Python client have none, so their packets are dropped)")
     args = parser.parse_args()
     names = list(ATTACKS) if args.attacks in (["all"], []) else args.attacks
     for n in names:

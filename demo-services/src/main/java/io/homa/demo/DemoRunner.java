@@ -253,6 +253,10 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
                         name, counters.resendsSent(), counters.silentPeerProbes(), counters.resendsDeferred(),
                         counters.packetsReceived(PacketType.BUSY), counters.retransmittedDataPackets(),
                         counters.timeouts(), counters.malformedPackets(), formatRtts(counters));
+                if (transport.unauthenticatedDatagrams() > 0 || transport.replayedDatagrams() > 0) {
+                    out.printf(Locale.ROOT, "Homa %s transport: %,d unauthenticated and %,d replayed datagrams dropped%n",
+                            name, transport.unauthenticatedDatagrams(), transport.replayedDatagrams());
+                }
             }
         } catch (RuntimeException e) {
             log.debug("No counters from the {} transport", name, e);
