@@ -68,6 +68,22 @@ final class AtMostOnce {
     }
 
     /**
+     * A packet about an RPC this server does not hold names {@code epoch}: if that is another
+     * incarnation's (issue 14), the request may have run there, so it must not run here; the
+     * client is told with RPC_UNKNOWN (reason: restarted) and the refusal counted.
+     *
+     * @return whether the packet was refused so
+     */
+    boolean refuseStaleEpoch(InetSocketAddress client, long rpcId, int epoch) {
+        if (epoch == 0 || rpcs.localEpoch == 0 || epoch == rpcs.localEpoch) {
+            return false;
+        }
+        control.rpcUnknown(client, rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_RESTARTED);
+        counters.staleEpochRefused++;
+        return true;
+    }
+
+    /**
      * Ends a server RPC; if its request reached the application, its rpcid is remembered as
      * finished, so that it never executes again.
      */

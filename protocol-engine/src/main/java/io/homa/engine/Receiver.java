@@ -115,14 +115,10 @@ final class Receiver {
                 counters.duplicatePackets++;
                 return true;
             }
-            int epoch = data.epoch();
-            if (data.retransmitted() && epoch != 0 && rpcs.localEpoch != 0 && epoch != rpcs.localEpoch) {
-                // Sent again, meant for an earlier incarnation of this server, which may have executed
-                // it. A first transmission is served: that incarnation cannot have had it (unless the
-                // network duplicated it and delayed the copy past the restart), and an epoch a forger
-                // planted in the client must not fail every new request.
-                control.rpcUnknown(from, rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_RESTARTED);
-                counters.staleEpochRefused++;
+            // Only a request sent again: a first transmission is served, since an earlier incarnation
+            // cannot have had it (unless the network duplicated it and delayed the copy past the
+            // restart), and an epoch a forger planted in the client must not fail every new request.
+            if (data.retransmitted() && atMostOnce.refuseStaleEpoch(from, rpcId, data.epoch())) {
                 return true;
             }
             if (dataOffset + dataBytes > stated) {
@@ -170,7 +166,7 @@ final class Receiver {
         if (dataOffset + dataBytes > request.grantedOffset) {
             return false;
         }
-        if (request.bufferedBytes() > 0 && request.wouldTakeMemory(dataOffset, dataBytes)
+        if (request.wouldTakeMemory(dataOffset, dataBytes)
                 && rpcs.addressOverBudget(from)) {
             counters.droppedForAddressBudget++; // a RESEND asks for it again once memory is free
             return true;

@@ -206,11 +206,7 @@ final class Sender {
         if (rpc == null) {
             if (peer != null && peer.finished.contains(rpcId)) {
                 control.add(PacketType.RPC_UNKNOWN, from, rpcId | HomaHeader.FROM_SERVER_BIT);
-            } else if (staleEpoch(resendRx.epoch())) {
-                // Bound to an earlier incarnation of this server, which may have executed it.
-                control.rpcUnknown(from, rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_RESTARTED);
-                counters.staleEpochRefused++;
-            } else {
+            } else if (!atMostOnce.refuseStaleEpoch(from, rpcId, resendRx.epoch())) {
                 // We never saw the request (all of it may have been lost): ask for its start.
                 control.resend(from, rpcId | HomaHeader.FROM_SERVER_BIT, 0, params.unscheduledBytes());
                 counters.resendsSent++;
@@ -234,11 +230,6 @@ final class Sender {
             enqueue(rpc.response);
         }
         return true;
-    }
-
-    /** Whether a client's packet names an epoch of this server other than ours: an earlier incarnation. */
-    private boolean staleEpoch(int epoch) {
-        return epoch != 0 && rpcs.localEpoch != 0 && epoch != rpcs.localEpoch;
     }
 
     /**
