@@ -7,7 +7,7 @@
 #
 #   benchmarks/attacks.sh [all | ATTACK ...] [--port=4300] [--security=off|authenticate|encrypt] [--no-build]
 #   ATTACK: forged-ack-floor ack-set-flood phantom-flood one-byte-flood zero-payload-flood
-#           forged-resend forged-cutoffs overlapping-data
+#           forged-resend unvalidated-resend forged-cutoffs overlapping-data
 #
 # Exit code: 0 when every selected attack ran (whatever the server did), 1 on a harness error
 # (build failed, a process did not start, ...), 2 for bad arguments.

@@ -82,6 +82,20 @@ def ack_packet(sport, dport, rpcid, acks):
     return common(sport, dport, ACK, rpcid) + body
 
 
+EPOCH_ASK = 0xFFFFFF
+
+
+def epoch_and_token(packet):
+    """(server epoch @8, 3 bytes; address token @14, 6 bytes) of a Homa packet (issue 14)."""
+    if len(packet) < COMMON_LEN:
+        return 0, 0
+    return int.from_bytes(packet[8:11], "big"), int.from_bytes(packet[14:20], "big")
+
+
+def with_epoch_and_token(packet, epoch, token):
+    return packet[:8] + epoch.to_bytes(3, "big") + packet[11:14] + token.to_bytes(6, "big") + packet[20:]
+
+
 def parse(packet):
     """(type, rpcid with S bit, fields dict) of a Homa packet, or None."""
     if len(packet) < COMMON_LEN:
@@ -216,12 +230,25 @@ class HomaClient:
         self.next_rpcid = (int(time.time() * 1e6) << 8) & ((1 << 63) - 1) & ~1
         self.cutoff_version = 0
         self.rx_bytes = 0
+        # The server's epoch and address token (issue 14), learned from its packets about our RPCs and
+        # written into ours as the engine's clients do: the echo validates our address, so the
+        # server does not hold its responses to 3x what we sent. Epoch 0 (none) is the draft's
+        # behaviour: the server runs our first request without first contact.
+        self.epoch = 0
+        self.token = 0
 
     def close(self):
         self.sock.close()
 
     def _send(self, packet):
-        self.sock.sendto(packet, self.server)
+        self.sock.sendto(with_epoch_and_token(packet, self.epoch, self.token), self.server)
+
+    def _learn(self, packet):
+        epoch, token = epoch_and_token(packet)
+        if epoch and epoch != EPOCH_ASK:
+            self.epoch = epoch
+        if token:
+            self.token = token
 
     def _send_request_range(self, rpcid, payload, start, end, retrans=0):
         length = len(payload)
@@ -276,6 +303,8 @@ class HomaClient:
             if p is None:
                 continue
             ptype, wire_id, f = p
+            if wire_id & ~1 == rpcid:
+                self._learn(packet)
             if wire_id & ~1 != rpcid:
                 if ptype == NEED_ACK:  # a response we already finished
                     self._send(ack_packet(self.port, self.server[1], wire_id & ~1, []))
@@ -703,6 +732,46 @@ def forged_resend(ctx, seconds=3.0):
         victim.close()
 
 
+def unvalidated_resend(ctx, seconds=3.0):
+    """Amplification toward an address that never talked to the server (issue 14, item 3): the
+    forger writes a victim's address (127.0.0.77, a port only a catcher listens on) as the source
+    of a 60,000-byte echo request (all unscheduled: an off-path forger sees no GRANT), so the
+    server stores a 60 KB response for it; then RESEND(0, 60,000) from the same forged address
+    every 2 ms for 3 s. The victim never echoes the server's address token, so the server may send
+    it at most 3x what came from its address; everything arriving at the victim's port is counted."""
+    catcher = ctx.catcher()
+    victim = ("127.0.0.77", catcher.port)
+    rpcid = ((int(time.time() * 1e6) << 11) + 4242) & ((1 << 63) - 2)
+    payload = random.Random(77).randbytes(UNSCHEDULED)
+    in_bytes = 0
+    for off in range(0, UNSCHEDULED, CHUNK):
+        packet = data_packet(victim[1], ctx.server[1], rpcid, UNSCHEDULED, off, payload[off:off + CHUNK])
+        ctx.forger.send(victim, ctx.server, packet)
+        in_bytes += len(packet)
+    time.sleep(0.3)  # the server echoes what it can
+    pkt = resend_packet(victim[1], ctx.server[1], rpcid, 0, UNSCHEDULED)
+    sent = 0
+    start = time.monotonic()
+    next_send = start
+    while time.monotonic() < start + seconds:
+        now = time.monotonic()
+        if now >= next_send:
+            ctx.forger.send(victim, ctx.server, pkt)
+            in_bytes += len(pkt)
+            sent += 1
+            next_send += 0.002
+        else:
+            time.sleep(min(0.002, next_send - now))
+    time.sleep(0.5)
+    out = catcher.bytes
+    ctx.result_back = "%s B to the victim (%s) for %s B from its address: %.2fx" % (
+        fmt(out), ", ".join("%s %s" % (k, fmt(v)) for k, v in sorted(catcher.by_type.items())), fmt(in_bytes),
+        out / max(1, in_bytes))
+    ctx.notes.append("forged request of 60,000 B + %d RESENDs from %s:%d; the server sent it %s B = %.2fx what "
+                     "came from that address (limit 3x; the retransmission budget alone would allow 8 x 64 KiB)"
+                     % (sent, victim[0], victim[1], fmt(out), out / max(1, in_bytes)))
+
+
 def sniff_client_data(ctx, seconds):
     """Client->server DATA packets of the demo client seen on lo (AF_PACKET): priority histogram
     (IP TOS >> 5), their rpcids (newest last) and cutoff versions."""
@@ -830,6 +899,7 @@ ATTACKS = {
     "one-byte-flood": (one_byte_flood, 5.0),
     "zero-payload-flood": (zero_payload_flood, 6.0),
     "forged-resend": (forged_resend, 5.0),
+    "unvalidated-resend": (unvalidated_resend, 4.0),
     "forged-cutoffs": (forged_cutoffs, 3.0),
     "overlapping-data": (overlapping_data, 4.0),
 }
@@ -841,6 +911,7 @@ WHAT_IT_CHECKS = {
     "one-byte-flood": "no legit failure",
     "zero-payload-flood": "no legit failure",
     "forged-resend": "server sends the client <= 8 MB",
+    "unvalidated-resend": "server sends a never-validated address <= 3x what came from it",
     "forged-cutoffs": "client's priorities unchanged",
     "overlapping-data": "conflicting request refused, never echoed",
 }

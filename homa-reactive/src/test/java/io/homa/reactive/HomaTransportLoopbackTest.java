@@ -507,6 +507,15 @@ class HomaTransportLoopbackTest {
         first.disposeNow();
 
         HomaTransport second = bind(loopback().port(port).build(), request -> Mono.just(request.payload().retain()));
+        // The client's next request still names the first server's epoch: the new one cannot tell it
+        // from a copy the network delayed past the restart, so it refuses it unexecuted, and the call
+        // fails at once with a status, not a timeout (issue 14: at-most-once across restarts).
+        assertThatThrownBy(() -> client.call(server, new byte[] {9}).block(TIMEOUT))
+                .isInstanceOfSatisfying(HomaException.class, e -> {
+                    assertThat(e.status()).isEqualTo(HomaStatus.UNAVAILABLE);
+                    assertThat(e).hasMessageContaining("restarted");
+                });
+        // From then on the client makes first contact with the new server and is served.
         for (int i = 0; i < 20; i++) {
             byte[] request = new byte[] {(byte) i, 2, 3};
             assertThat(client.call(server, request).block(TIMEOUT)).as("call %d to the new server", i).containsExactly(request);

@@ -304,6 +304,7 @@ public final class HomaAutoConfiguration {
         map.from(protocol::getPriorityLevels).to(engine::priorityLevels);
         map.from(protocol::getIncastThreshold).to(engine::incastThreshold);
         map.from(protocol::getIncastUnscheduledBytes).as(HomaAutoConfiguration::bytesAsInt).to(engine::incastUnscheduledBytes);
+        map.from(protocol::isAddressValidation).to(engine::addressValidation);
 
         HomaProperties.Server server = properties.getServer();
         HomaProperties.Transport transport = properties.getTransport();

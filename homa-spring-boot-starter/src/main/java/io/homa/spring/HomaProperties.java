@@ -630,6 +630,15 @@ public class HomaProperties implements InitializingBean {
         private DataSize incastUnscheduledBytes = DataSize.ofBytes(400);
 
         /**
+         * Whether a server sends a client address at most 3x the bytes it received from it until
+         * the client echoes the server's address token (QUIC's anti-amplification rule): forged
+         * requests or RESENDs from a spoofed address cannot aim responses at it. Clients of this
+         * framework pass in their first round trip; turn it off only for clients that know only
+         * the draft, which never echo and would be held to 3x.
+         */
+        private boolean addressValidation = true;
+
+        /**
          * Pacer rate (Homa's link_mbps) in megabits per second, 0..1000000 (0 = no pacing): the
          * endpoint hands packets to the kernel no faster than this, so that its own queue, not
          * the socket's, holds the backlog, in SRPT order, and loopback receivers are not overrun.
@@ -716,6 +725,14 @@ public class HomaProperties implements InitializingBean {
 
         public void setIncastUnscheduledBytes(DataSize incastUnscheduledBytes) {
             this.incastUnscheduledBytes = incastUnscheduledBytes;
+        }
+
+        public boolean isAddressValidation() {
+            return this.addressValidation;
+        }
+
+        public void setAddressValidation(boolean addressValidation) {
+            this.addressValidation = addressValidation;
         }
 
         public Duration getPeerIdleTimeout() {

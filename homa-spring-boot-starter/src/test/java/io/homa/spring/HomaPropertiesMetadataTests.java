@@ -42,7 +42,7 @@ class HomaPropertiesMetadataTests {
                 "homa.protocol.peer-idle-timeout", "homa.protocol.max-inbound-buffer",
                 "homa.protocol.max-overcommit", "homa.protocol.max-grants-per-peer", "homa.protocol.max-incoming",
                 "homa.protocol.fifo-grant-fraction", "homa.protocol.priority-levels", "homa.protocol.incast-threshold",
-                "homa.protocol.incast-unscheduled-bytes", "homa.transport.priority-tos",
+                "homa.protocol.incast-unscheduled-bytes", "homa.protocol.address-validation", "homa.transport.priority-tos",
                 "homa.security.mode", "homa.security.keys", "homa.security.active-key");
         assertThat(properties.keySet()).allSatisfy((name) -> assertThat(name).startsWith("homa."));
         properties.forEach((name, property) -> assertThat(property.path("description").asString("")).as(name)
@@ -55,6 +55,7 @@ class HomaPropertiesMetadataTests {
         assertThat(properties.get("homa.transport.device-mtu").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.transport.segmentation-offload").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.transport.native").get("defaultValue").asBoolean()).isTrue();
+        assertThat(properties.get("homa.protocol.address-validation").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.transport.priority-tos").get("defaultValue").asString()).isEqualTo("auto");
         assertThat(properties.get("homa.protocol.fifo-grant-fraction").get("defaultValue").asDouble()).isEqualTo(0.05);
         assertThat(properties.get("homa.client.default-timeout").get("defaultValue").asString()).isEqualTo("10s");

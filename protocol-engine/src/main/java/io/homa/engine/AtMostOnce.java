@@ -75,11 +75,33 @@ final class AtMostOnce {
      * @return whether the packet was refused so
      */
     boolean refuseStaleEpoch(InetSocketAddress client, long rpcId, int epoch) {
-        if (epoch == 0 || rpcs.localEpoch == 0 || epoch == rpcs.localEpoch) {
+        if (epoch == 0 || epoch == HomaHeader.EPOCH_ASK || rpcs.localEpoch == 0 || epoch == rpcs.localEpoch) {
             return false;
         }
         control.rpcUnknown(client, rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_RESTARTED);
         counters.staleEpochRefused++;
+        return true;
+    }
+
+    /**
+     * First contact (issue 14): request DATA naming {@link HomaHeader#EPOCH_ASK} comes from a client
+     * that knows no epoch of this server yet. Running it would leave the request unbound to any
+     * incarnation, so that a copy the network delays past a restart could run again; instead the
+     * packet is dropped, and the first one (offset 0) is answered with a RESEND for the request's
+     * unscheduled bytes, which carries this server's epoch and address token: the client sends the
+     * request again naming both, and that copy may run. One extra round trip per server a client
+     * talks to, which also validates its address ({@link AddressValidation}).
+     *
+     * @return whether the packet was such a request (handled: the caller stores nothing)
+     */
+    boolean answerFirstContact(InetSocketAddress client, long rpcId, int epoch, int dataOffset) {
+        if (epoch != HomaHeader.EPOCH_ASK || rpcs.localEpoch == 0) {
+            return false;
+        }
+        if (dataOffset == 0) {
+            control.resend(client, rpcId | HomaHeader.FROM_SERVER_BIT, 0, params.unscheduledBytes());
+            counters.firstContactResends++;
+        }
         return true;
     }
 

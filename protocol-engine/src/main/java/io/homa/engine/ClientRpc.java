@@ -46,9 +46,9 @@ final class ClientRpc extends TimerEntry {
      */
     long lastHeardNs;
     /**
-     * The server incarnation the RPC is bound to (its epoch): set when the request's last byte
-     * first leaves, to the server's epoch as known then; 0 if none was known yet, and then the
-     * first epoch the server ever sends counts ({@link Peer#firstServerEpoch}).
+     * The server incarnation the RPC is bound to (its epoch): set when the first DATA of the
+     * request leaves naming an epoch of the server (not {@link io.homa.engine.wire.HomaHeader#EPOCH_ASK}):
+     * from then on only that incarnation may run it, and every packet of the RPC names it.
      */
     int epoch;
     boolean epochBound;

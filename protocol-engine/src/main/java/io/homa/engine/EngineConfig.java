@@ -56,6 +56,13 @@ import io.homa.engine.InvalidSettingException.Unit;
  *     {@code max_nic_queue_ns}), in nanoseconds of transmission at {@code linkMbps}: packets handed
  *     to the kernel but not yet on the wire, where a short message would queue behind them.
  *     1,000..10,000,000 ns, default 50,000
+ * @param addressValidation whether a server sends a client's address at most
+ *     {@value #VALIDATION_AMPLIFICATION}x the bytes it received from it until the client has shown
+ *     that it receives our packets, by echoing the address token of our packets (issue 14; QUIC's
+ *     rule, RFC 9000 §8.1): without it, forged requests or RESENDs from a spoofed address would make
+ *     the server send that address far more than the forger sent. Clients of this project echo the
+ *     token from the first packet they get, so they pass in their first round trip; a client that
+ *     knows only the draft never echoes and stays held to the 3x. Default true.
  */
 public record EngineConfig(
         int mtuBytes,
@@ -73,7 +80,11 @@ public record EngineConfig(
         int incastThreshold,
         int incastUnscheduledBytes,
         int linkMbps,
-        long maxNicQueueNs) {
+        long maxNicQueueNs,
+        boolean addressValidation) {
+
+    /** A server sends an address it has not validated at most this many times what it received from it. */
+    public static final int VALIDATION_AMPLIFICATION = 3;
 
     /** Highest {@code linkMbps}. */
     public static final int MAX_LINK_MBPS = 1_000_000;
@@ -207,7 +218,8 @@ public record EngineConfig(
                 .incastThreshold(incastThreshold)
                 .incastUnscheduledBytes(incastUnscheduledBytes)
                 .linkMbps(linkMbps)
-                .maxNicQueueNs(maxNicQueueNs);
+                .maxNicQueueNs(maxNicQueueNs)
+                .addressValidation(addressValidation);
     }
 
     /**
@@ -247,8 +259,15 @@ public record EngineConfig(
         private int incastUnscheduledBytes = DEFAULT_INCAST_UNSCHEDULED_BYTES;
         private int linkMbps;
         private long maxNicQueueNs = DEFAULT_MAX_NIC_QUEUE_NS;
+        private boolean addressValidation = true;
 
         private Builder() {}
+
+        /** Whether unvalidated client addresses get at most 3x the bytes they sent (default true). */
+        public Builder addressValidation(boolean value) {
+            this.addressValidation = value;
+            return this;
+        }
 
         public Builder maxOvercommit(int value) {
             this.maxOvercommit = value;
@@ -335,7 +354,8 @@ public record EngineConfig(
         public EngineConfig build() {
             return new EngineConfig(mtuBytes, unscheduledBytes, maxMessageBytes, resendIntervalNs, peerSilenceTimeoutNs,
                     peerIdleTimeoutNs, maxInboundBufferBytes, maxOvercommit, maxGrantsPerPeer, maxIncomingBytes,
-                    fifoGrantFraction, priorityLevels, incastThreshold, incastUnscheduledBytes, linkMbps, maxNicQueueNs);
+                    fifoGrantFraction, priorityLevels, incastThreshold, incastUnscheduledBytes, linkMbps, maxNicQueueNs,
+                    addressValidation);
         }
     }
 }

@@ -36,6 +36,9 @@ public final class EngineCounters {
     long cutoffsIgnored;
     long conflictingDataPackets;
     long retransmitBudgetExceeded;
+    long firstContactResends;
+    long addressesValidated;
+    long bytesHeldForValidation;
     /** Smoothed RTT per peer; filled only in a {@link HomaEngine#countersSnapshot()}. */
     Map<InetSocketAddress, Long> peerSmoothedRttNs = Map.of();
 
@@ -126,11 +129,33 @@ public final class EngineCounters {
     }
 
     /**
-     * Retransmitted request DATA and RESENDs about RPCs this server does not know that name an
-     * earlier incarnation's epoch: answered RPC_UNKNOWN instead of running the request again.
+     * Request DATA and RESENDs about RPCs this server does not know that name an earlier
+     * incarnation's epoch: answered RPC_UNKNOWN instead of running the request (again).
      */
     public long staleEpochRefused() {
         return staleEpochRefused;
+    }
+
+    /**
+     * Requests from clients that knew no epoch of this server yet (first contact), answered with a
+     * RESEND naming the epoch instead of being run ({@code homa.first-contacts}).
+     */
+    public long firstContactResends() {
+        return firstContactResends;
+    }
+
+    /** Client addresses (peers) that echoed this server's address token: validated ({@code homa.addresses.validated}). */
+    public long addressesValidated() {
+        return addressesValidated;
+    }
+
+    /**
+     * Response bytes held back because the client's address was not validated and its credit (3x
+     * what it sent) did not pay for them: unscheduled bytes, GRANTs and RESENDs cut
+     * ({@code homa.bytes.held{reason=address-validation}}).
+     */
+    public long bytesHeldForValidation() {
+        return bytesHeldForValidation;
     }
 
     /** First packets of new inbound messages dropped because {@code maxInboundBufferBytes} was reached. */
@@ -261,6 +286,9 @@ public final class EngineCounters {
         copy.cutoffsIgnored = cutoffsIgnored;
         copy.conflictingDataPackets = conflictingDataPackets;
         copy.retransmitBudgetExceeded = retransmitBudgetExceeded;
+        copy.firstContactResends = firstContactResends;
+        copy.addressesValidated = addressesValidated;
+        copy.bytesHeldForValidation = bytesHeldForValidation;
         copy.peerSmoothedRttNs = peerSmoothedRttNs;
         return copy;
     }
@@ -280,6 +308,8 @@ public final class EngineCounters {
                 + ", rttSamples=" + rttSamples + ", resendsDeferred=" + resendsDeferred
                 + ", silentPeerProbes=" + silentPeerProbes + ", acksIgnored=" + acksIgnored
                 + ", cutoffsIgnored=" + cutoffsIgnored + ", conflictingDataPackets=" + conflictingDataPackets
-                + ", retransmitBudgetExceeded=" + retransmitBudgetExceeded + "}";
+                + ", retransmitBudgetExceeded=" + retransmitBudgetExceeded
+                + ", firstContactResends=" + firstContactResends + ", addressesValidated=" + addressesValidated
+                + ", bytesHeldForValidation=" + bytesHeldForValidation + "}";
     }
 }

@@ -59,6 +59,7 @@ public final class HomaEngine {
     private final Sender sender;
     private final Receiver receiver;
     private final AtMostOnce atMostOnce;
+    private final AddressValidation validation;
     private final Timers timers;
     private final ControlQueue control;
     private final ControlHeader commonRx = new ControlHeader();
@@ -87,7 +88,10 @@ public final class HomaEngine {
      * could reuse an rpcid of its predecessor that a server still remembers.
      *
      * @param rpcIdSteps source of the steps; use one seeded from a {@link java.security.SecureRandom}
-     *     (its outputs are never sent, only their sums); null for consecutive rpcids
+     *     (its outputs are never sent, only their sums); null for consecutive rpcids. It also
+     *     chooses how the key of the address tokens ({@link AddressValidation}) is made: drawn from a
+     *     {@link java.security.SecureRandom} with steps, derived from {@code firstRpcId} without (so
+     *     that tests and simulations repeat)
      * @throws IllegalArgumentException as {@link #HomaEngine(EngineConfig, int, long)}
      */
     public HomaEngine(EngineConfig config, int localPort, long firstRpcId,
@@ -111,10 +115,18 @@ public final class HomaEngine {
         this.rpcs = new RpcTable(config, grantScheduler, timerQueue, counters);
         this.rpcs.localEpoch = serverEpoch(firstRpcId);
         this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events, counters);
+        byte[] tokenKey = new byte[32];
+        if (rpcIdSteps != null) {
+            new java.security.SecureRandom().nextBytes(tokenKey);
+        } else {
+            new java.util.SplittableRandom(firstRpcId).nextBytes(tokenKey);
+        }
+        this.validation = new AddressValidation(config.addressValidation(), params.payloadBytes(), tokenKey, counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
                 events, counters);
         Pacer pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
-        this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, atMostOnce, counters);
+        this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, atMostOnce, validation,
+                counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
 
@@ -321,6 +333,17 @@ public final class HomaEngine {
         long rpcId = commonRx.clientRpcId();
         boolean heldBefore = rpcs.holds(peer, fromServer, rpcId);
         int epoch = commonRx.epoch();
+        long token = commonRx.addressToken();
+        // A client that echoes our address token proves it receives our packets: validate it (or
+        // credit the packet) before it is handled, so that the GRANT or RESEND it carries is not
+        // held back more than it must be.
+        Peer client = fromServer ? null : rpcs.knownPeer(peer);
+        if (client == null && !fromServer && validation.echoesToken(peer, token)) {
+            client = rpcs.peerForInbound(peer, nowNs); // a proven address may open state (null: table full)
+        }
+        if (client != null) {
+            validation.onPacketFromClient(client, token, length);
+        }
         boolean accepted = switch (type) {
             case DATA -> receiver.onData(nowNs, peer, packet, offset, length, fromServer, rpcId);
             case GRANT -> sender.onGrant(nowNs, peer, packet, offset, length, fromServer, rpcId);
@@ -344,8 +367,14 @@ public final class HomaEngine {
             counters.malformedPackets++;
             return;
         }
-        if (fromServer && heldBefore) {
-            learnEpoch(peer, epoch);
+        if (fromServer) {
+            if (heldBefore) {
+                learnFromServer(peer, epoch, token);
+            }
+        } else {
+            if (client == null && (client = rpcs.knownPeer(peer)) != null) {
+                validation.onPacketFromClient(client, token, length); // the packet created the peer
+            }
         }
         if (type != PacketType.DATA) {
             receiver.scheduleGrants(nowNs); // an ACK, RPC_UNKNOWN or failure may have ended an inbound message
@@ -364,21 +393,25 @@ public final class HomaEngine {
     }
 
     /**
-     * A server spoke about one of our RPCs with its epoch (0 from a peer that knows only the
-     * draft): later requests to it carry that epoch; the first ever heard binds the requests sent
-     * before it ({@link ClientRpc#epoch}). Only packets about an RPC we hold count, so an off-path
-     * forger must know a live rpcid.
+     * A server spoke about one of our RPCs with its epoch and address token (0 from a peer that
+     * knows only the draft): later requests to it name that epoch ({@link ClientRpc#epoch}), and
+     * every packet to it echoes the token ({@link AddressValidation}). Only packets about an RPC we
+     * hold count, so an off-path forger must know a live rpcid. An epoch that contradicts the one
+     * known is not taken on its word (it may be forged): the server's epoch becomes unknown again,
+     * so the next requests ask for it (first contact) and learn the real one from the answer.
      */
-    private void learnEpoch(InetSocketAddress server, int epoch) {
-        if (epoch == 0) {
+    private void learnFromServer(InetSocketAddress server, int epoch, long token) {
+        if (epoch == 0 && token == 0) {
             return;
         }
         Peer peer = rpcs.knownPeer(server);
         if (peer != null) {
-            if (peer.firstServerEpoch == 0) {
-                peer.firstServerEpoch = epoch;
+            if (epoch != 0 && epoch != HomaHeader.EPOCH_ASK) {
+                peer.serverEpoch = peer.serverEpoch == 0 || peer.serverEpoch == epoch ? epoch : 0;
             }
-            peer.serverEpoch = epoch;
+            if (token != 0) {
+                peer.echoToken = token;
+            }
         }
     }
 

@@ -30,12 +30,25 @@ final class Peer extends TimerEntry {
     long[] pendingAcks = new long[8];
     int pendingAckCount;
     /**
-     * The peer's server epoch as last heard from it about an RPC we hold (0: none heard; a peer
-     * that knows only the draft never sends one), and the first one ever heard: requests sent
-     * in full before any was heard are bound to the first ({@link ClientRpc#epoch}).
+     * The peer's server epoch as last heard from it about an RPC we hold (0: none heard yet, and
+     * then our requests to it name {@link io.homa.engine.wire.HomaHeader#EPOCH_ASK}; a peer that
+     * knows only the draft never sends one).
      */
     int serverEpoch;
-    int firstServerEpoch;
+    /**
+     * As its client: the latest address token the peer (as our server) wrote in a packet about an
+     * RPC we hold; echoed in every packet we send it ({@link AddressValidation}). 0: none yet.
+     */
+    long echoToken;
+    /** As its server: our address token for it, computed on first use (0 until then). */
+    long addressToken;
+    /** As its server: whether it echoed our token, proving it receives what we send to its address. */
+    boolean addressValidated;
+    /**
+     * As its server, until validated: bytes we may still send it, {@value EngineConfig#VALIDATION_AMPLIFICATION}
+     * times what it sent us less what DATA was committed to it.
+     */
+    long validationCreditBytes;
     /** Unscheduled cutoffs the peer sent us (draft "CUTOFFS"); null until it sends some. */
     int[] cutoffs;
     int cutoffVersion;

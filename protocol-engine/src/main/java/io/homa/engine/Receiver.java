@@ -115,10 +115,11 @@ final class Receiver {
                 counters.duplicatePackets++;
                 return true;
             }
-            // Only a request sent again: a first transmission is served, since an earlier incarnation
-            // cannot have had it (unless the network duplicated it and delayed the copy past the
-            // restart), and an epoch a forger planted in the client must not fail every new request.
-            if (data.retransmitted() && atMostOnce.refuseStaleEpoch(from, rpcId, data.epoch())) {
+            // A request naming an earlier incarnation may have run there (a first transmission too:
+            // the network may have duplicated it and delayed the copy past the restart); one naming
+            // no epoch of ours yet is asked for again, naming this one, before it may run.
+            if (atMostOnce.refuseStaleEpoch(from, rpcId, data.epoch())
+                    || atMostOnce.answerFirstContact(from, rpcId, data.epoch(), dataOffset)) {
                 return true;
             }
             if (dataOffset + dataBytes > stated) {
@@ -128,7 +129,7 @@ final class Receiver {
                 counters.droppedForBufferSpace++;
                 return true;
             }
-            if (dataBytes < messageLength && rpcs.addressOverBudget(from)) {
+            if (dataBytes < messageLength && !validated(peer) && rpcs.addressOverBudget(from)) {
                 // A request that would stay half-open; one that arrives whole needs no budget.
                 counters.droppedForAddressBudget++;
                 return true;
@@ -166,7 +167,7 @@ final class Receiver {
         if (dataOffset + dataBytes > request.grantedOffset) {
             return false;
         }
-        if (request.wouldTakeMemory(dataOffset, dataBytes)
+        if (request.wouldTakeMemory(dataOffset, dataBytes) && !validated(peer)
                 && rpcs.addressOverBudget(from)) {
             counters.droppedForAddressBudget++; // a RESEND asks for it again once memory is free
             return true;
@@ -194,6 +195,16 @@ final class Receiver {
         }
         scheduleGrants(nowNs);
         return true;
+    }
+
+    /**
+     * Whether the client's address is validated ({@link AddressValidation}): it receives our
+     * packets, so no forger writes it as a source, and the per-address share of the inbound buffer,
+     * which stops floods from forged ports of one IP address, does not hold it back (issue 14: a
+     * flooder on the same IP address as real clients took that address's share from them too).
+     */
+    private static boolean validated(Peer peer) {
+        return peer != null && peer.addressValidated;
     }
 
     private boolean onResponseData(long nowNs, InetSocketAddress from, ByteBuffer packet, int offset,

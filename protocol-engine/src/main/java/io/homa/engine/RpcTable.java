@@ -197,15 +197,16 @@ final class RpcTable {
     }
 
     /**
-     * The server epoch a client RPC's packets carry: the one it is bound to once its request
-     * went out in full (the first epoch its server ever sent, if none was known then), else the
-     * server's epoch as known now.
+     * The server epoch a client RPC's packets carry: the one it is bound to, else the server's
+     * epoch as known now, else {@link HomaHeader#EPOCH_ASK} (first contact: a server of ours asks
+     * for the request again, naming its epoch, before it runs it).
      */
     static int epochOf(ClientRpc rpc) {
         if (rpc.epochBound) {
-            return rpc.epoch != 0 ? rpc.epoch : rpc.server.firstServerEpoch;
+            return rpc.epoch;
         }
-        return rpc.server.serverEpoch;
+        int known = rpc.server.serverEpoch;
+        return known != 0 ? known : HomaHeader.EPOCH_ASK;
     }
 
     /** The epoch for a packet we send: ours for a packet about an RPC we serve, the bound one for our own RPCs. */

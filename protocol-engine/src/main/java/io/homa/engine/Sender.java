@@ -30,6 +30,7 @@ final class Sender {
     private final Pacer pacer;
     private final EngineCounters counters;
     private final AtMostOnce atMostOnce;
+    private final AddressValidation validation;
     private long messageSequence;
 
     /** SRPT: the message with the fewest bytes never sent first, older first among equals. */
@@ -51,9 +52,11 @@ final class Sender {
     private final ControlHeader commonTx = new ControlHeader();
 
     Sender(EngineConfig config, EngineParams params, int localPort, RpcTable rpcs, ControlQueue control,
-            TimerQueue timers, Pacer pacer, AtMostOnce atMostOnce, EngineCounters counters) {
+            TimerQueue timers, Pacer pacer, AtMostOnce atMostOnce, AddressValidation validation,
+            EngineCounters counters) {
         this.config = config;
         this.atMostOnce = atMostOnce;
+        this.validation = validation;
         this.params = params;
         this.localPort = localPort;
         this.rpcs = rpcs;
@@ -96,9 +99,13 @@ final class Sender {
         enqueue(rpc.request);
     }
 
-    /** Queues the response of an RPC in service; an INCAST request gets few unscheduled bytes. */
+    /**
+     * Queues the response of an RPC in service; an INCAST request gets few unscheduled bytes, and a
+     * client whose address is not validated no more than its credit pays ({@link AddressValidation}).
+     */
     void respond(ServerRpc rpc, byte[] response) {
         int unscheduledBytes = rpc.incast ? params.incastUnscheduledBytes() : params.unscheduledBytes();
+        unscheduledBytes = validation.allow(rpc.client, Math.min(unscheduledBytes, response.length));
         rpc.response = new OutboundMessage(response, unscheduledBytes, messageSequence++, rpc.client,
                 rpc.rpcId | HomaHeader.FROM_SERVER_BIT, null, rpc);
         rpc.moveTo(ServerRpc.State.SENDING_RESPONSE);
@@ -123,9 +130,15 @@ final class Sender {
         }
         OutboundMessage message = outboundFor(from, fromServer, rpcId, nowNs);
         if (message != null) {
+            if (message.serverRpc != null && grantOffset > message.grantedOffset) {
+                // A response to an address not validated: only what its credit pays.
+                grantOffset = message.grantedOffset + validation.allow(message.peer,
+                        Math.min(grantOffset, message.lengthBytes) - message.grantedOffset);
+            }
             message.grant(grantOffset, priority);
             if (grantRx.resendAll()) {
-                message.retransmit(0, grantOffset);
+                message.retransmit(0, message.serverRpc != null
+                        ? validation.allow(message.peer, Math.min(grantOffset, message.nextOffset)) : grantOffset);
                 if (message.serverRpc != null && message.retransmitBudgetExhausted()) {
                     giveUpResponse(message.serverRpc, from);
                     return true;
@@ -191,6 +204,15 @@ final class Sender {
                 return true;
             }
             rpc.heard(nowNs);
+            if (resendOffset >= rpc.request.lengthBytes) {
+                // The server holds another message under our rpcid (a forged first packet won the
+                // race): our request again from its start contradicts it, so the server drops that
+                // message unexecuted and its next RESEND gets ours; BUSY would keep both ends
+                // answering each other forever.
+                rpc.request.retransmit(0, rpc.request.lengthBytes);
+                enqueue(rpc.request);
+                return true;
+            }
             if (!rpc.request.retransmit(resendOffset, resendLength)) {
                 // Not sent yet (shorter messages go first): tell the server we are alive. The
                 // draft's BUSY section says clients do not send BUSY, but its RESEND section allows
@@ -216,7 +238,9 @@ final class Sender {
         // Alive, but a RESEND for the response carries no request byte: a due RESEND of ours for
         // missing request bytes must not be pushed back by it (both ends would wait forever).
         rpc.lastHeardNs = nowNs;
-        boolean resent = rpc.response != null && rpc.response.retransmit(resendOffset, resendLength);
+        boolean resent = rpc.response != null
+                && rpc.response.retransmit(resendOffset, validation.allow(rpc.client, resendLength(rpc.response,
+                        resendOffset, resendLength)));
         if (rpc.response != null && rpc.response.retransmitBudgetExhausted()) {
             giveUpResponse(rpc, from);
             return true;
@@ -230,6 +254,11 @@ final class Sender {
             enqueue(rpc.response);
         }
         return true;
+    }
+
+    /** The bytes of {@code [offset, offset + length)} that lie inside the message. */
+    private static int resendLength(OutboundMessage message, int offset, int length) {
+        return (int) Math.max(0, Math.min((long) offset + length, message.lengthBytes) - offset);
     }
 
     /**
@@ -387,13 +416,32 @@ final class Sender {
         }
     }
 
+    /**
+     * Sends the next control packet, with the epoch and the address token it carries: as the
+     * peer's server (S bit set), our token for its address, the packet charged to the address's
+     * credit if it is not validated; as its client, the echo of the latest token it sent us
+     * ({@link AddressValidation}).
+     */
     private boolean transmitNextControl(PacketSink sink) {
         PendingControl next = control.poll();
         if (next == null) {
             return false;
         }
         int length = control.encode(next, txBuffer);
-        commonTx.wrap(txBuffer, 0).epoch(rpcs.epochFor(next.peer, next.wireRpcId));
+        long token;
+        if ((next.wireRpcId & HomaHeader.FROM_SERVER_BIT) != 0) {
+            Peer client = rpcs.knownPeer(next.peer);
+            if (client != null) {
+                validation.chargeControl(client, length);
+                token = validation.tokenFor(client);
+            } else {
+                token = validation.tokenFor(next.peer);
+            }
+        } else {
+            Peer server = rpcs.knownPeer(next.peer);
+            token = server != null ? server.echoToken : 0;
+        }
+        commonTx.wrap(txBuffer, 0).epoch(rpcs.epochFor(next.peer, next.wireRpcId)).addressToken(token);
         emit(next.type, next.peer, length, control.controlPriority(), sink);
         control.recycle(next);
         return true;
@@ -467,8 +515,8 @@ final class Sender {
         Peer peer = message.peer;
         ClientRpc bound = message.clientRpc;
         int epoch = bound != null ? RpcTable.epochOf(bound) : rpcs.localEpoch;
-        if (bound != null && !retransmit && message.nextOffset == message.lengthBytes && !bound.epochBound) {
-            // The request's last byte leaves: from now on only this server incarnation may run it.
+        if (bound != null && !bound.epochBound && epoch != HomaHeader.EPOCH_ASK) {
+            // The request's first DATA naming an incarnation leaves: only that one may run it.
             bound.epochBound = true;
             bound.epoch = epoch;
         }
@@ -484,6 +532,7 @@ final class Sender {
                 .segmentOffset(dataOffset);
         data.doff(DataHeader.DOFF);
         data.epoch(epoch);
+        data.addressToken(message.serverRpc != null ? validation.tokenFor(peer) : peer.echoToken);
         if (message.clientRpc != null && peer.pendingAckCount > 0) {
             // Draft "ACK": an ack we owe this server rides on our request.
             data.ackRpcId(peer.takePendingAck()).ackServerPort(peer.address.getPort());

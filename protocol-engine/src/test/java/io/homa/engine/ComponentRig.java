@@ -55,7 +55,10 @@ final class ComponentRig {
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
                 events, counters);
         this.pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
-        this.sender = new Sender(config, params, LOCAL_PORT, rpcs, control, timerQueue, pacer, atMostOnce, counters);
+        // Address validation is off here (a hand-built server holds every client to 3x otherwise):
+        // AddressValidationTest tests it through whole engines.
+        this.sender = new Sender(config, params, LOCAL_PORT, rpcs, control, timerQueue, pacer, atMostOnce,
+                new AddressValidation(false, params.payloadBytes(), new byte[32], counters), counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
 

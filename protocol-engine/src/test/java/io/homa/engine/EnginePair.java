@@ -59,6 +59,35 @@ final class EnginePair {
         batch.forEach(this::deliver);
     }
 
+    /**
+     * Collects and delivers (shuffled) until nothing is in flight, leaving events to the test: a
+     * client's first request to the server goes through first contact (the server asks for it
+     * again, naming its epoch) before the server has it.
+     */
+    void exchange(Random random) {
+        for (int round = 0; round < 1_000 && collect() + inFlight.size() > 0; round++) {
+            deliverShuffled(random);
+        }
+    }
+
+    /**
+     * First contact of a client that has just called {@code sendRequest} for a one-packet request:
+     * its first DATA (naming no epoch) goes to the server, which answers with a RESEND naming its
+     * epoch; the client's DATA that follows, naming it, is collected but not delivered.
+     *
+     * @return that DATA packet, the one the server will run
+     */
+    Packet firstContact() {
+        collect();
+        deliverShuffled(new Random(0)); // the asking DATA to the server
+        collect();
+        deliverShuffled(new Random(0)); // its RESEND to the client
+        collect();
+        return inFlight.stream().filter(p -> p.from().equals(CLIENT)
+                && p.bytes()[io.homa.engine.wire.HomaHeader.TYPE_OFFSET] == io.homa.engine.wire.PacketType.DATA.code())
+                .findFirst().orElseThrow();
+    }
+
     /** Advances the clock and runs both engines' timers. */
     void advance(long ns) {
         nowNs += ns;

@@ -52,8 +52,14 @@ class EnginePairTest {
         assertThat(done.message()).isEqualTo(response);
         assertThat(pair.client.activeClientRpcs()).isZero();
         int expectedPackets = (lengthBytes + ONE_PACKET - 1) / ONE_PACKET;
-        assertThat(pair.client.counters().packetsSent(PacketType.DATA)).isEqualTo(expectedPackets);
+        // First contact (issue 14): the client knew no epoch of the server, so the server asked for
+        // the request's unscheduled packets again (one RESEND) before it ran it; sent twice.
+        int firstContactPackets = (Math.min(lengthBytes, CONFIG.unscheduledBytes()) + ONE_PACKET - 1) / ONE_PACKET;
+        assertThat(pair.server.counters().firstContactResends()).isEqualTo(1);
+        assertThat(pair.client.counters().packetsSent(PacketType.DATA)).isEqualTo(expectedPackets + firstContactPackets);
         assertThat(pair.server.counters().packetsSent(PacketType.DATA)).isEqualTo(expectedPackets);
+        assertThat(pair.server.counters().addressesValidated()).as("the client echoed the address token").isEqualTo(1);
+        assertThat(pair.server.counters().bytesHeldForValidation()).isZero();
         assertThat(pair.client.counters().resendsSent()).isZero();
         if (lengthBytes > CONFIG.unscheduledBytes()) {
             assertThat(pair.server.counters().packetsSent(PacketType.GRANT)).isPositive();

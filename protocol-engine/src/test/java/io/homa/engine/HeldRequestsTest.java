@@ -50,8 +50,7 @@ class HeldRequestsTest {
         EnginePair pair = new EnginePair(CONFIG);
         pair.server.holdRequests();
         long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
-        pair.collect();
-        pair.deliverShuffled(new Random(1));
+        pair.exchange(new Random(1));
         assertThat(pair.server.heldRequests()).isEqualTo(1);
         // The client gives up and tells the server: its next RESEND finds nothing and the server
         // answers it; here the client's RPC_UNKNOWN ends the held RPC.

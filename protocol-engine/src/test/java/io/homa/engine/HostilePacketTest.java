@@ -264,6 +264,64 @@ class HostilePacketTest {
     }
 
     /** Runs a real 200 KB request from the pair's client, with {@code eachMs} every simulated millisecond. */
+    /**
+     * The one-byte flood from the real client's own IP address (other ports, which anyone can
+     * forge): the address's share of the inbound buffer fills, but the client, whose address echoed
+     * the server's token in its first contact (validated), is not held to that share.
+     */
+    @Test
+    void shouldServeAValidatedClientWhileForgersFillItsAddressShare() {
+        EngineConfig config = EngineConfig.builder().maxInboundBufferBytes(64L << 20).build();
+        EnginePair pair = new EnginePair(config);
+        long shareBytes = config.maxInboundBufferBytes() / RpcTable.ADDRESS_SHARE_DIVISOR;
+        int[] next = {0};
+        Runnable flood = () -> {
+            for (int i = 0; i < 200; i++, next[0]++) {
+                pair.server.onPacket(pair.nowNs, new java.net.InetSocketAddress(EnginePair.CLIENT.getAddress(),
+                        10_000 + next[0] % 50_000), phantomPacket(2L + 2L * next[0]));
+            }
+        };
+        for (int i = 0; i < 90; i++) {
+            flood.run();
+        }
+        long droppedBefore = pair.server.counters().droppedForAddressBudget();
+        assertThat(droppedBefore).as("the share is full").isPositive();
+        assertThat(pair.server.inboundBufferedBytes()).isGreaterThanOrEqualTo(shareBytes);
+        runRealRequest(pair, flood);
+        assertThat(pair.client.counters().rpcsCompleted()).isEqualTo(1);
+        assertThat(pair.server.counters().addressesValidated()).isEqualTo(1);
+    }
+
+    /**
+     * A forged first packet naming a live rpcid, with another length, reaches the server while the
+     * real request is lost (here during first contact): the server holds the forged message and
+     * asks for bytes beyond the real request's end. The client answers with its request from the
+     * start (BUSY, as before, kept both ends answering each other forever), the server drops the
+     * forged message unexecuted, and the RPC completes.
+     */
+    @Test
+    void shouldRecoverWhenAForgedFirstPacketTakesALiveRpcIdAtTheServer() {
+        EngineConfig config = EngineConfig.defaults();
+        EnginePair pair = new EnginePair(config);
+        byte[] request = ComponentRig.pattern(34, 3);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
+        pair.firstContact();
+        pair.inFlight.clear(); // the request naming the server's epoch is lost
+        java.nio.ByteBuffer forged = java.nio.ByteBuffer.allocate(io.homa.engine.wire.DataHeader.HEADER_LENGTH + 35);
+        new io.homa.engine.wire.DataHeader().wrap(forged, 0)
+                .writeCommon(PacketType.DATA, EnginePair.CLIENT.getPort(), EnginePair.SERVER.getPort(), rpcId)
+                .messageLength(651).incoming(651).dataOffset(0).segmentOffset(0);
+        pair.server.onPacket(pair.nowNs, EnginePair.CLIENT, forged);
+        assertThat(pair.server.activeServerRpcs()).as("the forged message holds the rpcid").isEqualTo(1);
+        long deadlineNs = pair.nowNs + config.peerSilenceTimeoutNs();
+        while (pair.client.counters().rpcsCompleted() == 0 && pair.nowNs < deadlineNs) {
+            pair.advance(config.resendIntervalNs());
+            EnginePairTest.runUntilQuiet(pair, new java.util.Random(pair.nowNs));
+        }
+        assertThat(pair.client.counters().rpcsCompleted()).isEqualTo(1);
+        assertThat(pair.server.counters().requestsDelivered()).as("only the real request ran").isEqualTo(1);
+    }
+
     private static void runRealRequest(EnginePair pair, Runnable eachMs) {
         java.util.Random random = new java.util.Random(7);
         byte[] request = ComponentRig.pattern(200_000, 8);

@@ -58,9 +58,22 @@ class ServerEpochTest {
         int firstEpoch = HomaEngine.serverEpoch(2_000);
         assertThat(firstEpoch).isBetween(1, HomaHeader.MAX_EPOCH);
 
+        // First contact: the client knows no epoch of the server, so its request asks for one, and
+        // the server asks for the request again instead of running it.
         long rpcId = client.sendRequest(nowNs, SERVER, new byte[] {1, 2, 3});
+        List<Packet> asking = drain(client, CLIENT, nowNs);
+        assertThat(asking).singleElement().satisfies(p -> assertThat(p.epoch()).isEqualTo(HomaHeader.EPOCH_ASK));
+        deliver(first, asking);
+        assertThat(first.pollEvent()).as("a request naming no epoch of ours is not run").isNull();
+        assertThat(first.activeServerRpcs()).isZero();
+        assertThat(first.counters().firstContactResends()).isEqualTo(1);
+        List<Packet> askAgain = drain(first, SERVER, nowNs);
+        assertThat(askAgain).extracting(Packet::type).containsOnly(PacketType.RESEND.code());
+        assertThat(askAgain.get(0).epoch()).isEqualTo(firstEpoch);
+        deliver(client, askAgain);
         List<Packet> request = drain(client, CLIENT, nowNs);
-        assertThat(request.get(0).epoch()).as("no epoch heard yet").isZero();
+        assertThat(request).filteredOn(p -> p.type() == PacketType.DATA.code()).singleElement()
+                .satisfies(p -> assertThat(p.epoch()).isEqualTo(firstEpoch));
         deliver(first, request);
         assertThat(first.pollEvent()).as("executed by the first incarnation").isInstanceOf(HomaEvent.RequestReceived.class);
         List<Packet> fromFirst = drain(first, SERVER, nowNs);
@@ -86,12 +99,20 @@ class ServerEpochTest {
         assertThat(answer.get(0).bytes()[HomaHeader.REASON_OFFSET]).isEqualTo((byte) HomaHeader.REASON_RESTARTED);
         assertThat(second.counters().staleEpochRefused()).isEqualTo(1);
 
-        // The request sent again, bound to the first epoch, is refused too.
-        ByteBuffer resent = ByteBuffer.wrap(request.get(0).bytes().clone());
-        new DataHeader().wrap(resent, 0).retransmitted(true).epoch(firstEpoch);
-        second.onPacket(nowNs, CLIENT, resent);
+        // The request bound to the first epoch is refused, sent again or a first transmission that
+        // the network duplicated and delayed past the restart alike; a delayed copy of the asking
+        // request is asked for again, never run.
+        byte[] bound = request.stream().filter(p -> p.type() == PacketType.DATA.code()).findFirst().orElseThrow().bytes();
+        second.onPacket(nowNs, CLIENT, ByteBuffer.wrap(bound.clone()));
+        ByteBuffer delayedFirst = ByteBuffer.wrap(bound.clone());
+        new DataHeader().wrap(delayedFirst, 0).retransmitted(false);
+        second.onPacket(nowNs, CLIENT, delayedFirst);
+        second.onPacket(nowNs, CLIENT, ByteBuffer.wrap(asking.get(0).bytes().clone()));
         assertThat(second.pollEvent()).as("never run by the successor").isNull();
-        assertThat(second.counters().staleEpochRefused()).isEqualTo(2);
+        assertThat(second.activeServerRpcs()).isZero();
+        assertThat(second.counters().staleEpochRefused()).isEqualTo(3);
+        assertThat(second.counters().firstContactResends()).isEqualTo(1);
+        drain(second, SERVER, nowNs);
 
         deliver(client, answer);
         HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) client.pollEvent();
@@ -99,13 +120,53 @@ class ServerEpochTest {
         assertThat(failed.reason()).isEqualTo(HomaEvent.Reason.SERVER_LOST_RPC);
         assertThat(failed.detail()).contains("restarted");
 
-        // The client heard the new epoch: its next request names it and is served.
+        // The client heard another epoch: it takes none on its word, asks again (first contact)
+        // and its request, naming the epoch the answer carries, is served.
         long next = client.sendRequest(nowNs, SERVER, new byte[] {4});
         List<Packet> nextRequest = drain(client, CLIENT, nowNs);
-        assertThat(nextRequest.get(0).epoch()).isEqualTo(secondEpoch);
+        assertThat(nextRequest.get(0).epoch()).isEqualTo(HomaHeader.EPOCH_ASK);
         deliver(second, nextRequest);
+        deliver(client, drain(second, SERVER, nowNs));
+        List<Packet> named = drain(client, CLIENT, nowNs);
+        assertThat(named.get(0).epoch()).isEqualTo(secondEpoch);
+        deliver(second, named);
         HomaEvent.RequestReceived served = (HomaEvent.RequestReceived) second.pollEvent();
         assertThat(served.rpcId()).isEqualTo(next);
+        // From then on at once.
+        long third = client.sendRequest(nowNs, SERVER, new byte[] {5});
+        deliver(second, drain(client, CLIENT, nowNs));
+        assertThat(((HomaEvent.RequestReceived) second.pollEvent()).rpcId()).isEqualTo(third);
+    }
+
+    @Test
+    void aForgedEpochShouldNotReplaceAKnownOne() {
+        HomaEngine client = new HomaEngine(CONFIG, CLIENT.getPort(), 1_000);
+        HomaEngine server = new HomaEngine(CONFIG, SERVER.getPort(), 2_000);
+        int realEpoch = HomaEngine.serverEpoch(2_000);
+        long first = client.sendRequest(nowNs, SERVER, new byte[] {1});
+        deliver(server, drain(client, CLIENT, nowNs)); // first contact
+        deliver(client, drain(server, SERVER, nowNs));
+        deliver(server, drain(client, CLIENT, nowNs));
+        assertThat(((HomaEvent.RequestReceived) server.pollEvent()).rpcId()).isEqualTo(first);
+        // An on-path forger who saw the rpcid speaks for the server with another epoch.
+        ByteBuffer forged = ByteBuffer.allocate(io.homa.engine.wire.ControlHeader.HEADER_LENGTH);
+        new io.homa.engine.wire.ControlHeader().wrap(forged, 0)
+                .writeCommon(PacketType.BUSY, SERVER.getPort(), CLIENT.getPort(), first | HomaHeader.FROM_SERVER_BIT)
+                .epoch(realEpoch ^ 0x5A5A);
+        client.onPacket(nowNs, SERVER, forged);
+        // The next request names neither: it asks, and is served with the real epoch.
+        long next = client.sendRequest(nowNs, SERVER, new byte[] {2});
+        List<Packet> asking = drain(client, CLIENT, nowNs);
+        assertThat(asking).filteredOn(p -> p.type() == PacketType.DATA.code()).singleElement()
+                .satisfies(p -> assertThat(p.epoch()).isEqualTo(HomaHeader.EPOCH_ASK));
+        deliver(server, asking);
+        deliver(client, drain(server, SERVER, nowNs));
+        List<Packet> named = drain(client, CLIENT, nowNs);
+        assertThat(named).filteredOn(p -> p.type() == PacketType.DATA.code()).singleElement()
+                .satisfies(p -> assertThat(p.epoch()).isEqualTo(realEpoch));
+        deliver(server, named);
+        assertThat(((HomaEvent.RequestReceived) server.pollEvent()).rpcId()).isEqualTo(next);
+        assertThat(server.counters().staleEpochRefused()).isZero();
     }
 
     @Test

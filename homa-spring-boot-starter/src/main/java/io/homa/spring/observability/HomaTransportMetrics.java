@@ -115,8 +115,17 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
         counter(registry, "homa.requests.refused", "Requests refused unexecuted because the server is shutting down",
                 "requests", EngineCounters::requestsRefused, "reason", "shutting-down");
         counter(registry, "homa.requests.refused",
-                "Retransmitted requests and RESENDs naming an earlier incarnation of this server: answered RPC_UNKNOWN",
+                "Requests and RESENDs naming an earlier incarnation of this server: answered RPC_UNKNOWN",
                 "requests", EngineCounters::staleEpochRefused, "reason", "stale-epoch");
+        counter(registry, "homa.first-contacts",
+                "Requests from clients that knew no epoch of this server yet: asked for again, naming it, before running",
+                "requests", EngineCounters::firstContactResends);
+        counter(registry, "homa.addresses.validated",
+                "Client addresses that echoed this server's address token (they receive what is sent to them)",
+                "peers", EngineCounters::addressesValidated);
+        counter(registry, "homa.bytes.held",
+                "Response bytes not sent to an address not yet validated: past 3x what it sent",
+                "bytes", EngineCounters::bytesHeldForValidation, "reason", "address-validation");
         counter(registry, "homa.rpcs.timeouts", "RPCs aborted because the peer went silent", "rpcs",
                 EngineCounters::timeouts);
         counter(registry, "homa.rpcs.started", "Client RPCs started", "rpcs", EngineCounters::rpcsStarted);

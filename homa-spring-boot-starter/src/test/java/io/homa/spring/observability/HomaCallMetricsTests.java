@@ -99,6 +99,11 @@ class HomaCallMetricsTests {
         assertThat(this.registry.get("homa.packets.sent").tag("type", "GRANT").functionCounter().count())
                 .isNotNegative();
         assertThat(this.registry.find("homa.packets.sent").functionCounters()).hasSize(8);
+        // Issue 14: the client's first request made first contact, which validated its address.
+        assertThat(this.registry.get("homa.first-contacts").functionCounter().count()).isGreaterThanOrEqualTo(1);
+        assertThat(this.registry.get("homa.addresses.validated").functionCounter().count()).isGreaterThanOrEqualTo(1);
+        assertThat(this.registry.get("homa.bytes.held").tag("reason", "address-validation").functionCounter().count())
+                .isZero();
         // A busy machine may delay a packet past the resend interval: RESEND, BUSY and retransmissions
         // are then legitimate, so those are only checked to be registered.
         for (String name : List.of("homa.resends", "homa.busy", "homa.packets.retransmitted",

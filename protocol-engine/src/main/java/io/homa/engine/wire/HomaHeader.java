@@ -43,8 +43,16 @@ public abstract class HomaHeader {
      * epoch of the server incarnation its RPC is bound to. Receivers that do not know it ignore it.
      */
     public static final int EPOCH_OFFSET = 8;
-    /** Largest server epoch: 24 bits. */
-    public static final int MAX_EPOCH = 0xFF_FFFF;
+    /** Largest server epoch: 24 bits, less the value {@link #EPOCH_ASK}. */
+    public static final int MAX_EPOCH = 0xFF_FFFE;
+    /**
+     * {@link #EPOCH_OFFSET} in a client's request DATA or RESEND when it knows no epoch of the server
+     * yet (first contact, issue 14): "I speak epochs; tell me yours". A server of this project never
+     * runs a request named so: it asks for the request again with a RESEND that carries its epoch
+     * (and its address token), so that every request it runs names its own incarnation. A server
+     * that knows only the draft ignores the bytes and serves the request.
+     */
+    public static final int EPOCH_ASK = 0xFF_FFFF;
     public static final int TYPE_OFFSET = 11;
     public static final int DOFF_OFFSET = 12;
     /**
@@ -60,6 +68,18 @@ public abstract class HomaHeader {
      * the restart and is not executed again.
      */
     public static final int REASON_RESTARTED = 2;
+    /**
+     * Bytes 14-19 (the draft's reserved bytes 14-15, then Checksum and Urgent Pointer, which only
+     * TSO and TCP hijacking use; a user-space Homa over UDP uses neither): this project's 48-bit
+     * address token (issue 14, address validation), 0 = none. In a packet from a server
+     * (S bit set) it is the server's token for the client's address, a keyed hash that an off-path
+     * host cannot compute; in a packet from a client it is the echo of the latest token that
+     * server sent it, which proves that the client receives packets sent to its address.
+     * Receivers that do not know it ignore it.
+     */
+    public static final int ADDRESS_TOKEN_OFFSET = 14;
+    /** Largest address token: 48 bits. */
+    public static final long MAX_ADDRESS_TOKEN = (1L << 48) - 1;
     public static final int CHECKSUM_OFFSET = 16;
     public static final int URGENT_OFFSET = 18;
     public static final int RPC_ID_OFFSET = 20;
@@ -121,6 +141,19 @@ public abstract class HomaHeader {
         buffer.put(offset + EPOCH_OFFSET, (byte) (epoch >>> 16));
         buffer.put(offset + EPOCH_OFFSET + 1, (byte) (epoch >>> 8));
         buffer.put(offset + EPOCH_OFFSET + 2, (byte) epoch);
+        return this;
+    }
+
+    /** The address token ({@link #ADDRESS_TOKEN_OFFSET}), 0..{@link #MAX_ADDRESS_TOKEN}; 0 = none. */
+    public long addressToken() {
+        return ((long) Short.toUnsignedInt(buffer.getShort(offset + ADDRESS_TOKEN_OFFSET)) << 32)
+                | Integer.toUnsignedLong(buffer.getInt(offset + ADDRESS_TOKEN_OFFSET + 2));
+    }
+
+    /** Writes the address token; only its low 48 bits are kept. */
+    public HomaHeader addressToken(long token) {
+        buffer.putShort(offset + ADDRESS_TOKEN_OFFSET, (short) (token >>> 32));
+        buffer.putInt(offset + ADDRESS_TOKEN_OFFSET + 2, (int) token);
         return this;
     }
 
