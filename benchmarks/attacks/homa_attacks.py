@@ -695,6 +695,7 @@ def forged_resend(ctx, seconds=3.0):
             return
         victim.rx_bytes = 0
         by_type = {}
+        payload_back = 0  # response bytes in the DATA packets, headers not counted: what the budget counts
         sent = 0
         sent_bytes = 0
         pkt = resend_packet(victim.port, ctx.server[1], rpcid, 0, 1_000_000)
@@ -717,6 +718,8 @@ def forged_resend(ctx, seconds=3.0):
                 by_type[name] = by_type.get(name, 0) + len(packet)
                 if p and p[0] == RPC_UNKNOWN and first_unknown is None:
                     first_unknown = time.monotonic() - start
+                if p and p[0] == DATA and "payload" in p[2]:
+                    payload_back += len(p[2]["payload"])
                 packet = victim._recv(0)
         back = victim.rx_bytes
         ctx.forger.packets += sent
@@ -725,9 +728,10 @@ def forged_resend(ctx, seconds=3.0):
             fmt(back), ", ".join("%s %s" % (k, fmt(v)) for k, v in sorted(by_type.items())),
             back / max(1, sent_bytes),
             "; RPC_UNKNOWN after %.2f s" % first_unknown if first_unknown is not None else "")
-        ctx.notes.append("%d RESENDs; server sent the victim %s B = %.1f responses (budget: 8 MB); vs. all bytes "
-                         "the victim ever sent it (1 MB request + RESENDs): %.1fx"
-                         % (sent, fmt(back), back / 1e6, back / (1_000_000 + sent_bytes)))
+        ctx.notes.append("%d RESENDs; server sent the victim %s B in all, %s B of them response bytes = %.2f responses"
+                         " (budget: 8 x 1,000,000 B; the rest are DATA headers and control packets); vs. all bytes"
+                         " the victim ever sent it (1 MB request + RESENDs): %.1fx"
+                         % (sent, fmt(back), fmt(payload_back), payload_back / 1e6, back / (1_000_000 + sent_bytes)))
     finally:
         victim.close()
 

@@ -232,13 +232,7 @@ class HostilePacketTest {
         EngineConfig config = EngineConfig.builder().maxInboundBufferBytes(64L << 20).build();
         EnginePair pair = new EnginePair(config);
         long shareBytes = config.maxInboundBufferBytes() / RpcTable.ADDRESS_SHARE_DIVISOR;
-        int[] next = {0};
-        Runnable flood = () -> {
-            for (int i = 0; i < 200; i++, next[0]++) {
-                pair.server.onPacket(pair.nowNs, new java.net.InetSocketAddress("10.0.9.9", 1000 + next[0] % 60_000),
-                        phantomPacket(2L + 2L * next[0]));
-            }
-        };
+        Runnable flood = oneByteFlood(pair, "10.0.9.9", 1000, 60_000);
         for (int i = 0; i < 90; i++) {
             flood.run();
         }
@@ -274,13 +268,7 @@ class HostilePacketTest {
         EngineConfig config = EngineConfig.builder().maxInboundBufferBytes(64L << 20).build();
         EnginePair pair = new EnginePair(config);
         long shareBytes = config.maxInboundBufferBytes() / RpcTable.ADDRESS_SHARE_DIVISOR;
-        int[] next = {0};
-        Runnable flood = () -> {
-            for (int i = 0; i < 200; i++, next[0]++) {
-                pair.server.onPacket(pair.nowNs, new java.net.InetSocketAddress(EnginePair.CLIENT.getAddress(),
-                        10_000 + next[0] % 50_000), phantomPacket(2L + 2L * next[0]));
-            }
-        };
+        Runnable flood = oneByteFlood(pair, EnginePair.CLIENT.getHostString(), 10_000, 50_000);
         for (int i = 0; i < 90; i++) {
             flood.run();
         }
@@ -347,6 +335,17 @@ class HostilePacketTest {
             }
             pair.advance(1_000_000L);
         }
+    }
+
+    /** 200 one-byte first packets (new rpcids, 1 MiB declared) per run, from {@code host} and ports cycling from {@code firstPort}. */
+    private static Runnable oneByteFlood(EnginePair pair, String host, int firstPort, int ports) {
+        int[] next = {0};
+        return () -> {
+            for (int i = 0; i < 200; i++, next[0]++) {
+                pair.server.onPacket(pair.nowNs, new java.net.InetSocketAddress(host, firstPort + next[0] % ports),
+                        phantomPacket(2L + 2L * next[0]));
+            }
+        };
     }
 
     private static java.nio.ByteBuffer phantomPacket(long rpcId) {
