@@ -25,8 +25,8 @@ public final class ServerMain implements Callable<Integer> {
     /** The line prefix the load generator waits for. */
     public static final String PORTS_PREFIX = "PORTS ";
 
-    @Option(names = "--systems", split = ",", description = "Systems to serve (ids: homa, homa-rpc, grpc, rsocket, udp, tcp).")
-    List<String> systems = List.of(SystemKind.ids().split(","));
+    @Option(names = "--systems", split = ",", description = "Systems to serve (ids: homa, homa-rpc, grpc, rsocket, udp, tcp, homa-auth, homa-rpc-auth).")
+    List<String> systems = List.of(SystemKind.defaultIds().split(","));
 
     @Option(names = "--homa-link-mbps", description = "Pacer rate of the Homa transports, Mbit/s (0 = none).")
     int homaLinkMbps = SystemSettings.defaults().homaLinkMbps();

@@ -14,7 +14,46 @@ public final class Ratios {
     /** Peers in the ratio columns, in order. */
     public static final List<String> PEERS = List.of("grpc", "rsocket", "udp", "tcp");
     /** The Homa systems that get rows. */
-    public static final List<String> HOMA_SYSTEMS = List.of("homa", "homa-rpc");
+    public static final List<String> HOMA_SYSTEMS = List.of("homa", "homa-rpc", "homa-auth", "homa-rpc-auth");
+    /** Each Homa system with packet authentication, by the system it adds it to. */
+    static final Map<String, String> AUTHENTICATED = Map.of("homa", "homa-auth", "homa-rpc", "homa-rpc-auth");
+
+    /**
+     * The cost of packet authentication in one run: a metric of a Homa system without it and with
+     * it ({@code homa-auth}, {@code homa-rpc-auth}), and {@code authenticated / plain}.
+     */
+    public record Overhead(String scenario, String metric, boolean lowerIsBetter, String system, double plain,
+            double authenticated, Double ratio) {}
+
+    /** The overhead rows of every headline metric measured for both a Homa system and its authenticated twin. */
+    public static List<Overhead> authenticationOverhead(List<ScenarioResult> results, List<String> workloads) {
+        List<Overhead> rows = new ArrayList<>();
+        for (Metric metric : metrics(workloads)) {
+            Map<String, Double> values = values(results, metric);
+            for (String plain : List.of("homa", "homa-rpc")) {
+                Double without = values.get(plain);
+                Double with = values.get(AUTHENTICATED.get(plain));
+                if (without != null && with != null) {
+                    rows.add(new Overhead(metric.scenario(), metric.label(), metric.lowerIsBetter(), plain, without, with,
+                            ratio(with, without)));
+                }
+            }
+        }
+        return rows;
+    }
+
+    private static Map<String, Double> values(List<ScenarioResult> results, Metric metric) {
+        Map<String, Double> values = new LinkedHashMap<>();
+        for (ScenarioResult result : results) {
+            if (result.scenario().equals(metric.scenario()) && result.status().equals(ScenarioResult.OK)) {
+                Double value = metric.read().apply(result);
+                if (value != null) {
+                    values.put(result.system(), value);
+                }
+            }
+        }
+        return values;
+    }
 
     /**
      * One row: the metric's values by system and the ratios homa-system / peer (null when a value
@@ -65,15 +104,7 @@ public final class Ratios {
     public static List<Row> compute(List<ScenarioResult> results, List<String> workloads) {
         List<Row> rows = new ArrayList<>();
         for (Metric metric : metrics(workloads)) {
-            Map<String, Double> values = new LinkedHashMap<>();
-            for (ScenarioResult result : results) {
-                if (result.scenario().equals(metric.scenario()) && result.status().equals(ScenarioResult.OK)) {
-                    Double value = metric.read().apply(result);
-                    if (value != null) {
-                        values.put(result.system(), value);
-                    }
-                }
-            }
+            Map<String, Double> values = values(results, metric);
             for (String homaSystem : HOMA_SYSTEMS) {
                 Double homa = values.get(homaSystem);
                 if (homa == null) {

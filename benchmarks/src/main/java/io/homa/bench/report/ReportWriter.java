@@ -141,6 +141,22 @@ public final class ReportWriter {
         Ratios.PEERS.forEach(p -> ratioHeader.add("Homa/" + p));
         table(md, ratioHeader, ratioRows);
 
+        List<Ratios.Overhead> overhead = Ratios.authenticationOverhead(report.results(), List.of());
+        if (!overhead.isEmpty()) {
+            md.append("## Packet authentication overhead (same run)\n\n");
+            md.append("Each Homa system beside its twin with `homa.security.mode=authenticate` (AES-256-GCM tag in a "
+                    + "41-byte trailer per datagram, checked before the engine): `with / without`, so below 1 is a cost "
+                    + "where higher is better, above 1 where lower is better.\n\n");
+            List<List<String>> overheadRows = new ArrayList<>();
+            for (Ratios.Overhead row : overhead) {
+                overheadRows.add(List.of(row.scenario().toUpperCase(Locale.ROOT),
+                        row.metric() + (row.lowerIsBetter() ? " (lower better)" : " (higher better)"), row.system(),
+                        num(row.plain()), num(row.authenticated()), ratio(row.ratio())));
+            }
+            table(md, List.of("scenario", "metric", "system", "without", "with authentication", "with / without"),
+                    overheadRows);
+        }
+
         md.append("## Targets of the issue (Homa message layer)\n\n");
         List<List<String>> targetRows = new ArrayList<>();
         for (Targets.Check check : report.targets()) {

@@ -7,23 +7,31 @@ import java.util.stream.Collectors;
 
 /** The systems under test, with their command-line ids. */
 public enum SystemKind {
-    HOMA("homa", "Homa message layer (HomaTransport.call, byte[])", false, 1024 * 1024),
-    HOMA_RPC("homa-rpc", "Homa RPC layer (HomaClient + RpcDispatcher, JSON)", false, 1024 * 1024),
-    GRPC("grpc", "gRPC-java (grpc-netty-shaded, unary, byte[] marshaller)", false, 1024 * 1024),
-    RSOCKET("rsocket", "RSocket-java (TCP transport, request-response)", false, 1024 * 1024),
-    UDP("udp", "floor: plain Java UDP ping-pong (DatagramChannel)", true, UdpFloor.MAX_BODY_BYTES),
-    TCP("tcp", "floor: plain Java TCP ping-pong (length-prefixed)", true, 1024 * 1024);
+    HOMA("homa", "Homa message layer (HomaTransport.call, byte[])", false, 1024 * 1024, true),
+    HOMA_RPC("homa-rpc", "Homa RPC layer (HomaClient + RpcDispatcher, JSON)", false, 1024 * 1024, true),
+    GRPC("grpc", "gRPC-java (grpc-netty-shaded, unary, byte[] marshaller)", false, 1024 * 1024, true),
+    RSOCKET("rsocket", "RSocket-java (TCP transport, request-response)", false, 1024 * 1024, true),
+    UDP("udp", "floor: plain Java UDP ping-pong (DatagramChannel)", true, UdpFloor.MAX_BODY_BYTES, true),
+    TCP("tcp", "floor: plain Java TCP ping-pong (length-prefixed)", true, 1024 * 1024, true),
+    /** Opt-in: {@code homa} with packet authentication, to measure its cost in the same run (issue 14). */
+    HOMA_AUTH("homa-auth", "Homa message layer with packet authentication (homa.security.mode=authenticate, or"
+            + " --homa-security's mode when that is not off)", false, 1024 * 1024, false),
+    /** Opt-in: {@code homa-rpc} with packet authentication. */
+    HOMA_RPC_AUTH("homa-rpc-auth", "Homa RPC layer with packet authentication (as homa-auth)", false, 1024 * 1024,
+            false);
 
     private final String id;
     private final String description;
     private final boolean floor;
     private final int maxMessageBytes;
+    private final boolean byDefault;
 
-    SystemKind(String id, String description, boolean floor, int maxMessageBytes) {
+    SystemKind(String id, String description, boolean floor, int maxMessageBytes, boolean byDefault) {
         this.id = id;
         this.description = description;
         this.floor = floor;
         this.maxMessageBytes = maxMessageBytes;
+        this.byDefault = byDefault;
     }
 
     /** The command-line id, e.g. {@code homa-rpc}. */
@@ -40,9 +48,9 @@ public enum SystemKind {
         return floor;
     }
 
-    /** Whether this is one of the two Homa systems. */
+    /** Whether this is one of the Homa systems. */
     public boolean homa() {
-        return this == HOMA || this == HOMA_RPC;
+        return this == HOMA || this == HOMA_RPC || this == HOMA_AUTH || this == HOMA_RPC_AUTH;
     }
 
     /** Largest request or response the benchmark sends through this system, in bytes. */
@@ -55,6 +63,8 @@ public enum SystemKind {
         return switch (this) {
             case HOMA -> HomaMessageSystem.startServer(settings);
             case HOMA_RPC -> HomaRpcSystem.startServer(settings);
+            case HOMA_AUTH -> HomaMessageSystem.startServer(settings.authenticated());
+            case HOMA_RPC_AUTH -> HomaRpcSystem.startServer(settings.authenticated());
             case GRPC -> GrpcSystem.startServer(settings);
             case RSOCKET -> RSocketSystem.startServer(settings);
             case UDP -> UdpFloor.startServer();
@@ -70,6 +80,8 @@ public enum SystemKind {
         return switch (this) {
             case HOMA -> HomaMessageSystem.connect(ports, settings);
             case HOMA_RPC -> HomaRpcSystem.connect(ports, settings);
+            case HOMA_AUTH -> HomaMessageSystem.connect(ports, settings.authenticated());
+            case HOMA_RPC_AUTH -> HomaRpcSystem.connect(ports, settings.authenticated());
             case GRPC -> GrpcSystem.connect(ports, settings);
             case RSOCKET -> RSocketSystem.connect(ports);
             case UDP -> UdpFloor.connect(ports);
@@ -95,5 +107,10 @@ public enum SystemKind {
     /** All ids, comma-separated. */
     public static String ids() {
         return Arrays.stream(values()).map(SystemKind::id).collect(Collectors.joining(","));
+    }
+
+    /** The ids a run measures when {@code --systems} is not given: all but the opt-in ones, comma-separated. */
+    public static String defaultIds() {
+        return Arrays.stream(values()).filter(kind -> kind.byDefault).map(SystemKind::id).collect(Collectors.joining(","));
     }
 }

@@ -43,6 +43,15 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
         }
     }
 
+    /**
+     * These settings with packet authentication on (mode {@code authenticate}), for the opt-in
+     * {@code homa-auth} systems; unchanged when {@code --homa-security} already turns it on.
+     */
+    public SystemSettings authenticated() {
+        return homaSecurity != HomaSecurityConfig.Mode.OFF ? this : new SystemSettings(homaLinkMbps, homaMtuBytes,
+                grpcDirectExecutor, homaSegmentationOffload, HomaSecurityConfig.Mode.AUTHENTICATE);
+    }
+
     /** The transports' security settings for {@link #homaSecurity()}. */
     public HomaSecurityConfig homaSecurityConfig() {
         return homaSecurity == HomaSecurityConfig.Mode.OFF ? HomaSecurityConfig.off()

@@ -53,6 +53,28 @@ class ReportTest {
     }
 
     @Test
+    void shouldReportTheCostOfAuthenticationAgainstTheSameSystemInTheSameRun(@TempDir Path dir) throws Exception {
+        List<ScenarioResult> results = results();
+        results.add(s1("homa-auth", 25, 50));
+        results.add(s3("homa-auth", 24_000));
+        results.add(s3("homa-rpc-auth", 9_000)); // no homa-rpc in this run: no row
+
+        List<Ratios.Overhead> overhead = Ratios.authenticationOverhead(results, List.of());
+
+        assertThat(overhead).extracting(Ratios.Overhead::scenario, Ratios.Overhead::metric, Ratios.Overhead::system,
+                Ratios.Overhead::ratio).containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("s1", "p50 µs", "homa", 1.25),
+                        org.assertj.core.groups.Tuple.tuple("s1", "p99 µs", "homa", 1.25),
+                        org.assertj.core.groups.Tuple.tuple("s3", "RPCs/s", "homa", 0.8));
+        BenchReport report = new BenchReport(Map.of("mode", "test"), Map.of("s1", "unloaded"), results,
+                Ratios.compute(results, List.of()), Targets.check(results), List.of());
+        ReportWriter.write(report, dir);
+        String markdown = Files.readString(dir.resolve(ReportWriter.MARKDOWN_FILE));
+        assertThat(markdown).contains("## Packet authentication overhead (same run)")
+                .contains("| S3 | RPCs/s (higher better) | homa | 30,000 | 24,000 | 0.80x |");
+    }
+
+    @Test
     void shouldCheckTargetsWithTheirGaps() {
         List<Targets.Check> checks = Targets.check(results());
 
