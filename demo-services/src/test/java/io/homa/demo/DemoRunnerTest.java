@@ -108,14 +108,16 @@ class DemoRunnerTest {
             Random random = new Random(14);
             Runnable[] next = new Runnable[1];
             next[0] = () -> {
+                // Counted before the stop check: once stop is set and nothing is outstanding, no call starts.
+                outstanding.incrementAndGet();
                 if (stop.get()) {
+                    outstanding.decrementAndGet();
                     return;
                 }
                 int length;
                 synchronized (random) {
                     length = random.nextInt(4) == 0 ? 1 + random.nextInt(300_000) : 1 + random.nextInt(2_000);
                 }
-                outstanding.incrementAndGet();
                 client.call(server, new byte[length]).subscribe((echo) -> {
                     outcomes.merge(echo.length == length ? "OK" : "wrong echo", 1, Integer::sum);
                     outstanding.decrementAndGet();

@@ -209,8 +209,9 @@ public abstract class HomaTransport implements Disposable {
      *
      * <p>The returned {@code Mono} completes when this endpoint is drained: no handler call is left,
      * the engine holds no server RPC (every response acknowledged), and no request has been
-     * refused for {@link #drainQuietNs(long)} (four resend intervals, at least 20 ms: time for
-     * requests sent before their clients heard of the shutdown to arrive); or when
+     * refused for {@link #drainQuietNs(long)} (four resend intervals, at least 250 ms: time for
+     * requests sent before their clients heard of the shutdown to arrive, even from a client
+     * whose JVM paused meanwhile); or when
      * {@code gracePeriod} ends, whichever is first. It never signals an error. Lazy: nothing
      * happens before subscribe; later calls only wait. The base implementation completes at once.
      *
@@ -240,13 +241,16 @@ public abstract class HomaTransport implements Disposable {
 
     /**
      * How long a drain waits, after the last refused request, for stragglers: four times
-     * {@code resendIntervalNs}, at least 20 ms.
+     * {@code resendIntervalNs}, at least 250 ms. Requests a client started before it heard of the
+     * shutdown, but whose packets it sends only after a pause (a GC, a descheduled VM), arrive
+     * late; with 20 ms, 1 in 4 runs of a loaded shutdown on a busy machine lost such a request to
+     * the closed socket (its call timed out instead of failing with the shutdown status).
      *
      * @param resendIntervalNs the engine's resend interval, ns
      * @return the quiet period, ns
      */
     public static long drainQuietNs(long resendIntervalNs) {
-        return Math.max(20_000_000L, 4 * resendIntervalNs);
+        return Math.max(250_000_000L, 4 * resendIntervalNs);
     }
 
     /**

@@ -729,8 +729,12 @@ final class NettyHomaTransport extends HomaTransport {
                 } else if (event instanceof HomaEvent.RpcFailed failed) {
                     PendingCall call = pendingCalls.remove(failed.rpcId());
                     if (failed.reason() == HomaEvent.Reason.SERVER_SHUTTING_DOWN) {
-                        // Calls to that server fail at once for a while: it will refuse them too.
-                        shuttingDownUntilNs.put(failed.server(), clock.nanoTime() + shuttingDownHoldNs);
+                        // Calls to that server fail at once for a while: it will refuse them too, and
+                        // so do those whose request has not left yet (it may be gone when they would).
+                        long nowNs = clock.nanoTime();
+                        if (shuttingDownUntilNs.put(failed.server(), nowNs + shuttingDownHoldNs) == null) {
+                            engine.failUnsentRequests(nowNs, failed.server());
+                        }
                     }
                     if (call != null) {
                         call.sink.error(failure(failed));
@@ -911,6 +915,7 @@ final class NettyHomaTransport extends HomaTransport {
         log.debug("Homa transport on {} draining: new requests are refused, {} server RPC(s) held, grace period {}",
                 localAddress, engine.activeServerRpcs(), gracePeriod);
         engine.deliverRequests(); // requests held until serving started come out now, and are refused
+        engine.refuseFirstContacts();
         requestDrive();
         runDrainCheck();
     }

@@ -41,6 +41,14 @@ final class AtMostOnce {
 
     // ---- server side
 
+    /** Whether first-contact requests are refused as by a server shutting down ({@link #refuseFirstContacts}). */
+    private boolean refusingFirstContacts;
+
+    /** From now on {@link #answerFirstContact} refuses (shutting down) instead of asking again. */
+    void refuseFirstContacts() {
+        refusingFirstContacts = true;
+    }
+
     /**
      * The client says it has the response of {@code rpcId}: release the RPC's state. An ack of an
      * RPC whose response has not gone out in full is ignored and counted
@@ -97,6 +105,13 @@ final class AtMostOnce {
     boolean answerFirstContact(InetSocketAddress client, long rpcId, int epoch, int dataOffset) {
         if (epoch != HomaHeader.EPOCH_ASK || rpcs.localEpoch == 0) {
             return false;
+        }
+        if (refusingFirstContacts) {
+            if (dataOffset == 0) {
+                control.rpcUnknown(client, rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_SHUTTING_DOWN);
+                counters.requestsRefused++;
+            }
+            return true;
         }
         if (dataOffset == 0) {
             control.resend(client, rpcId | HomaHeader.FROM_SERVER_BIT, 0, params.unscheduledBytes());

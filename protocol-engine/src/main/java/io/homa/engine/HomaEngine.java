@@ -265,6 +265,44 @@ public final class HomaEngine {
         return true;
     }
 
+    /**
+     * Server: from now on, answers a request from a client that knows no epoch of this server yet
+     * (first contact, {@link io.homa.engine.wire.HomaHeader#EPOCH_ASK}) with the refusal that
+     * {@link #refuseRequest} sends, at once, instead of asking for it again: a draining server
+     * would only refuse it later, and might be gone by then.
+     */
+    public void refuseFirstContacts() {
+        atMostOnce.refuseFirstContacts();
+    }
+
+    /**
+     * Client: fails every RPC to {@code server} whose request has not left yet with
+     * {@link HomaEvent.Reason#SERVER_SHUTTING_DOWN}, one event each: the server refused another
+     * request because it is shutting down, and it may be gone before these leave. None of them
+     * reached the server, so none ran.
+     *
+     * @param nowNs current time
+     * @param server the server that refused
+     * @return how many RPCs failed
+     */
+    public int failUnsentRequests(long nowNs, InetSocketAddress server) {
+        java.util.List<ClientRpc> unsent = new java.util.ArrayList<>();
+        for (ClientRpc rpc : rpcs.clientRpcs()) {
+            if (rpc.state() == ClientRpc.State.QUEUED && rpc.server.address.equals(server)) {
+                unsent.add(rpc);
+            }
+        }
+        for (ClientRpc rpc : unsent) {
+            rpcs.removeClientRpc(rpc);
+            events.add(new HomaEvent.RpcFailed(rpc.rpcId, server, HomaEvent.Reason.SERVER_SHUTTING_DOWN,
+                    "request to " + server + " not sent: the server is shutting down (it refused another request)"));
+        }
+        if (!unsent.isEmpty()) {
+            receiver.scheduleGrants(nowNs);
+        }
+        return unsent.size();
+    }
+
     /** Client: abandons an RPC (no event follows for it); unknown rpcids are ignored. */
     public void cancel(long nowNs, long rpcId) {
         ClientRpc rpc = rpcs.clientRpc(rpcId);
