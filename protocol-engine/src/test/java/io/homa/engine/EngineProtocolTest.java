@@ -338,6 +338,53 @@ class EngineProtocolTest {
     }
 
     @Test
+    void shouldFailOnlyTheUnsentRequestsToAServerThatIsShuttingDown() {
+        EnginePair pair = new EnginePair(CONFIG);
+        java.net.InetSocketAddress other = new java.net.InetSocketAddress("10.0.0.3", 4000);
+        long sent = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        pair.collect(); // its first packet left
+        long unsentA = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {2});
+        long unsentB = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {3});
+        long elsewhere = pair.client.sendRequest(pair.nowNs, other, new byte[] {4});
+
+        assertThat(pair.client.failUnsentRequests(pair.nowNs, EnginePair.SERVER)).isEqualTo(2);
+
+        List<HomaEvent.RpcFailed> failed = new ArrayList<>();
+        HomaEvent event;
+        while ((event = pair.client.pollEvent()) != null) {
+            failed.add((HomaEvent.RpcFailed) event);
+        }
+        assertThat(failed).extracting(HomaEvent.RpcFailed::rpcId).containsExactlyInAnyOrder(unsentA, unsentB);
+        assertThat(failed).allSatisfy(f -> assertThat(f.reason()).isEqualTo(HomaEvent.Reason.SERVER_SHUTTING_DOWN));
+        assertThat(pair.client.activeClientRpcs()).as("the one sent and the one to another server").isEqualTo(2);
+        pair.inFlight.clear();
+        pair.collect();
+        assertThat(ofType(pair.inFlight, PacketType.DATA)).as("nothing of the failed ones leaves")
+                .allSatisfy(p -> assertThat(new DataHeader().wrap(ByteBuffer.wrap(p.bytes()), 0).clientRpcId())
+                        .isIn(sent, elsewhere));
+    }
+
+    @Test
+    void shouldRefuseAFirstContactAtOnceWhileRefusingFirstContacts() {
+        EnginePair pair = new EnginePair(CONFIG);
+        pair.server.refuseFirstContacts(); // what a draining transport does
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        pair.collect();
+        pair.deliverShuffled(new Random(1));
+        pair.collect();
+        List<EnginePair.Packet> answer = new ArrayList<>(pair.inFlight);
+        assertThat(answer).extracting(EngineProtocolTest::typeOf).containsOnly(PacketType.RPC_UNKNOWN);
+        assertThat(answer.get(0).bytes()[HomaHeader.REASON_OFFSET]).isEqualTo((byte) HomaHeader.REASON_SHUTTING_DOWN);
+        pair.deliverShuffled(new Random(2));
+        HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) pair.client.pollEvent();
+        assertThat(failed.rpcId()).isEqualTo(rpcId);
+        assertThat(failed.reason()).isEqualTo(HomaEvent.Reason.SERVER_SHUTTING_DOWN);
+        assertThat(pair.server.counters().requestsRefused()).isEqualTo(1);
+        assertThat(pair.server.counters().firstContactResends()).isZero();
+        assertThat(pair.server.counters().requestsDelivered()).isZero();
+    }
+
+    @Test
     void shouldRejectLateDuplicatesBelowTheFinishedFloor() {
         EnginePair pair = new EnginePair(CONFIG);
         pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
