@@ -55,13 +55,24 @@ start_server() { # $1: log file
 
 failed=0
 
+# Waits until the client's measured run has reached its Nth second (its progress lines), so that a
+# slow JVM start (seconds on a busy machine) never moves the fault into the warm-up.
+await_run_second() { # $1: client log, $2: second
+  for _ in $(seq 1 240); do
+    grep -qE "^ +$2\.0 s " "$1" && return 0
+    sleep 0.25
+  done
+  echo "liveness: the client's run did not start" >&2
+  exit 1
+}
+
 echo "== 1. pause: server stopped for ${pause} s during a 12 s W3 run"
 start_server "$out/server1.log"
 java "${java_opts[@]}" -jar "$jar" --mode=client --peer=127.0.0.1:"$port" --workload=w3 --duration=12s \
   --warmup=1s > "$out/client1.log" 2>&1 &
 client_pid=$!
 pids+=("$client_pid")
-sleep 8 # JVM start, warm-up and probes take about 3 s: the pause lands mid-run
+await_run_second "$out/client1.log" 4 # the pause lands mid-run
 kill -STOP "$server_pid"
 echo "server stopped at $(date +%T.%N | cut -c1-12)"
 sleep "$pause"
@@ -84,7 +95,7 @@ java "${java_opts[@]}" -jar "$jar" --mode=client --peer=127.0.0.1:"$port" --work
   --warmup=1s --rpc-timeout=30s > "$out/client2.log" 2>&1 &
 client_pid=$!
 pids+=("$client_pid")
-sleep 6
+await_run_second "$out/client2.log" 3
 kill -STOP "$server_pid"
 stopped_ms=$(date +%s%3N)
 echo "server stopped for good at $(date +%T.%N | cut -c1-12)"
