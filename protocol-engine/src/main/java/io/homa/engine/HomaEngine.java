@@ -26,7 +26,9 @@ import java.util.ArrayDeque;
  *   <li>{@link Timers} over a {@link TimerQueue}: RESENDs, timeouts, NEED_ACK, reclaim, ACK flush
  *       and idle peers, visiting only what is due ("Timeouts").
  *   <li>{@link AtMostOnce} with {@link FinishedRpcIds}: ACK, NEED_ACK, RPC_UNKNOWN ("At-most-once
- *       semantics").
+ *       semantics"), server epochs and first contact across restarts.
+ *   <li>{@link AddressValidation}: address tokens, and at most 3x what came from a client address
+ *       until it echoes its token (the draft's "Security" section leaves this open; RFC 9000 §8.1).
  *   <li>{@link ControlQueue}: control packets, pooled and encoded; {@link RpcTable}: RPCs and
  *       peers; {@link ClientRpc} and {@link ServerRpc}: each RPC's explicit states.
  * </ul>
