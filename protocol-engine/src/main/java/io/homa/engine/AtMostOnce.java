@@ -92,6 +92,15 @@ final class AtMostOnce {
     }
 
     /**
+     * Tells the client at once, with an RPC_UNKNOWN whose reason byte says "shutting down", that
+     * its request was refused unexecuted, and counts it ({@link EngineCounters#requestsRefused()}).
+     */
+    void tellShuttingDown(InetSocketAddress client, long rpcId) {
+        control.rpcUnknown(client, rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_SHUTTING_DOWN);
+        counters.requestsRefused++;
+    }
+
+    /**
      * First contact (issue 14): request DATA naming {@link HomaHeader#EPOCH_ASK} comes from a client
      * that knows no epoch of this server yet. Running it would leave the request unbound to any
      * incarnation, so that a copy the network delays past a restart could run again; instead the
@@ -108,8 +117,7 @@ final class AtMostOnce {
         }
         if (refusingFirstContacts) {
             if (dataOffset == 0) {
-                control.rpcUnknown(client, rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_SHUTTING_DOWN);
-                counters.requestsRefused++;
+                tellShuttingDown(client, rpcId);
             }
             return true;
         }

@@ -262,8 +262,7 @@ public final class HomaEngine {
             return false;
         }
         atMostOnce.abort(rpc);
-        control.rpcUnknown(client, rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_SHUTTING_DOWN);
-        counters.requestsRefused++;
+        atMostOnce.tellShuttingDown(client, rpcId);
         return true;
     }
 
@@ -288,9 +287,13 @@ public final class HomaEngine {
      * @return how many RPCs failed
      */
     public int failUnsentRequests(long nowNs, InetSocketAddress server) {
+        Peer peer = rpcs.knownPeer(server);
+        if (peer == null || peer.clientRpcCount == 0) {
+            return 0;
+        }
         java.util.List<ClientRpc> unsent = new java.util.ArrayList<>();
         for (ClientRpc rpc : rpcs.clientRpcs()) {
-            if (rpc.state() == ClientRpc.State.QUEUED && rpc.server.address.equals(server)) {
+            if (rpc.state() == ClientRpc.State.QUEUED && rpc.server == peer) {
                 unsent.add(rpc);
             }
         }
