@@ -8,6 +8,8 @@ import io.homa.reactive.HomaTransportSpec;
 import io.homa.reactive.rpc.HomaClient;
 import io.homa.reactive.rpc.HomaClientInterceptor;
 import io.homa.reactive.rpc.HomaServerInterceptor;
+import io.homa.reactive.rpc.JacksonPayloadCodec;
+import io.homa.reactive.rpc.JsonPayloadCodec;
 import io.homa.reactive.rpc.PayloadCodec;
 import io.homa.reactive.rpc.PayloadCodecs;
 import io.homa.reactive.rpc.RpcDispatcher;
@@ -15,6 +17,7 @@ import io.homa.reactive.rpc.ServiceResolver;
 import io.homa.reactive.rpc.StaticServiceResolver;
 import io.homa.spring.client.AutoConfiguredHomaClientsRegistrar;
 import io.homa.spring.client.HomaServiceProxyFactory;
+import io.homa.spring.reflection.HomaReflectionService;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -44,6 +47,7 @@ import org.springframework.util.unit.DataSize;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.resources.LoopResources;
+import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -340,6 +344,23 @@ public final class HomaAutoConfiguration {
         @Bean
         HomaServiceRegistrar homaServiceRegistrar(ListableBeanFactory beanFactory, RpcDispatcher dispatcher) {
             return new HomaServiceRegistrar(beanFactory, dispatcher);
+        }
+
+        /**
+         * The reflection service {@value HomaReflectionService#SERVICE}, registered where
+         * {@code homa.server.reflection.enabled} allows it (auto: bound to a loopback address, or
+         * packet authentication on); its schemas follow the JSON codec's mapper.
+         */
+        @Bean
+        HomaReflectionRegistrar homaReflectionRegistrar(RpcDispatcher dispatcher, HomaServiceRegistrar registrar,
+                PayloadCodecs codecs, HomaTransport transport, HomaTransportConfig transportConfig,
+                HomaProperties properties) {
+            ObjectMapper schemaMapper = (codecs.contains(JsonPayloadCodec.NAME)
+                    && codecs.get(JsonPayloadCodec.NAME) instanceof JacksonPayloadCodec json)
+                    ? json.mapper() : JsonMapper.builder().build();
+            HomaReflectionService service = new HomaReflectionService(dispatcher, schemaMapper, registrar::signature);
+            return new HomaReflectionRegistrar(dispatcher, service, properties.getServer().getReflection().mode(),
+                    transport.localAddress(), transportConfig.security().mode());
         }
     }
 }

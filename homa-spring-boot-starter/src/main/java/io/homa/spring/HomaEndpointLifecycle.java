@@ -3,6 +3,7 @@ package io.homa.spring;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.reactive.rpc.RpcMethod;
+import io.homa.spring.reflection.HomaReflectionService;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -121,18 +122,24 @@ public final class HomaEndpointLifecycle implements SmartLifecycle {
                 this.transport.dataPath());
     }
 
-    /** Every exported service with its methods, e.g. {@code greeting [count, greet], kv [get, put]}. */
+    /**
+     * Every exported service with its methods, e.g. {@code greeting [count, greet], kv [get, put]},
+     * then {@code , reflection on} when the built-in reflection service is registered.
+     */
     String describeServices() {
         Map<String, TreeSet<String>> methods = new TreeMap<>();
+        boolean reflection = false;
         for (RpcMethod method : this.dispatcher.methods()) {
+            if (method.service().equals(HomaReflectionService.SERVICE)) {
+                reflection = true;
+                continue;
+            }
             methods.computeIfAbsent(method.service(), (service) -> new TreeSet<>()).add(method.method());
         }
-        if (methods.isEmpty()) {
-            return "no services";
-        }
-        return methods.entrySet().stream()
+        String services = methods.isEmpty() ? "no services" : methods.entrySet().stream()
                 .map((entry) -> entry.getKey() + " " + entry.getValue())
                 .collect(Collectors.joining(", "));
+        return reflection ? services + ", reflection on" : services;
     }
 
     @Override

@@ -94,6 +94,7 @@ public class HomaProperties implements InitializingBean {
                 Duration.ofHours(1), "between 0s and 1h");
         checkDuration("homa.server.shutdown-ack-timeout", this.server.shutdownAckTimeout, Duration.ZERO,
                 Duration.ofMinutes(1), "between 0s and 1m");
+        this.server.reflection.mode();
         checkRange("homa.server.threads", this.server.threads, 1, 10_000);
         checkRange("homa.server.queue-capacity", this.server.queueCapacity, 1, 10_000_000);
         if (this.server.offloadSize == null || this.server.offloadSize.toBytes() < 0
@@ -180,6 +181,12 @@ public class HomaProperties implements InitializingBean {
          * clients need a socket too.
          */
         private boolean enabled = true;
+
+        private final Reflection reflection = new Reflection();
+
+        public Reflection getReflection() {
+            return this.reflection;
+        }
 
         public int getPort() {
             return this.port;
@@ -295,6 +302,47 @@ public class HomaProperties implements InitializingBean {
 
         public void setShutdownAckTimeout(Duration shutdownAckTimeout) {
             this.shutdownAckTimeout = shutdownAckTimeout;
+        }
+    }
+
+    /**
+     * The built-in reflection service (homa.reflection), which lists the exported services and
+     * methods with the JSON Schemas of their parameters and results, for tools such as the homa
+     * command-line client.
+     */
+    public static class Reflection {
+
+        /** Allowed values of homa.server.reflection.enabled. */
+        static final List<String> VALUES = List.of("auto", "true", "false");
+
+        /**
+         * Whether to serve the reflection service homa.reflection: auto (on where only trusted
+         * callers reach the endpoint: it is bound to a loopback address, or homa.security.mode is
+         * authenticate or encrypt), true or false.
+         */
+        private String enabled = "auto";
+
+        public String getEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(String enabled) {
+            this.enabled = enabled;
+        }
+
+        /**
+         * The setting, parsed: {@code null} for auto, else true or false.
+         *
+         * @throws InvalidConfigurationPropertyValueException naming homa.server.reflection.enabled if
+         *     it is not auto, true or false
+         */
+        public @Nullable Boolean mode() {
+            String value = (this.enabled == null) ? "" : this.enabled.trim().toLowerCase(Locale.ROOT);
+            if (!VALUES.contains(value)) {
+                throw new InvalidConfigurationPropertyValueException("homa.server.reflection.enabled", this.enabled,
+                        "must be one of auto, true, false");
+            }
+            return value.equals("auto") ? null : Boolean.valueOf(value);
         }
     }
 

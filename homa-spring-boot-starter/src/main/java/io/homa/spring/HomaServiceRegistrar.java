@@ -4,6 +4,7 @@ import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.reactive.rpc.RpcMethod;
+import io.homa.spring.reflection.MethodSignature;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -16,6 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -47,6 +50,9 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
     private final ListableBeanFactory beanFactory;
 
     private final RpcDispatcher dispatcher;
+
+    /** The Java signature of each exported method, by {@code service.method}; for reflection. */
+    private final Map<String, MethodSignature> signatures = new ConcurrentHashMap<>();
 
     HomaServiceRegistrar(ListableBeanFactory beanFactory, RpcDispatcher dispatcher) {
         this.beanFactory = beanFactory;
@@ -82,12 +88,21 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
             HomaExceptionHandlerMethods local = HomaExceptionHandlerMethods.of(bean, userClass);
             anyHandler |= !local.isEmpty();
             methods.addAll(rpcMethods(service, bean, userClass, local.isEmpty() ? null
-                    : (error) -> mapper.tag(error, local)));
+                    : (error) -> mapper.tag(error, local),
+                    (name, method) -> this.signatures.put(service + "." + name, MethodSignature.of(method, userClass))));
         }
         if (anyHandler) {
             this.dispatcher.addExceptionMapper(mapper);
         }
         methods.forEach(this.dispatcher::register);
+    }
+
+    /**
+     * The Java signature of an exported method (result type, parameter names), or {@code null} for
+     * a method this registrar did not export.
+     */
+    @Nullable MethodSignature signature(String service, String method) {
+        return this.signatures.get(service + "." + method);
     }
 
     private static Class<?> userClass(Object bean) {
@@ -124,6 +139,15 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
      * @throws IllegalStateException naming the method if one breaks a rule of {@link HomaService}
      */
     static List<RpcMethod> rpcMethods(String service, Object bean, Class<?> userClass, @Nullable ErrorTagger tagger) {
+        return rpcMethods(service, bean, userClass, tagger, null);
+    }
+
+    /**
+     * {@link #rpcMethods(String, Object, Class, ErrorTagger)}, telling {@code exported} each RPC
+     * method name with the Java method behind it.
+     */
+    static List<RpcMethod> rpcMethods(String service, Object bean, Class<?> userClass, @Nullable ErrorTagger tagger,
+            @Nullable BiConsumer<String, Method> exported) {
         Map<String, Method> byName = new LinkedHashMap<>();
         Method[] declared = userClass.getDeclaredMethods();
         Arrays.sort(declared, Comparator.comparing(Method::getName));
@@ -144,8 +168,12 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
             }
         }
         List<RpcMethod> methods = new ArrayList<>(byName.size());
-        new java.util.TreeMap<>(byName).forEach((name, method) ->
-                methods.add(rpcMethod(service, name, bean, userClass, method, tagger)));
+        new java.util.TreeMap<>(byName).forEach((name, method) -> {
+            methods.add(rpcMethod(service, name, bean, userClass, method, tagger));
+            if (exported != null) {
+                exported.accept(name, method);
+            }
+        });
         return methods;
     }
 

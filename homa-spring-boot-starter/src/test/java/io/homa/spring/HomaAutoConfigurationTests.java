@@ -207,6 +207,7 @@ class HomaAutoConfigurationTests {
             homa.server.threads                | 0       | between 1 and 10000
             homa.server.queue-capacity         | 0       | between 1 and 10000000
             homa.server.offload-size           | 65MB    | between 0B and 64MB
+            homa.server.reflection.enabled     | yes     | must be one of auto, true, false
             """)
     void shouldFailStartUpNamingPropertyAndRange(String property, String value, String range) {
         this.contextRunner.withPropertyValues(property + "=" + value).run((context) -> {

@@ -84,7 +84,8 @@ class HomaEndpointLifecycleTests {
             assertThat(port).isPositive();
             assertThat(context.getEnvironment().getProperty("local.homa.port", Integer.class)).isEqualTo(port);
             assertThat(context.getBean(PortHolder.class).port).as("@LocalHomaPort").isEqualTo(port);
-            assertThat(output).contains("Homa endpoint on UDP /127.0.0.1:" + port + " serving probe [ping, twice]");
+            assertThat(output).contains("Homa endpoint on UDP /127.0.0.1:" + port
+                    + " serving probe [ping, twice], reflection on (");
         });
     }
 

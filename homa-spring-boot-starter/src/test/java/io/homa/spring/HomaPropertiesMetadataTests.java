@@ -30,7 +30,7 @@ class HomaPropertiesMetadataTests {
             }
         });
         assertThat(core).containsOnlyKeys("homa.server.port", "homa.server.bind-address",
-                "homa.server.enabled", "homa.server.codecs", "homa.server.shutdown-grace-period",
+                "homa.server.enabled", "homa.server.reflection.enabled", "homa.server.codecs", "homa.server.shutdown-grace-period",
                 "homa.server.shutdown-ack-timeout", "homa.server.threads",
                 "homa.server.queue-capacity", "homa.server.offload-size",
                 "homa.client.peers", "homa.client.default-timeout", "homa.client.codec", "homa.client.services",
@@ -78,6 +78,9 @@ class HomaPropertiesMetadataTests {
         }
         assertThat(hints.get("homa.security.mode").get("values").values()).extracting((value) -> value.get("value")
                 .asString()).containsExactly("off", "authenticate", "encrypt");
+        assertThat(properties.get("homa.server.reflection.enabled").get("defaultValue").asString()).isEqualTo("auto");
+        assertThat(hints.get("homa.server.reflection.enabled").get("values").values()).extracting((value) -> value
+                .get("value").asString()).containsExactly("auto", "true", "false");
         assertThat(hints.get("homa.client.codec").get("values").values()).extracting((value) -> value.get("value")
                 .asString()).containsExactly("json", "smile", "cbor");
     }

@@ -34,7 +34,9 @@ class HomaServiceRegistrarTests {
 
     private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(HomaAutoConfiguration.class))
-            .withPropertyValues("homa.server.port=0", "homa.server.bind-address=127.0.0.1");
+            // (reflection, on by default on loopback, would add homa.reflection.list to the dispatcher)
+            .withPropertyValues("homa.server.port=0", "homa.server.bind-address=127.0.0.1",
+                    "homa.server.reflection.enabled=false");
 
     @Test
     void shouldRegisterEveryPublicMethodDeclaredByAHomaServiceBean() {
