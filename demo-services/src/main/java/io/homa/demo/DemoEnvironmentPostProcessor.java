@@ -14,7 +14,10 @@ import org.springframework.core.env.MapPropertySource;
  * {@code --homa.server.port} or {@code homa.*} setting wins:
  * <ul>
  *   <li>{@code server}: {@code homa.server.port} = {@value #SERVER_MODE_HOMA_PORT}, a fixed port
- *       that remote clients can reach (the workload's echo server is on {@code --port}, default 4000);</li>
+ *       that remote clients can reach (the workload's echo server is on {@code --port}, default 4000),
+ *       and {@code homa.server.reflection.enabled} = true, so that the {@code homa} command-line
+ *       client can list the demo's services (the endpoint binds the wildcard address, where the
+ *       starter leaves reflection off unless asked);</li>
  *   <li>{@code local}: port 0 (a free one) on 127.0.0.1, so that two local runs never collide and
  *       the endpoint is not reachable from the network; the greeting call finds the bound port
  *       through {@link DemoHomaConfiguration};</li>
@@ -31,7 +34,10 @@ public class DemoEnvironmentPostProcessor implements EnvironmentPostProcessor {
         String mode = environment.getProperty("mode", "local").trim().toLowerCase(Locale.ROOT);
         Map<String, Object> defaults = new LinkedHashMap<>();
         switch (mode) {
-            case "server" -> defaults.put("homa.server.port", SERVER_MODE_HOMA_PORT);
+            case "server" -> {
+                defaults.put("homa.server.port", SERVER_MODE_HOMA_PORT);
+                defaults.put("homa.server.reflection.enabled", "true");
+            }
             case "client" -> defaults.put("homa.server.port", 0);
             default -> {
                 defaults.put("homa.server.port", 0);

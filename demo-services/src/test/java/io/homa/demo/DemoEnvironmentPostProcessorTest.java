@@ -26,6 +26,14 @@ class DemoEnvironmentPostProcessorTest {
     }
 
     @Test
+    void shouldServeReflectionInServerModeOnly() {
+        assertThat(process(Map.of("mode", "server")).getProperty("homa.server.reflection.enabled")).isEqualTo("true");
+        assertThat(process(Map.of("mode", "local")).getProperty("homa.server.reflection.enabled")).isNull();
+        assertThat(process(Map.of("mode", "server", "homa.server.reflection.enabled", "false"))
+                .getProperty("homa.server.reflection.enabled")).isEqualTo("false");
+    }
+
+    @Test
     void shouldLetExplicitSettingsWin() {
         StandardEnvironment environment = process(Map.of("mode", "server", "homa.server.port", "5001"));
 
