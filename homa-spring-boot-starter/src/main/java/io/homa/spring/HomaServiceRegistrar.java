@@ -196,6 +196,12 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
         Function<@Nullable Object[], Publisher<?>> invoker;
         RpcMethod.Kind kind = RpcMethod.Kind.UNARY;
         boolean blocking = false;
+        boolean requestStream = requestStreamIndex(service, method) >= 0;
+        if (requestStream && !Mono.class.isAssignableFrom(returnType) && !Flux.class.isAssignableFrom(returnType)) {
+            throw new IllegalStateException("@HomaService '" + service + "' method " + describe(method)
+                    + " takes a request stream (a Flux parameter), so it must return Mono<T> (client streaming)"
+                    + " or Flux<T> (bidirectional streaming), not " + returnType.getSimpleName());
+        }
         if (Mono.class.isAssignableFrom(returnType)) {
             invoker = (arguments) -> tag(Mono.defer(() -> Mono.from(invocation.callAsync(arguments, "a Mono",
                     (result) -> (Mono<?>) result))), tagger);
@@ -214,7 +220,37 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
             invoker = (arguments) -> tag(Mono.fromCallable(() -> invocation.callUnchecked(arguments)), tagger);
             blocking = true;
         }
+        if (requestStream) {
+            kind = (kind == RpcMethod.Kind.STREAM) ? RpcMethod.Kind.BIDI_STREAM : RpcMethod.Kind.CLIENT_STREAM;
+        }
         return new RpcMethod(service, name, argumentTypes, kind, idempotent, invoker, blocking);
+    }
+
+    /**
+     * The position of the method's request stream (its one {@code Flux} or {@code Publisher}
+     * parameter), or -1.
+     *
+     * @throws IllegalStateException for more than one such parameter, or a {@code Mono} parameter
+     */
+    private static int requestStreamIndex(String service, Method method) {
+        Class<?>[] types = method.getParameterTypes();
+        int index = -1;
+        for (int i = 0; i < types.length; i++) {
+            if (!Publisher.class.isAssignableFrom(types[i])) {
+                continue;
+            }
+            if (Mono.class.isAssignableFrom(types[i]) || !(types[i] == Flux.class || types[i] == Publisher.class)) {
+                throw new IllegalStateException("@HomaService '" + service + "' method " + describe(method)
+                        + " has a " + types[i].getSimpleName() + " parameter; a request stream is declared as Flux<T>"
+                        + " (or Publisher<T>)");
+            }
+            if (index >= 0) {
+                throw new IllegalStateException("@HomaService '" + service + "' method " + describe(method)
+                        + " has more than one Flux parameter; a method takes at most one request stream");
+            }
+            index = i;
+        }
+        return index;
     }
 
     private static Publisher<?> tag(Mono<?> result, @Nullable ErrorTagger tagger) {

@@ -172,7 +172,16 @@ public final class HomaServiceProxyFactory {
         Type genericReturnType = GenericTypeResolver.resolveType(method.getGenericReturnType(), type);
         Style style;
         Type resultType;
-        if (returnType == Mono.class) {
+        if (hasRequestStream(method, label)) {
+            if (returnType != Mono.class && returnType != Flux.class) {
+                throw new IllegalStateException("Homa client method " + label + " takes a request stream (a Flux"
+                        + " parameter), so it must return Mono<T> (client streaming) or Flux<T> (bidirectional"
+                        + " streaming), not " + returnType.getSimpleName());
+            }
+            style = (returnType == Mono.class) ? Style.CHANNEL_MONO : Style.CHANNEL_FLUX;
+            resultType = typeArgument(genericReturnType, label);
+        }
+        else if (returnType == Mono.class) {
             style = Style.MONO;
             resultType = typeArgument(genericReturnType, label);
         }
@@ -198,6 +207,30 @@ public final class HomaServiceProxyFactory {
             resultType = genericReturnType;
         }
         return new Plan(rpcMethod, resultType, style, options, returnType.isPrimitive() ? returnType : null);
+    }
+
+    /**
+     * Whether the method has a request stream: one {@code Flux} or {@code Publisher} parameter.
+     *
+     * @throws IllegalStateException for several, or for a {@code Mono} parameter
+     */
+    private static boolean hasRequestStream(Method method, String label) {
+        int count = 0;
+        for (Class<?> parameter : method.getParameterTypes()) {
+            if (!Publisher.class.isAssignableFrom(parameter)) {
+                continue;
+            }
+            if (parameter != Flux.class && parameter != Publisher.class) {
+                throw new IllegalStateException("Homa client method " + label + " has a " + parameter.getSimpleName()
+                        + " parameter; a request stream is declared as Flux<T> (or Publisher<T>)");
+            }
+            count++;
+        }
+        if (count > 1) {
+            throw new IllegalStateException("Homa client method " + label + " has " + count + " Flux parameters;"
+                    + " a method takes at most one request stream");
+        }
+        return count == 1;
     }
 
     private static Type typeArgument(Type genericType, String label) {
@@ -236,7 +269,7 @@ public final class HomaServiceProxyFactory {
     }
 
     private enum Style {
-        MONO, FLUX, FUTURE, BLOCK, BLOCK_VOID
+        MONO, FLUX, FUTURE, BLOCK, BLOCK_VOID, CHANNEL_MONO, CHANNEL_FLUX
     }
 
     /** How one interface method calls its remote method. */
@@ -282,6 +315,10 @@ public final class HomaServiceProxyFactory {
             return switch (plan.style) {
                 case MONO -> client.call(this.service, plan.rpcMethod, values, plan.resultType, plan.options);
                 case FLUX -> client.stream(this.service, plan.rpcMethod, values, plan.resultType, plan.options);
+                case CHANNEL_FLUX -> client.channel(this.service, plan.rpcMethod, values, plan.resultType,
+                        plan.options);
+                case CHANNEL_MONO -> client.channel(this.service, plan.rpcMethod, values, plan.resultType,
+                        plan.options).singleOrEmpty();
                 case FUTURE -> client.call(this.service, plan.rpcMethod, values, plan.resultType, plan.options)
                         .toFuture();
                 case BLOCK_VOID -> {

@@ -72,6 +72,22 @@ class HomaDeclarativeClientEndToEndTests {
     }
 
     @Test
+    void shouldStreamFromTheClientAndBothWaysThroughTheDeclarativeClient() {
+        this.contextRunner.run((context) -> {
+            KvClient kv = context.getBean(KvClient.class);
+            Flux<Item> items = Flux.range(0, 1_000).map((i) -> new Item("c" + i, i));
+            assertThat(kv.putAll(items).block(WAIT)).isEqualTo(1_000);
+            List<Item> found = kv.lookup("c", Flux.just("7", "999", "0")).collectList().block(WAIT);
+            assertThat(found).containsExactly(new Item("c7", 7), new Item("c999", 999), new Item("c0", 0));
+            assertThatThrownBy(() -> kv.lookup("c", Flux.just("1", "x")).collectList().block(WAIT))
+                    .isInstanceOfSatisfying(HomaRemoteException.class, (ex) -> {
+                        assertThat(ex.status()).isEqualTo(HomaStatus.NOT_FOUND);
+                        assertThat(ex.remoteMessage()).isEqualTo("no key 'cx'");
+                    });
+        });
+    }
+
+    @Test
     void shouldFailWithDeadlineExceededWhenTheYmlTimeoutPasses() {
         this.contextRunner.run((context) -> {
             KvClient kv = context.getBean(KvClient.class);
@@ -359,6 +375,22 @@ class HomaDeclarativeClientEndToEndTests {
             throw new UnsupportedOperationException("boom");
         }
 
+        /** Client streaming: stores every item, answers how many. */
+        public Mono<Integer> putAll(Flux<Item> items) {
+            return items.doOnNext((item) -> this.store.put(item.key(), item)).count().map(Long::intValue);
+        }
+
+        /** Bidirectional streaming: each key's item, with a prefix argument beside the stream. */
+        public Flux<Item> lookup(String prefix, Flux<String> keys) {
+            return keys.map((key) -> {
+                Item item = this.store.get(prefix + key);
+                if (item == null) {
+                    throw new NoSuchKeyException(prefix + key);
+                }
+                return item;
+            });
+        }
+
         @HomaExceptionHandler
         public HomaStatus outOfRange(IllegalArgumentException ex) {
             return HomaStatus.OUT_OF_RANGE;
@@ -412,6 +444,10 @@ class HomaDeclarativeClientEndToEndTests {
         String boom();
 
         Mono<String> missing();
+
+        Mono<Integer> putAll(Flux<Item> items);
+
+        Flux<Item> lookup(String prefix, Flux<String> keys);
     }
 
     @HomaExchange(service = "kv", codec = "cbor")
