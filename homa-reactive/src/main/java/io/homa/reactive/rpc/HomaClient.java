@@ -156,7 +156,24 @@ public class HomaClient {
     public <T> Mono<T> call(String service, String method, @Nullable Object[] arguments, Type responseType,
                             CallOptions options) {
         RpcCall call = new RpcCall(service, method, arguments.clone(), responseType, options, false);
-        Mono<T> chain = Mono.defer(() -> unary(call));
+        Mono<T> chain = Mono.defer(() -> this.<T>unary(call).mapNotNull(HomaResponse::value));
+        for (int i = interceptors.size() - 1; i >= 0; i--) {
+            chain = interceptors.get(i).interceptUnary(call, chain);
+        }
+        return chain;
+    }
+
+    /**
+     * As {@link #call(String, String, Object[], Type, CallOptions)}, with the response metadata the
+     * server's method set ({@link HomaCallContext#responseMetadata()}).
+     *
+     * @return the result and the response metadata (never empty: a {@code null} result is a
+     *     {@link HomaResponse} with a {@code null} value), or an error as for {@code call}
+     */
+    public <T> Mono<HomaResponse<T>> callForResponse(String service, String method, @Nullable Object[] arguments,
+                                                     Type responseType, CallOptions options) {
+        RpcCall call = new RpcCall(service, method, arguments.clone(), responseType, options, false);
+        Mono<HomaResponse<T>> chain = Mono.defer(() -> unary(call));
         for (int i = interceptors.size() - 1; i >= 0; i--) {
             chain = interceptors.get(i).interceptUnary(call, chain);
         }
@@ -271,7 +288,7 @@ public class HomaClient {
         return clock;
     }
 
-    private <T> Mono<T> unary(RpcCall call) {
+    private <T> Mono<HomaResponse<T>> unary(RpcCall call) {
         PayloadCodec codec = codec(call);
         long timeoutNs = timeoutNs(call);
         long startNs = clock.nanoTime();
@@ -291,20 +308,18 @@ public class HomaClient {
                     : Mono.just(bytes));
         }
         return exchange.handle((bytes, sink) -> {
-            Object value;
+            HomaResponse<T> response;
             try {
-                value = decodeResult(call, codec, bytes);
+                response = (HomaResponse<T>) decodeResult(call, codec, bytes);
             } catch (HomaException e) {
                 sink.error(e);
                 return;
             }
-            if (value != null) {
-                sink.next((T) value);
-            }
+            sink.next(response);
         });
     }
 
-    private @Nullable Object decodeResult(RpcCall call, PayloadCodec codec, byte[] bytes) {
+    private HomaResponse<?> decodeResult(RpcCall call, PayloadCodec codec, byte[] bytes) {
         RpcEnvelope.ResponseView response;
         try {
             response = RpcEnvelope.decodeResponseView(bytes);
@@ -314,11 +329,13 @@ public class HomaClient {
         if (response.status() != HomaStatus.OK) {
             throw remoteException(response.status(), response.message(), response.metadata());
         }
+        HomaMetadata metadata = HomaMetadata.readOnlyOf(response.metadata());
         if (response.payloadLength() == 0) {
-            return null;
+            return new HomaResponse<>(null, metadata);
         }
         try {
-            return codec.decode(bytes, response.payloadOffset(), response.payloadLength(), call.responseType());
+            return new HomaResponse<>(codec.decode(bytes, response.payloadOffset(), response.payloadLength(),
+                    call.responseType()), metadata);
         } catch (HomaException e) {
             throw new HomaException(HomaStatus.INTERNAL,
                     "cannot decode the result of " + call.fullMethodName() + ": " + e.getMessage(), e);
@@ -421,7 +438,8 @@ public class HomaClient {
     }
 
     private static HomaRemoteException remoteException(HomaStatus status, String message, Map<String, String> metadata) {
-        return new HomaRemoteException(status, message, metadata.get(RpcMetadata.ERROR_TYPE));
+        return new HomaRemoteException(status, message, metadata.get(RpcMetadata.ERROR_TYPE),
+                HomaMetadata.readOnlyOf(metadata).asMap());
     }
 
     static HomaException deadlineExceeded(RpcCall call, long timeoutNs) {

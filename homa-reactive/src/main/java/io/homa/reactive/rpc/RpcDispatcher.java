@@ -433,6 +433,7 @@ public class RpcDispatcher implements HomaRequestHandler {
         }
         long deadlineNs = deadlineNs(call, arrivalNs);
         @Nullable Object[] arguments = decodeArguments(method, codec, envelope);
+        HomaCallContext context = new HomaCallContext(call);
         Mono<?> result = Mono.defer(() -> {
                     checkDeadline(call, deadlineNs);
                     return Mono.from(invoke(method, arguments));
@@ -447,9 +448,20 @@ public class RpcDispatcher implements HomaRequestHandler {
         }
         return result
                 .timeout(aborted.asMono(), Mono.error(RpcDispatcher::unavailable))
+                .contextWrite(reactor.util.context.Context.of(HomaCallContext.class, context))
                 .map(value -> ok(call, codec.encode(value)))
                 .switchIfEmpty(Mono.fromSupplier(() -> ok(call, codec.encode(null))))
-                .onErrorResume(error -> Mono.just(errorResponse(error, call.fullMethodName())));
+                .onErrorResume(error -> Mono.just(errorResponse(error, call.fullMethodName())))
+                .map(response -> withResponseMetadata(response, context));
+    }
+
+    /** {@code response} with the metadata the method set ({@link HomaCallContext#responseMetadata()}). */
+    private static RpcEnvelope.Response withResponseMetadata(RpcEnvelope.Response response, HomaCallContext context) {
+        RpcEnvelope.Response result = response;
+        for (Map.Entry<String, String> entry : context.responseMetadata().asMap().entrySet()) {
+            result = result.withMetadata(entry.getKey(), entry.getValue());
+        }
+        return result;
     }
 
     /** An OK response, or RESOURCE_EXHAUSTED (seen by the interceptors and metrics) if the payload alone is too long. */
@@ -492,6 +504,7 @@ public class RpcDispatcher implements HomaRequestHandler {
                     checkDeadline(call, deadlineNs);
                     return Flux.from(invoke(method, invokeWith));
                 });
+        items = items.contextWrite(reactor.util.context.Context.of(HomaCallContext.class, new HomaCallContext(call)));
         if (method.blocking() && !onScheduler) {
             items = items.subscribeOn(scheduler);
         }

@@ -2,6 +2,8 @@ package io.homa.spring.client;
 
 import io.homa.reactive.rpc.CallOptions;
 import io.homa.reactive.rpc.HomaClient;
+import io.homa.reactive.rpc.HomaMetadata;
+import io.homa.reactive.rpc.HomaResponse;
 import io.homa.spring.HomaMethod;
 import io.homa.spring.HomaProperties;
 import java.lang.reflect.InvocationHandler;
@@ -172,7 +174,15 @@ public final class HomaServiceProxyFactory {
         Type genericReturnType = GenericTypeResolver.resolveType(method.getGenericReturnType(), type);
         Style style;
         Type resultType;
-        if (hasRequestStream(method, label)) {
+        if (returnType == Mono.class && isResponseWrapper(typeArgument(genericReturnType, label))) {
+            style = Style.MONO_RESPONSE;
+            resultType = typeArgument(typeArgument(genericReturnType, label), label);
+        }
+        else if (returnType == HomaResponse.class) {
+            style = Style.BLOCK_RESPONSE;
+            resultType = typeArgument(genericReturnType, label);
+        }
+        else if (hasRequestStream(method, label)) {
             if (returnType != Mono.class && returnType != Flux.class) {
                 throw new IllegalStateException("Homa client method " + label + " takes a request stream (a Flux"
                         + " parameter), so it must return Mono<T> (client streaming) or Flux<T> (bidirectional"
@@ -206,7 +216,21 @@ public final class HomaServiceProxyFactory {
             style = Style.BLOCK;
             resultType = genericReturnType;
         }
-        return new Plan(rpcMethod, resultType, style, options, returnType.isPrimitive() ? returnType : null);
+        return new Plan(rpcMethod, resultType, style, options, returnType.isPrimitive() ? returnType : null,
+                metadataPositions(method, label));
+    }
+
+    private static boolean isResponseWrapper(Type type) {
+        return type == HomaResponse.class
+                || (type instanceof ParameterizedType parameterized && parameterized.getRawType() == HomaResponse.class);
+    }
+
+    /** The positions of {@link HomaMetadata} parameters: per-call request metadata, not sent as arguments. */
+    private static int[] metadataPositions(Method method, String label) {
+        Class<?>[] types = method.getParameterTypes();
+        return java.util.stream.IntStream.range(0, types.length)
+                .filter((i) -> types[i] == HomaMetadata.class)
+                .toArray();
     }
 
     /**
@@ -269,12 +293,42 @@ public final class HomaServiceProxyFactory {
     }
 
     private enum Style {
-        MONO, FLUX, FUTURE, BLOCK, BLOCK_VOID, CHANNEL_MONO, CHANNEL_FLUX
+        MONO, FLUX, FUTURE, BLOCK, BLOCK_VOID, CHANNEL_MONO, CHANNEL_FLUX, MONO_RESPONSE, BLOCK_RESPONSE
     }
 
     /** How one interface method calls its remote method. */
     private record Plan(String rpcMethod, Type resultType, Style style, CallOptions options,
-            @Nullable Class<?> primitive) {
+            @Nullable Class<?> primitive, int[] metadataPositions) {
+
+        /** The wire arguments (without {@link HomaMetadata} ones) and the options with that metadata added. */
+        Object[] wireArguments(Object[] values) {
+            if (this.metadataPositions.length == 0) {
+                return values;
+            }
+            Object[] wire = new Object[values.length - this.metadataPositions.length];
+            for (int i = 0, j = 0, k = 0; i < values.length; i++) {
+                if (k < this.metadataPositions.length && this.metadataPositions[k] == i) {
+                    k++;
+                }
+                else {
+                    wire[j++] = values[i];
+                }
+            }
+            return wire;
+        }
+
+        CallOptions options(Object[] values) {
+            if (this.metadataPositions.length == 0) {
+                return this.options;
+            }
+            Map<String, String> metadata = new java.util.LinkedHashMap<>(this.options.metadata());
+            for (int position : this.metadataPositions) {
+                if (values[position] instanceof HomaMetadata given) {
+                    metadata.putAll(given.asMap());
+                }
+            }
+            return this.options.withMetadata(metadata);
+        }
     }
 
     private final class Handler implements InvocationHandler {
@@ -310,23 +364,29 @@ public final class HomaServiceProxyFactory {
                 }
                 throw new IllegalStateException("not a Homa client method: " + method);
             }
-            Object[] values = (arguments != null) ? arguments : new Object[0];
+            Object[] given = (arguments != null) ? arguments : new Object[0];
+            Object[] values = plan.wireArguments(given);
+            CallOptions options = plan.options(given);
             HomaClient client = HomaServiceProxyFactory.this.client;
             return switch (plan.style) {
-                case MONO -> client.call(this.service, plan.rpcMethod, values, plan.resultType, plan.options);
-                case FLUX -> client.stream(this.service, plan.rpcMethod, values, plan.resultType, plan.options);
+                case MONO_RESPONSE -> client.callForResponse(this.service, plan.rpcMethod, values, plan.resultType,
+                        options);
+                case BLOCK_RESPONSE -> client.callForResponse(this.service, plan.rpcMethod, values, plan.resultType,
+                        options).block();
+                case MONO -> client.call(this.service, plan.rpcMethod, values, plan.resultType, options);
+                case FLUX -> client.stream(this.service, plan.rpcMethod, values, plan.resultType, options);
                 case CHANNEL_FLUX -> client.channel(this.service, plan.rpcMethod, values, plan.resultType,
-                        plan.options);
+                        options);
                 case CHANNEL_MONO -> client.channel(this.service, plan.rpcMethod, values, plan.resultType,
-                        plan.options).singleOrEmpty();
-                case FUTURE -> client.call(this.service, plan.rpcMethod, values, plan.resultType, plan.options)
+                        options).singleOrEmpty();
+                case FUTURE -> client.call(this.service, plan.rpcMethod, values, plan.resultType, options)
                         .toFuture();
                 case BLOCK_VOID -> {
-                    client.call(this.service, plan.rpcMethod, values, Void.class, plan.options).block();
+                    client.call(this.service, plan.rpcMethod, values, Void.class, options).block();
                     yield null;
                 }
                 case BLOCK -> {
-                    Object result = client.call(this.service, plan.rpcMethod, values, plan.resultType, plan.options)
+                    Object result = client.call(this.service, plan.rpcMethod, values, plan.resultType, options)
                             .block();
                     if (result == null && plan.primitive != null) {
                         throw new IllegalStateException("Homa call " + this.service + "." + plan.rpcMethod
