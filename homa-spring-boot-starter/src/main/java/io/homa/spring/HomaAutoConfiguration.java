@@ -234,12 +234,14 @@ public final class HomaAutoConfiguration {
      * The programmatic client: codec {@code homa.client.codec}, deadline
      * {@code homa.client.services.<service>[.methods.<method>].timeout}, else
      * {@code homa.client.default-timeout}, every {@link HomaClientInterceptor} bean in order
-     * (outermost first).
+     * (outermost first). With {@code homa.client.local-services}, calls to the services this
+     * application exports go to its own endpoint, unless {@code homa.client.peers} names them;
+     * every other service is found by the {@link ServiceResolver} bean.
      */
     @Bean
     @ConditionalOnMissingBean
     HomaClient homaClient(HomaTransport transport, ServiceResolver resolver, PayloadCodecs codecs,
-            HomaProperties properties, ObjectProvider<HomaClientInterceptor> interceptors) {
+            HomaProperties properties, ObjectProvider<HomaClientInterceptor> interceptors, RpcDispatcher dispatcher) {
         HomaProperties.Client client = properties.getClient();
         String codec = client.getCodec().trim();
         if (!codecs.contains(codec)) {
@@ -247,7 +249,7 @@ public final class HomaAutoConfiguration {
                     "must be one of the codecs available: " + String.join(", ", codecs.names()));
         }
         return HomaClient.builder(transport)
-                .resolver(resolver)
+                .resolver(LocalServiceResolver.wrap(resolver, client, dispatcher, transport.localAddress()))
                 .codecs(codecs)
                 .defaultCodec(codec)
                 .defaultTimeout(client.getDefaultTimeout())
@@ -264,6 +266,16 @@ public final class HomaAutoConfiguration {
             Environment environment) {
         return new HomaServiceProxyFactory(client, properties.getClient(), client.codecs().names(),
                 environment::resolvePlaceholders);
+    }
+
+    /**
+     * Warns at start-up of {@code homa.client.services.<service>.methods.<method>} keys that name
+     * a method no declarative client of the service declares.
+     */
+    @Bean
+    HomaClientSettingsCheck homaClientSettingsCheck(ListableBeanFactory beanFactory, HomaProperties properties,
+            HomaServiceProxyFactory proxyFactory) {
+        return new HomaClientSettingsCheck(beanFactory, properties.getClient(), proxyFactory);
     }
 
     /**

@@ -342,6 +342,22 @@ public class HomaProperties implements InitializingBean {
          */
         private int streamBatchSize = 256; // HomaClient.DEFAULT_STREAM_BATCH_SIZE, as a literal for the metadata
 
+        /**
+         * Services this application calls on its own endpoint instead of resolving them: service
+         * names, or * for every service it exports. Only services it exports go there; a service
+         * in homa.client.peers still goes to its peers. Empty (the default): none. Tests annotated
+         * with @AutoConfigureHomaTest (homa-spring-boot-test) get *.
+         */
+        private List<String> localServices = new ArrayList<>();
+
+        public List<String> getLocalServices() {
+            return this.localServices;
+        }
+
+        public void setLocalServices(List<String> localServices) {
+            this.localServices = localServices;
+        }
+
         public int getStreamBatchSize() {
             return this.streamBatchSize;
         }

@@ -34,6 +34,7 @@ class HomaPropertiesMetadataTests {
                 "homa.server.shutdown-ack-timeout", "homa.server.threads",
                 "homa.server.queue-capacity", "homa.server.offload-size",
                 "homa.client.peers", "homa.client.default-timeout", "homa.client.codec", "homa.client.services",
+                "homa.client.local-services",
                 "homa.client.stream-batch-size", "homa.protocol.mtu", "homa.protocol.unscheduled-bytes",
                 "homa.protocol.max-message-size", "homa.protocol.resend-interval", "homa.protocol.peer-silence-timeout", "homa.protocol.timeout-resends",
                 "homa.transport.receive-buffer-size", "homa.transport.send-buffer-size", "homa.transport.native",

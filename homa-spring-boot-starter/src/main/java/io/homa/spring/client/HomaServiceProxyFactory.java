@@ -21,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.UnaryOperator;
@@ -290,6 +291,44 @@ public final class HomaServiceProxyFactory {
             throw new IllegalStateException(what + " is '" + resolved + "'; it must be 0 (no deadline) or positive");
         }
         return timeout;
+    }
+
+    /**
+     * The service a client interface calls: its {@code @HomaExchange(service)}, placeholders
+     * resolved, as {@link #createClient} reads it.
+     *
+     * @param type an interface annotated {@link HomaExchange @HomaExchange}
+     * @throws IllegalStateException naming the interface if it is not annotated or names no service
+     */
+    public String serviceName(Class<?> type) {
+        HomaExchange exchange = AnnotatedElementUtils.findMergedAnnotation(type, HomaExchange.class);
+        String service = (exchange != null) ? this.placeholders.apply(exchange.service()).trim() : "";
+        if (service.isEmpty()) {
+            throw new IllegalStateException("Homa client " + type.getName() + " must be an interface annotated"
+                    + " @HomaExchange(service = \"...\")");
+        }
+        return service;
+    }
+
+    /**
+     * The remote methods a client interface calls, as {@link #createClient} names them: each
+     * abstract method's {@code @HomaMethod(name)}, placeholders resolved, else its Java name.
+     *
+     * @param type an interface annotated {@link HomaExchange @HomaExchange}
+     * @return the method names, sorted
+     */
+    public Set<String> methodNames(Class<?> type) {
+        Set<String> names = new TreeSet<>();
+        for (Method method : type.getMethods()) {
+            if (!Modifier.isAbstract(method.getModifiers()) || Modifier.isStatic(method.getModifiers())
+                    || isObjectMethod(method)) {
+                continue;
+            }
+            HomaMethod annotation = AnnotatedElementUtils.findMergedAnnotation(method, HomaMethod.class);
+            names.add((annotation != null && StringUtils.hasText(annotation.name()))
+                    ? this.placeholders.apply(annotation.name()).trim() : method.getName());
+        }
+        return Collections.unmodifiableSet(names);
     }
 
     private enum Style {
