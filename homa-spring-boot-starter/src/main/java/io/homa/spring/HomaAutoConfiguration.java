@@ -39,6 +39,7 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.MutablePropertySources;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
 import org.springframework.util.unit.DataSize;
 import reactor.core.scheduler.Scheduler;
@@ -77,17 +78,60 @@ public final class HomaAutoConfiguration {
 
     /**
      * The codecs by name: json (over the application's {@link JsonMapper} when there is exactly
-     * one, else a default one), smile and cbor, plus every {@link PayloadCodec} bean (a bean
-     * replaces the built-in codec of its name).
+     * one, else a default one), smile and cbor when their Jackson dataformat is on the classpath
+     * ({@value PayloadCodecs#SMILE_DEPENDENCY}, {@value PayloadCodecs#CBOR_DEPENDENCY}), plus every
+     * {@link PayloadCodec} bean (a bean replaces the built-in codec of its name).
+     *
+     * @throws InvalidConfigurationPropertyValueException when {@code homa.server.codecs},
+     *     {@code homa.client.codec} or {@code homa.client.services.<service>.codec} names smile or
+     *     cbor while its dataformat is missing, naming the property and the dependency to add
      */
     @Bean
     @ConditionalOnMissingBean
-    PayloadCodecs homaPayloadCodecs(ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PayloadCodec> codecs) {
+    PayloadCodecs homaPayloadCodecs(ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PayloadCodec> codecs,
+            HomaProperties properties, ResourceLoader resourceLoader) {
         Map<String, PayloadCodec> byName = new LinkedHashMap<>();
-        PayloadCodecs defaults = PayloadCodecs.defaults(jsonMapper.getIfUnique(() -> JsonMapper.builder().build()));
+        PayloadCodecs defaults = PayloadCodecs.defaults(jsonMapper.getIfUnique(() -> JsonMapper.builder().build()),
+                resourceLoader.getClassLoader());
         defaults.names().forEach((name) -> byName.put(name, defaults.get(name)));
         codecs.orderedStream().forEach((codec) -> byName.put(codec.name(), codec));
-        return PayloadCodecs.of(byName.values().toArray(new PayloadCodec[0]));
+        PayloadCodecs registry = PayloadCodecs.of(byName.values().toArray(new PayloadCodec[0]));
+        requireDataformats(properties, registry);
+        return registry;
+    }
+
+    /**
+     * Fails start-up when a codec property names smile or cbor and the registry lacks it because
+     * its Jackson dataformat is not on the classpath; other unknown names are reported where
+     * each property is used.
+     */
+    private static void requireDataformats(HomaProperties properties, PayloadCodecs registry) {
+        List<String> serverCodecs = properties.getServer().getCodecs();
+        if (serverCodecs != null) {
+            for (String name : serverCodecs) {
+                requireDataformat("homa.server.codecs", String.join(",", serverCodecs), name, registry);
+            }
+        }
+        HomaProperties.Client client = properties.getClient();
+        requireDataformat("homa.client.codec", client.getCodec(), client.getCodec(), registry);
+        client.getServices().forEach((service, settings) -> {
+            if (settings.getCodec() != null) {
+                requireDataformat("homa.client.services." + service + ".codec", settings.getCodec(),
+                        settings.getCodec(), registry);
+            }
+        });
+    }
+
+    private static void requireDataformat(String property, String value, String name, PayloadCodecs registry) {
+        String codec = name.trim();
+        if (registry.contains(codec)) {
+            return;
+        }
+        PayloadCodecs.requiredDependency(codec).ifPresent((dependency) -> {
+            throw new InvalidConfigurationPropertyValueException(property, value, "the " + codec + " codec needs "
+                    + dependency + " on the classpath: add that dependency (codecs available now: "
+                    + String.join(", ", registry.names()) + ")");
+        });
     }
 
     /** The endpoints of {@code homa.client.peers}, several per service used in turn. */
@@ -117,7 +161,8 @@ public final class HomaAutoConfiguration {
     }
 
     /**
-     * Server side of the RPC layer: accepts the codecs of {@code homa.server.codecs}; methods that
+     * Server side of the RPC layer: accepts the codecs of {@code homa.server.codecs} (by default
+     * every codec of the registry); methods that
      * return {@code Mono}, {@code Flux} or {@code CompletionStage} run on the event loop, the others
      * on the {@value #SERVER_SCHEDULER_BEAN}; every {@link HomaServerInterceptor} bean wraps each
      * call, in order.
@@ -128,11 +173,14 @@ public final class HomaAutoConfiguration {
             ObjectProvider<HomaServerInterceptor> interceptors,
             @Qualifier(SERVER_SCHEDULER_BEAN) Scheduler serverScheduler) {
         List<PayloadCodec> accepted = new ArrayList<>();
-        for (String name : properties.getServer().getCodecs()) {
+        List<String> names = properties.getServer().getCodecs();
+        if (names == null) {
+            names = List.copyOf(codecs.names());
+        }
+        for (String name : names) {
             String trimmed = name.trim();
             if (!codecs.contains(trimmed)) {
-                throw new InvalidConfigurationPropertyValueException("homa.server.codecs",
-                        String.join(",", properties.getServer().getCodecs()),
+                throw new InvalidConfigurationPropertyValueException("homa.server.codecs", String.join(",", names),
                         "must list codecs among the available ones: " + String.join(", ", codecs.names()));
             }
             if (accepted.stream().noneMatch((codec) -> codec.name().equals(trimmed))) {

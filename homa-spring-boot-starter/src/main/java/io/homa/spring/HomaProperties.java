@@ -89,7 +89,9 @@ public class HomaProperties implements InitializingBean {
             throw new InvalidConfigurationPropertyValueException(
                     "homa.server.bind-address", this.server.bindAddress, "must be a host name or IP address");
         }
-        checkCodecNames("homa.server.codecs", this.server.codecs);
+        if (this.server.codecs != null) {
+            checkCodecNames("homa.server.codecs", this.server.codecs);
+        }
         checkDuration("homa.server.shutdown-grace-period", this.server.shutdownGracePeriod, Duration.ZERO,
                 Duration.ofHours(1), "between 0s and 1h");
         checkDuration("homa.server.shutdown-ack-timeout", this.server.shutdownAckTimeout, Duration.ZERO,
@@ -206,11 +208,13 @@ public class HomaProperties implements InitializingBean {
         }
 
         /**
-         * Codecs the server accepts, by name, from the registry of codecs (built in: json, smile,
-         * cbor; PayloadCodec beans add more). It answers each request in the request's codec; a
-         * request in a codec not listed gets INVALID_ARGUMENT.
+         * Codecs the server accepts, by name, from the registry of codecs: json, smile and cbor
+         * when their Jackson dataformat (tools.jackson.dataformat:jackson-dataformat-smile,
+         * -cbor) is on the classpath, and PayloadCodec beans. Default: every codec of the
+         * registry. It answers each request in the request's codec; a request in a codec not
+         * listed gets INVALID_ARGUMENT.
          */
-        private List<String> codecs = new ArrayList<>(List.of("json", "smile", "cbor"));
+        private @Nullable List<String> codecs;
 
         /**
          * How long shutdown waits for RPCs in flight to finish, 0s..1h (a plain number means
@@ -273,11 +277,12 @@ public class HomaProperties implements InitializingBean {
             this.offloadSize = offloadSize;
         }
 
-        public List<String> getCodecs() {
+        /** The codecs set in {@code homa.server.codecs}, or {@code null} (every codec of the registry) when unset. */
+        public @Nullable List<String> getCodecs() {
             return this.codecs;
         }
 
-        public void setCodecs(List<String> codecs) {
+        public void setCodecs(@Nullable List<String> codecs) {
             this.codecs = codecs;
         }
 
@@ -324,8 +329,8 @@ public class HomaProperties implements InitializingBean {
         private Duration defaultTimeout = Duration.ofSeconds(10);
 
         /**
-         * Codec of calls that name none, by name: json, smile, cbor, or the name of a PayloadCodec
-         * bean.
+         * Codec of calls that name none, by name: json, smile or cbor (each of these two needs its
+         * Jackson dataformat on the classpath), or the name of a PayloadCodec bean.
          */
         private String codec = "json";
 

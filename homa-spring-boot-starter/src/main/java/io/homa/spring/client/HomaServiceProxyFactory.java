@@ -4,6 +4,7 @@ import io.homa.reactive.rpc.CallOptions;
 import io.homa.reactive.rpc.HomaClient;
 import io.homa.reactive.rpc.HomaMetadata;
 import io.homa.reactive.rpc.HomaResponse;
+import io.homa.reactive.rpc.PayloadCodecs;
 import io.homa.spring.HomaMethod;
 import io.homa.spring.HomaProperties;
 import java.lang.reflect.InvocationHandler;
@@ -82,12 +83,18 @@ public final class HomaServiceProxyFactory {
     private void checkCodec(String property, String codec) {
         if (!this.codecNames.contains(codec.trim())) {
             throw new InvalidConfigurationPropertyValueException(property, codec,
-                    "must be one of the codecs available: " + allowedCodecs());
+                    "must be one of the codecs available: " + allowedCodecs() + dataformatHint(codec.trim()));
         }
     }
 
     private String allowedCodecs() {
         return String.join(", ", this.codecNames);
+    }
+
+    /** For smile or cbor: the dependency that brings its Jackson dataformat, for an error message. */
+    private static String dataformatHint(String codec) {
+        return PayloadCodecs.requiredDependency(codec)
+                .map((dependency) -> " (" + codec + " needs " + dependency + " on the classpath)").orElse("");
     }
 
     /**
@@ -128,7 +135,7 @@ public final class HomaServiceProxyFactory {
             codec = this.placeholders.apply(exchange.codec()).trim();
             if (!this.codecNames.contains(codec)) {
                 throw new IllegalStateException("@HomaExchange(codec = \"" + codec + "\") of " + type.getName()
-                        + " names an unknown codec; available: " + allowedCodecs());
+                        + " names an unknown codec; available: " + allowedCodecs() + dataformatHint(codec));
             }
         }
         Map<Method, Plan> plans = new HashMap<>();
