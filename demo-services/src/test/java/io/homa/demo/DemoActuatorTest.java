@@ -3,48 +3,49 @@ package io.homa.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.demo.aggregator.AggregatorClient;
+import io.homa.spring.test.AutoConfigureHomaTest;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.SpringApplication;
-import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.ActiveProfiles;
 
 /**
  * {@code --spring.profiles.active=web}: Actuator's {@code /actuator/health} and
  * {@code /actuator/metrics} over HTTP show the Homa endpoint's health and meters, once calls have
- * been made (the demo in server mode, as one would monitor it, on free ports).
+ * been made (the demo in server mode, as one would monitor it, its HTTP server on a random port
+ * and its Homa endpoint on a free loopback port through {@link AutoConfigureHomaTest @AutoConfigureHomaTest}).
  */
+@SpringBootTest(classes = DemoApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+        args = {"--mode=server", "--port=0", "--kv-shards=1"}, properties = "server.address=127.0.0.1")
+@ActiveProfiles("web")
+@AutoConfigureHomaTest
+@DirtiesContext
 class DemoActuatorTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-    private static ConfigurableApplicationContext context;
-    private static HttpClient http;
-    private static URI base;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
-    @BeforeAll
-    static void startDemo() {
-        context = SpringApplication.run(DemoApplication.class, "--mode=server", "--port=0", "--kv-shards=1",
-                "--homa.server.port=0", "--homa.server.bind-address=127.0.0.1",
-                "--spring.profiles.active=web", "--server.port=0", "--server.address=127.0.0.1");
-        base = URI.create("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
-        http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+    @LocalServerPort
+    private int httpPort;
+
+    @Autowired
+    private AggregatorClient aggregator;
+
+    @BeforeEach
+    void callThroughTheOwnEndpoint() {
         // Client and server calls through this application's own endpoint, so both sides have meters.
-        AggregatorClient aggregator = context.getBean(AggregatorClient.class);
         aggregator.put("metered", "yes").block(TIMEOUT);
         assertThat(aggregator.get("metered").block(TIMEOUT)).isEqualTo("yes");
-    }
-
-    @AfterAll
-    static void stopDemo() {
-        if (context != null) {
-            context.close();
-        }
     }
 
     @Test
@@ -72,8 +73,9 @@ class DemoActuatorTest {
         assertThat(get("/actuator/env").statusCode()).isEqualTo(404);
     }
 
-    private static HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(base.resolve(path)).timeout(TIMEOUT).GET().build(),
+    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        URI uri = URI.create("http://127.0.0.1:" + httpPort + path);
+        return http.send(HttpRequest.newBuilder(uri).timeout(TIMEOUT).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -13,10 +13,11 @@ import io.homa.demo.kv.KvShardClients;
 import io.homa.demo.kv.KvShardServers;
 import io.homa.demo.kv.KvShards;
 import io.homa.demo.kv.KvStats;
-import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
+import io.homa.spring.LocalHomaPort;
+import io.homa.spring.test.AutoConfigureHomaTest;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashSet;
@@ -24,11 +25,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.SpringApplication;
-import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.annotation.DirtiesContext;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
@@ -37,35 +37,37 @@ import reactor.test.StepVerifier;
  * {@code --mode=server} runs it (aggregator on its own endpoint, three key-value shards in this
  * JVM, each a Spring application with its own Homa endpoint), called through the declarative
  * clients {@link KvClient} (one per shard, from {@link KvShardClients}) and {@link AggregatorClient}.
+ * {@link AutoConfigureHomaTest @AutoConfigureHomaTest} puts the application's endpoint on a free
+ * loopback port instead of server mode's 4001, and sends the calls of its clients of the services
+ * it exports ({@link AggregatorClient}, the {@link KvClient} bean) there.
  */
+@SpringBootTest(classes = DemoApplication.class,
+        args = {"--mode=server", "--port=0", "--kv-shards=" + KvAggregatorApplicationTest.SHARDS})
+@AutoConfigureHomaTest
+@DirtiesContext
 class KvAggregatorApplicationTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
-    private static final int SHARDS = 3;
+    static final int SHARDS = 3;
 
-    private static ConfigurableApplicationContext context;
-    private static KvShardClients shards;
-    private static AggregatorClient aggregator;
-
-    @BeforeAll
-    static void startDemo() {
-        context = SpringApplication.run(DemoApplication.class, "--mode=server", "--port=0", "--kv-shards=" + SHARDS,
-                "--homa.server.port=0", "--homa.server.bind-address=127.0.0.1");
-        shards = context.getBean(KvShardClients.class);
-        aggregator = context.getBean(AggregatorClient.class);
-    }
-
-    @AfterAll
-    static void stopDemo() {
-        if (context != null) {
-            context.close();
-        }
-    }
+    @Autowired
+    private KvShardClients shards;
+    @Autowired
+    private AggregatorClient aggregator;
+    @Autowired
+    private KvShardServers shardServers;
+    @Autowired
+    private KvClient kvClient;
+    @Autowired
+    private HomaTransport transport;
+    @LocalHomaPort
+    private int homaPort;
 
     @Test
     void shouldRunEachShardOnItsOwnEndpoint() {
-        Map<Integer, InetSocketAddress> addresses = context.getBean(KvShardServers.class).addresses();
-        InetSocketAddress own = context.getBean(HomaTransport.class).localAddress();
+        Map<Integer, InetSocketAddress> addresses = shardServers.addresses();
+        InetSocketAddress own = transport.localAddress();
 
+        assertThat(own).isEqualTo(new InetSocketAddress("127.0.0.1", homaPort));
         assertThat(addresses).containsOnlyKeys(0, 1, 2);
         assertThat(new HashSet<>(addresses.values())).hasSize(SHARDS).doesNotContain(own);
         assertThat(shards.count()).isEqualTo(SHARDS);
@@ -100,14 +102,23 @@ class KvAggregatorApplicationTest {
     }
 
     @Test
-    void shouldCarryInvalidArgumentAndRefuseAnUnconfiguredPeer() {
+    void shouldCarryInvalidArgument() {
         assertThatThrownBy(() -> shards.shard(0).get("").block(TIMEOUT))
                 .isInstanceOfSatisfying(HomaRemoteException.class,
                         e -> assertThat(e.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT));
-        assertThatThrownBy(() -> context.getBean(KvClient.class).get("k").block(TIMEOUT))
-                .as("the plain KvClient bean calls homa.client.peers.kv, not configured here")
-                .isInstanceOfSatisfying(HomaException.class,
-                        e -> assertThat(e.status()).isEqualTo(HomaStatus.UNAVAILABLE));
+    }
+
+    @Test
+    void shouldCallThisApplicationsOwnStoreThroughThePlainKvClientWithoutAPeer() {
+        // Every demo endpoint exports a store of its own (none of the shards); @AutoConfigureHomaTest
+        // sends the KvClient bean's calls there, with no homa.client.peers.kv entry.
+        kvClient.put("own-store", "x").block(TIMEOUT);
+
+        assertThat(kvClient.get("own-store").block(TIMEOUT)).isEqualTo("x");
+        for (int shard = 0; shard < SHARDS; shard++) {
+            assertThat(shards.shard(shard).stats("own-store").block(TIMEOUT)).as("shard %d", shard)
+                    .isEqualTo(new KvStats(0, 0));
+        }
     }
 
     @Test

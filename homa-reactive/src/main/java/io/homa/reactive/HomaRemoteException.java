@@ -1,5 +1,6 @@
 package io.homa.reactive;
 
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 public class HomaRemoteException extends HomaException {
     private final String remoteMessage;
     private final @Nullable String remoteType;
+    private final Map<String, String> metadata;
 
     /** A remote failure without a remote exception type. */
     public HomaRemoteException(HomaStatus status, String message) {
@@ -26,9 +28,27 @@ public class HomaRemoteException extends HomaException {
      *     metadata {@code homa-error-type}), or {@code null} when the server did not say
      */
     public HomaRemoteException(HomaStatus status, String message, @Nullable String remoteType) {
+        this(status, message, remoteType, Map.of());
+    }
+
+    /**
+     * @param metadata the response metadata the server's method set before failing (its
+     *     "trailers"), reserved keys left out; copied
+     */
+    public HomaRemoteException(HomaStatus status, String message, @Nullable String remoteType,
+                               Map<String, String> metadata) {
         super(status, status + ": " + message);
         this.remoteMessage = message;
         this.remoteType = remoteType;
+        this.metadata = Map.copyOf(metadata);
+    }
+
+    /**
+     * The response metadata sent with the error (what the method set in its call context's response
+     * metadata, binary values base64 under keys ending in {@code -bin}); empty when none.
+     */
+    public Map<String, String> metadata() {
+        return metadata;
     }
 
     /** The server's error message, without the status prefix. */

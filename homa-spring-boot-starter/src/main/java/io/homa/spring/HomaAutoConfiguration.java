@@ -42,6 +42,7 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.MutablePropertySources;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
 import org.springframework.util.unit.DataSize;
 import reactor.core.scheduler.Scheduler;
@@ -81,17 +82,60 @@ public final class HomaAutoConfiguration {
 
     /**
      * The codecs by name: json (over the application's {@link JsonMapper} when there is exactly
-     * one, else a default one), smile and cbor, plus every {@link PayloadCodec} bean (a bean
-     * replaces the built-in codec of its name).
+     * one, else a default one), smile and cbor when their Jackson dataformat is on the classpath
+     * ({@value PayloadCodecs#SMILE_DEPENDENCY}, {@value PayloadCodecs#CBOR_DEPENDENCY}), plus every
+     * {@link PayloadCodec} bean (a bean replaces the built-in codec of its name).
+     *
+     * @throws InvalidConfigurationPropertyValueException when {@code homa.server.codecs},
+     *     {@code homa.client.codec} or {@code homa.client.services.<service>.codec} names smile or
+     *     cbor while its dataformat is missing, naming the property and the dependency to add
      */
     @Bean
     @ConditionalOnMissingBean
-    PayloadCodecs homaPayloadCodecs(ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PayloadCodec> codecs) {
+    PayloadCodecs homaPayloadCodecs(ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<PayloadCodec> codecs,
+            HomaProperties properties, ResourceLoader resourceLoader) {
         Map<String, PayloadCodec> byName = new LinkedHashMap<>();
-        PayloadCodecs defaults = PayloadCodecs.defaults(jsonMapper.getIfUnique(() -> JsonMapper.builder().build()));
+        PayloadCodecs defaults = PayloadCodecs.defaults(jsonMapper.getIfUnique(() -> JsonMapper.builder().build()),
+                resourceLoader.getClassLoader());
         defaults.names().forEach((name) -> byName.put(name, defaults.get(name)));
         codecs.orderedStream().forEach((codec) -> byName.put(codec.name(), codec));
-        return PayloadCodecs.of(byName.values().toArray(new PayloadCodec[0]));
+        PayloadCodecs registry = PayloadCodecs.of(byName.values().toArray(new PayloadCodec[0]));
+        requireDataformats(properties, registry);
+        return registry;
+    }
+
+    /**
+     * Fails start-up when a codec property names smile or cbor and the registry lacks it because
+     * its Jackson dataformat is not on the classpath; other unknown names are reported where
+     * each property is used.
+     */
+    private static void requireDataformats(HomaProperties properties, PayloadCodecs registry) {
+        List<String> serverCodecs = properties.getServer().getCodecs();
+        if (serverCodecs != null) {
+            for (String name : serverCodecs) {
+                requireDataformat("homa.server.codecs", String.join(",", serverCodecs), name, registry);
+            }
+        }
+        HomaProperties.Client client = properties.getClient();
+        requireDataformat("homa.client.codec", client.getCodec(), client.getCodec(), registry);
+        client.getServices().forEach((service, settings) -> {
+            if (settings.getCodec() != null) {
+                requireDataformat("homa.client.services." + service + ".codec", settings.getCodec(),
+                        settings.getCodec(), registry);
+            }
+        });
+    }
+
+    private static void requireDataformat(String property, String value, String name, PayloadCodecs registry) {
+        String codec = name.trim();
+        if (registry.contains(codec)) {
+            return;
+        }
+        PayloadCodecs.requiredDependency(codec).ifPresent((dependency) -> {
+            throw new InvalidConfigurationPropertyValueException(property, value, "the " + codec + " codec needs "
+                    + dependency + " on the classpath: add that dependency (codecs available now: "
+                    + String.join(", ", registry.names()) + ")");
+        });
     }
 
     /** The endpoints of {@code homa.client.peers}, several per service used in turn. */
@@ -121,7 +165,8 @@ public final class HomaAutoConfiguration {
     }
 
     /**
-     * Server side of the RPC layer: accepts the codecs of {@code homa.server.codecs}; methods that
+     * Server side of the RPC layer: accepts the codecs of {@code homa.server.codecs} (by default
+     * every codec of the registry); methods that
      * return {@code Mono}, {@code Flux} or {@code CompletionStage} run on the event loop, the others
      * on the {@value #SERVER_SCHEDULER_BEAN}; every {@link HomaServerInterceptor} bean wraps each
      * call, in order.
@@ -132,11 +177,14 @@ public final class HomaAutoConfiguration {
             ObjectProvider<HomaServerInterceptor> interceptors,
             @Qualifier(SERVER_SCHEDULER_BEAN) Scheduler serverScheduler) {
         List<PayloadCodec> accepted = new ArrayList<>();
-        for (String name : properties.getServer().getCodecs()) {
+        List<String> names = properties.getServer().getCodecs();
+        if (names == null) {
+            names = List.copyOf(codecs.names());
+        }
+        for (String name : names) {
             String trimmed = name.trim();
             if (!codecs.contains(trimmed)) {
-                throw new InvalidConfigurationPropertyValueException("homa.server.codecs",
-                        String.join(",", properties.getServer().getCodecs()),
+                throw new InvalidConfigurationPropertyValueException("homa.server.codecs", String.join(",", names),
                         "must list codecs among the available ones: " + String.join(", ", codecs.names()));
             }
             if (accepted.stream().noneMatch((codec) -> codec.name().equals(trimmed))) {
@@ -238,12 +286,14 @@ public final class HomaAutoConfiguration {
      * The programmatic client: codec {@code homa.client.codec}, deadline
      * {@code homa.client.services.<service>[.methods.<method>].timeout}, else
      * {@code homa.client.default-timeout}, every {@link HomaClientInterceptor} bean in order
-     * (outermost first).
+     * (outermost first). With {@code homa.client.local-services}, calls to the services this
+     * application exports go to its own endpoint, unless {@code homa.client.peers} names them;
+     * every other service is found by the {@link ServiceResolver} bean.
      */
     @Bean
     @ConditionalOnMissingBean
     HomaClient homaClient(HomaTransport transport, ServiceResolver resolver, PayloadCodecs codecs,
-            HomaProperties properties, ObjectProvider<HomaClientInterceptor> interceptors) {
+            HomaProperties properties, ObjectProvider<HomaClientInterceptor> interceptors, RpcDispatcher dispatcher) {
         HomaProperties.Client client = properties.getClient();
         String codec = client.getCodec().trim();
         if (!codecs.contains(codec)) {
@@ -251,7 +301,7 @@ public final class HomaAutoConfiguration {
                     "must be one of the codecs available: " + String.join(", ", codecs.names()));
         }
         return HomaClient.builder(transport)
-                .resolver(resolver)
+                .resolver(LocalServiceResolver.wrap(resolver, client, dispatcher, transport.localAddress()))
                 .codecs(codecs)
                 .defaultCodec(codec)
                 .defaultTimeout(client.getDefaultTimeout())
@@ -268,6 +318,16 @@ public final class HomaAutoConfiguration {
             Environment environment) {
         return new HomaServiceProxyFactory(client, properties.getClient(), client.codecs().names(),
                 environment::resolvePlaceholders);
+    }
+
+    /**
+     * Warns at start-up of {@code homa.client.services.<service>.methods.<method>} keys that name
+     * a method no declarative client of the service declares.
+     */
+    @Bean
+    HomaClientSettingsCheck homaClientSettingsCheck(ListableBeanFactory beanFactory, HomaProperties properties,
+            HomaServiceProxyFactory proxyFactory) {
+        return new HomaClientSettingsCheck(beanFactory, properties.getClient(), proxyFactory);
     }
 
     /**

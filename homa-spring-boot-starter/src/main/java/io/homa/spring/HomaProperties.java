@@ -89,7 +89,9 @@ public class HomaProperties implements InitializingBean {
             throw new InvalidConfigurationPropertyValueException(
                     "homa.server.bind-address", this.server.bindAddress, "must be a host name or IP address");
         }
-        checkCodecNames("homa.server.codecs", this.server.codecs);
+        if (this.server.codecs != null) {
+            checkCodecNames("homa.server.codecs", this.server.codecs);
+        }
         checkDuration("homa.server.shutdown-grace-period", this.server.shutdownGracePeriod, Duration.ZERO,
                 Duration.ofHours(1), "between 0s and 1h");
         checkDuration("homa.server.shutdown-ack-timeout", this.server.shutdownAckTimeout, Duration.ZERO,
@@ -213,11 +215,13 @@ public class HomaProperties implements InitializingBean {
         }
 
         /**
-         * Codecs the server accepts, by name, from the registry of codecs (built in: json, smile,
-         * cbor; PayloadCodec beans add more). It answers each request in the request's codec; a
-         * request in a codec not listed gets INVALID_ARGUMENT.
+         * Codecs the server accepts, by name, from the registry of codecs: json, smile and cbor
+         * when their Jackson dataformat (tools.jackson.dataformat:jackson-dataformat-smile,
+         * -cbor) is on the classpath, and PayloadCodec beans. Default: every codec of the
+         * registry. It answers each request in the request's codec; a request in a codec not
+         * listed gets INVALID_ARGUMENT.
          */
-        private List<String> codecs = new ArrayList<>(List.of("json", "smile", "cbor"));
+        private @Nullable List<String> codecs;
 
         /**
          * How long shutdown waits for RPCs in flight to finish, 0s..1h (a plain number means
@@ -280,11 +284,12 @@ public class HomaProperties implements InitializingBean {
             this.offloadSize = offloadSize;
         }
 
-        public List<String> getCodecs() {
+        /** The codecs set in {@code homa.server.codecs}, or {@code null} (every codec of the registry) when unset. */
+        public @Nullable List<String> getCodecs() {
             return this.codecs;
         }
 
-        public void setCodecs(List<String> codecs) {
+        public void setCodecs(@Nullable List<String> codecs) {
             this.codecs = codecs;
         }
 
@@ -372,8 +377,8 @@ public class HomaProperties implements InitializingBean {
         private Duration defaultTimeout = Duration.ofSeconds(10);
 
         /**
-         * Codec of calls that name none, by name: json, smile, cbor, or the name of a PayloadCodec
-         * bean.
+         * Codec of calls that name none, by name: json, smile or cbor (each of these two needs its
+         * Jackson dataformat on the classpath), or the name of a PayloadCodec bean.
          */
         private String codec = "json";
 
@@ -389,6 +394,22 @@ public class HomaProperties implements InitializingBean {
          * asks for fewer when its subscriber demands fewer.
          */
         private int streamBatchSize = 256; // HomaClient.DEFAULT_STREAM_BATCH_SIZE, as a literal for the metadata
+
+        /**
+         * Services this application calls on its own endpoint instead of resolving them: service
+         * names, or * for every service it exports. Only services it exports go there; a service
+         * in homa.client.peers still goes to its peers. Empty (the default): none. Tests annotated
+         * with @AutoConfigureHomaTest (homa-spring-boot-test) get *.
+         */
+        private List<String> localServices = new ArrayList<>();
+
+        public List<String> getLocalServices() {
+            return this.localServices;
+        }
+
+        public void setLocalServices(List<String> localServices) {
+            this.localServices = localServices;
+        }
 
         public int getStreamBatchSize() {
             return this.streamBatchSize;

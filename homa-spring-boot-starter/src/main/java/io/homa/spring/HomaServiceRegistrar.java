@@ -2,6 +2,7 @@ package io.homa.spring;
 
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
+import io.homa.reactive.rpc.HomaCallContext;
 import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.reactive.rpc.RpcMethod;
 import io.homa.spring.reflection.MethodSignature;
@@ -36,6 +37,7 @@ import org.springframework.util.StringUtils;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
 
 /**
  * Finds the {@link HomaService @HomaService} beans once all singletons exist and registers their
@@ -212,9 +214,17 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
 
     private static RpcMethod rpcMethod(String service, String name, Object bean, Class<?> userClass, Method method,
             @Nullable ErrorTagger tagger) {
-        Type[] argumentTypes = Arrays.stream(method.getGenericParameterTypes())
-                .map((type) -> GenericTypeResolver.resolveType(type, userClass))
-                .toArray(Type[]::new);
+        // HomaCallContext parameters are filled in from the call, not sent: they are no wire arguments.
+        Class<?>[] parameterClasses = method.getParameterTypes();
+        Type[] parameterTypes = method.getGenericParameterTypes();
+        List<Type> wireTypes = new ArrayList<>();
+        for (int i = 0; i < parameterTypes.length; i++) {
+            if (parameterClasses[i] != HomaCallContext.class) {
+                wireTypes.add(GenericTypeResolver.resolveType(parameterTypes[i], userClass));
+            }
+        }
+        Type[] argumentTypes = wireTypes.toArray(Type[]::new);
+        ContextArguments context = new ContextArguments(parameterClasses);
         Class<?> returnType = method.getReturnType();
         Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
         ReflectionUtils.makeAccessible(invocable);
@@ -224,25 +234,63 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
         Function<@Nullable Object[], Publisher<?>> invoker;
         RpcMethod.Kind kind = RpcMethod.Kind.UNARY;
         boolean blocking = false;
+        boolean requestStream = requestStreamIndex(service, method) >= 0;
+        if (requestStream && !Mono.class.isAssignableFrom(returnType) && !Flux.class.isAssignableFrom(returnType)) {
+            throw new IllegalStateException("@HomaService '" + service + "' method " + describe(method)
+                    + " takes a request stream (a Flux parameter), so it must return Mono<T> (client streaming)"
+                    + " or Flux<T> (bidirectional streaming), not " + returnType.getSimpleName());
+        }
         if (Mono.class.isAssignableFrom(returnType)) {
-            invoker = (arguments) -> tag(Mono.defer(() -> Mono.from(invocation.callAsync(arguments, "a Mono",
-                    (result) -> (Mono<?>) result))), tagger);
+            invoker = (arguments) -> tag(Mono.deferContextual((ctx) -> Mono.from(invocation.callAsync(
+                    context.expand(arguments, ctx), "a Mono", (result) -> (Mono<?>) result))), tagger);
         }
         else if (Publisher.class.isAssignableFrom(returnType)) {
             kind = RpcMethod.Kind.STREAM;
-            invoker = (arguments) -> tag(Flux.defer(() -> invocation.callAsync(arguments, "a Publisher",
-                    (result) -> (Publisher<?>) result)), tagger);
+            invoker = (arguments) -> tag(Flux.deferContextual((ctx) -> invocation.callAsync(
+                    context.expand(arguments, ctx), "a Publisher", (result) -> (Publisher<?>) result)), tagger);
         }
         else if (CompletionStage.class.isAssignableFrom(returnType)) {
-            invoker = (arguments) -> tag(Mono.defer(() -> Mono.from(invocation.callAsync(arguments,
-                    "a CompletionStage", (result) -> Mono.fromCompletionStage((CompletionStage<?>) result)))), tagger);
+            invoker = (arguments) -> tag(Mono.deferContextual((ctx) -> Mono.from(invocation.callAsync(
+                    context.expand(arguments, ctx), "a CompletionStage",
+                    (result) -> Mono.fromCompletionStage((CompletionStage<?>) result)))), tagger);
         }
         else {
             // Plain T and void: runs when subscribed, which the dispatcher does on its scheduler.
-            invoker = (arguments) -> tag(Mono.fromCallable(() -> invocation.callUnchecked(arguments)), tagger);
+            invoker = (arguments) -> tag(Mono.deferContextual((ctx) -> Mono.fromCallable(
+                    () -> invocation.callUnchecked(context.expand(arguments, ctx)))), tagger);
             blocking = true;
         }
+        if (requestStream) {
+            kind = (kind == RpcMethod.Kind.STREAM) ? RpcMethod.Kind.BIDI_STREAM : RpcMethod.Kind.CLIENT_STREAM;
+        }
         return new RpcMethod(service, name, argumentTypes, kind, idempotent, invoker, blocking);
+    }
+
+    /**
+     * The position of the method's request stream (its one {@code Flux} or {@code Publisher}
+     * parameter), or -1.
+     *
+     * @throws IllegalStateException for more than one such parameter, or a {@code Mono} parameter
+     */
+    private static int requestStreamIndex(String service, Method method) {
+        Class<?>[] types = method.getParameterTypes();
+        int index = -1;
+        for (int i = 0; i < types.length; i++) {
+            if (!Publisher.class.isAssignableFrom(types[i])) {
+                continue;
+            }
+            if (Mono.class.isAssignableFrom(types[i]) || !(types[i] == Flux.class || types[i] == Publisher.class)) {
+                throw new IllegalStateException("@HomaService '" + service + "' method " + describe(method)
+                        + " has a " + types[i].getSimpleName() + " parameter; a request stream is declared as Flux<T>"
+                        + " (or Publisher<T>)");
+            }
+            if (index >= 0) {
+                throw new IllegalStateException("@HomaService '" + service + "' method " + describe(method)
+                        + " has more than one Flux parameter; a method takes at most one request stream");
+            }
+            index = i;
+        }
+        return index;
     }
 
     private static Publisher<?> tag(Mono<?> result, @Nullable ErrorTagger tagger) {
@@ -257,6 +305,32 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
         return method.getDeclaringClass().getSimpleName() + "." + method.getName()
                 + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
                         .collect(Collectors.joining(", ", "(", ")"));
+    }
+
+    /** Where a method takes {@link HomaCallContext} parameters: they are filled in from the Reactor context. */
+    private record ContextArguments(Class<?>[] parameterClasses) {
+
+        /** The method's arguments: the wire arguments, with the call's context where it is declared. */
+        @Nullable Object @Nullable [] expand(@Nullable Object @Nullable [] wire, ContextView ctx) {
+            boolean any = false;
+            for (Class<?> type : this.parameterClasses) {
+                any |= type == HomaCallContext.class;
+            }
+            if (!any || wire == null) {
+                return wire;
+            }
+            HomaCallContext call = ctx.getOrDefault(HomaCallContext.class, null);
+            @Nullable Object[] arguments = new Object[this.parameterClasses.length];
+            for (int i = 0, j = 0; i < arguments.length; i++) {
+                if (this.parameterClasses[i] == HomaCallContext.class) {
+                    arguments[i] = call;
+                }
+                else {
+                    arguments[i] = (j < wire.length) ? wire[j++] : null;
+                }
+            }
+            return arguments;
+        }
     }
 
     /** Sees the exceptions a service's methods signal. */

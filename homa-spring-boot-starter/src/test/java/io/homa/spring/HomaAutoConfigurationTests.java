@@ -367,6 +367,43 @@ class HomaAutoConfigurationTests {
     }
 
     @Test
+    void shouldOfferOnlyTheCodecsWhoseDataformatIsOnTheClasspath() {
+        this.contextRunner.withClassLoader(new FilteredClassLoader("tools.jackson.dataformat.smile")).run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(PayloadCodecs.class).names()).containsExactly("json", "cbor");
+            assertThat(context.getBean(RpcDispatcher.class).codecs().names()).as("homa.server.codecs by default")
+                    .containsExactly("json", "cbor");
+        });
+        this.contextRunner.withClassLoader(new FilteredClassLoader("tools.jackson.dataformat")).run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(RpcDispatcher.class).codecs().names()).containsExactly("json");
+            assertThat(context.getBean(HomaClient.class).defaultCodec().name()).isEqualTo("json");
+        });
+        this.contextRunner.run((context) -> assertThat(context.getBean(RpcDispatcher.class).codecs().names())
+                .as("with both dataformats").containsExactly("json", "smile", "cbor"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            homa.client.codec             | smile      | tools.jackson.dataformat:jackson-dataformat-smile
+            homa.client.services.kv.codec | smile      | tools.jackson.dataformat:jackson-dataformat-smile
+            homa.server.codecs            | json,smile | tools.jackson.dataformat:jackson-dataformat-smile
+            homa.client.codec             | cbor       | tools.jackson.dataformat:jackson-dataformat-cbor
+            """)
+    void shouldFailStartUpNamingTheDependencyOfACodecWhoseDataformatIsMissing(String property, String value,
+            String dependency) {
+        this.contextRunner.withClassLoader(new FilteredClassLoader("tools.jackson.dataformat"))
+                .withPropertyValues(property + "=" + value)
+                .run((context) -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                            .hasMessageContaining("Property " + property + " with value '" + value + "' is invalid")
+                            .hasMessageContaining("needs " + dependency + " on the classpath: add that dependency")
+                            .hasMessageContaining("codecs available now: json");
+                });
+    }
+
+    @Test
     void shouldBackOffWithoutHomaReactiveOnTheClasspath() {
         this.contextRunner.withClassLoader(new FilteredClassLoader(HomaTransport.class)).run((context) -> {
             assertThat(context).doesNotHaveBean(HomaTransport.class);

@@ -208,6 +208,62 @@ class HomaServiceRegistrarTests {
     }
 
     @Test
+    void shouldExportFluxParametersAsRequestStreams() {
+        Map<String, RpcMethod> methods = methodsOf(new ChannelService());
+        assertThat(methods.get("sum").kind()).isEqualTo(RpcMethod.Kind.CLIENT_STREAM);
+        assertThat(methods.get("sum").requestStreamIndex()).isZero();
+        assertThat(methods.get("sum").requestElementType()).isEqualTo(Integer.class);
+        assertThat(methods.get("tag").kind()).isEqualTo(RpcMethod.Kind.BIDI_STREAM);
+        assertThat(methods.get("tag").requestStreamIndex()).isEqualTo(1);
+        assertThat(methods.get("tag").requestElementType()).isEqualTo(String.class);
+        Object sum = Mono.from(methods.get("sum").invoker().apply(new Object[] {Flux.just(1, 2, 3)})).block(WAIT);
+        assertThat(sum).isEqualTo(6);
+    }
+
+    @Test
+    void shouldFailStartUpOnRequestStreamsItCannotServe() {
+        assertThatIllegalStateException().isThrownBy(() -> methodsOf(new PlainChannelService()))
+                .withMessageContaining("PlainChannelService.sum(Flux)")
+                .withMessageContaining("must return Mono<T> (client streaming) or Flux<T> (bidirectional streaming)");
+        assertThatIllegalStateException().isThrownBy(() -> methodsOf(new TwoStreamsService()))
+                .withMessageContaining("more than one Flux parameter");
+        assertThatIllegalStateException().isThrownBy(() -> methodsOf(new MonoParameterService()))
+                .withMessageContaining("has a Mono parameter; a request stream is declared as Flux<T>");
+    }
+
+    @HomaService("channels")
+    static class ChannelService {
+        public Mono<Integer> sum(Flux<Integer> numbers) {
+            return numbers.reduce(0, Integer::sum);
+        }
+
+        public Flux<String> tag(String tag, Flux<String> words) {
+            return words.map((word) -> tag + word);
+        }
+    }
+
+    @HomaService("plainChannel")
+    static class PlainChannelService {
+        public int sum(Flux<Integer> numbers) {
+            return 0;
+        }
+    }
+
+    @HomaService("twoStreams")
+    static class TwoStreamsService {
+        public Flux<String> zip(Flux<String> left, Flux<String> right) {
+            return left;
+        }
+    }
+
+    @HomaService("monoParameter")
+    static class MonoParameterService {
+        public Mono<String> echo(Mono<String> value) {
+            return value;
+        }
+    }
+
+    @Test
     void shouldNotExportExceptionHandlers() {
         assertThat(methodsOf(new HandlingService()).keySet()).containsExactly("work");
     }

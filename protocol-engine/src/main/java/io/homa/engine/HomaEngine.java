@@ -412,7 +412,7 @@ public final class HomaEngine {
         }
         if (fromServer) {
             if (heldBefore) {
-                learnFromServer(peer, epoch, token);
+                learnFromServer(peer, epoch, token, type == PacketType.RESEND);
             }
         } else {
             if (client == null && (client = rpcs.knownPeer(peer)) != null) {
@@ -442,15 +442,24 @@ public final class HomaEngine {
      * hold count, so an off-path forger must know a live rpcid. An epoch that contradicts the one
      * known is not taken on its word (it may be forged): the server's epoch becomes unknown again,
      * so the next requests ask for it (first contact) and learn the real one from the answer.
+     * An unknown epoch is learned only from a RESEND, the packet that answers first contact: a
+     * stray or forged DATA, GRANT or BUSY about a live RPC cannot plant a wrong epoch that the
+     * next requests would name (and the server refuse as "restarted").
      */
-    private void learnFromServer(InetSocketAddress server, int epoch, long token) {
+    private void learnFromServer(InetSocketAddress server, int epoch, long token, boolean resend) {
         if (epoch == 0 && token == 0) {
             return;
         }
         Peer peer = rpcs.knownPeer(server);
         if (peer != null) {
             if (epoch != 0 && epoch != HomaHeader.EPOCH_ASK) {
-                peer.serverEpoch = peer.serverEpoch == 0 || peer.serverEpoch == epoch ? epoch : 0;
+                if (peer.serverEpoch == 0) {
+                    if (resend) {
+                        peer.serverEpoch = epoch;
+                    }
+                } else if (peer.serverEpoch != epoch) {
+                    peer.serverEpoch = 0;
+                }
             }
             if (token != 0) {
                 peer.echoToken = token;

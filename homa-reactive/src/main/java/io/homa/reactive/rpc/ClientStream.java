@@ -10,16 +10,20 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
 
 /**
  * The client side of one stream call: turns the subscriber's demand into batch RPCs (open, then
  * next), one at a time, each asking for at most the outstanding demand, and emits the items.
- * Cancelling sends a cancel RPC. State is guarded by {@code this}; sink signals happen outside it.
+ * Cancelling sends a cancel RPC. A channel (a call with a request stream) opens at subscription,
+ * without items, and then runs a {@link ClientUpload} beside the batch RPCs. State is guarded by
+ * {@code this}; sink signals happen outside it.
  */
 final class ClientStream<T> {
     private static final Logger log = LoggerFactory.getLogger(ClientStream.class);
@@ -32,6 +36,11 @@ final class ClientStream<T> {
     private final int batchSize;
     private final @Nullable Scheduler resultScheduler;
     private final FluxSink<T> sink;
+    /** The channel's request stream, or {@code null} for a plain stream. */
+    private final @Nullable Publisher<?> requestStream;
+    /** The arguments sent in the open: all but the request stream. */
+    private final @Nullable Object[] wireArguments;
+    private @Nullable ClientUpload upload;
 
     private long demand;
     private boolean fetching;
@@ -49,6 +58,15 @@ final class ClientStream<T> {
 
     ClientStream(HomaClient client, RpcCall call, PayloadCodec codec, long timeoutNs, int batchSize,
                  @Nullable Scheduler resultScheduler, FluxSink<T> sink) {
+        this(client, call, codec, timeoutNs, batchSize, resultScheduler, sink, -1);
+    }
+
+    /**
+     * @param requestStreamIndex the position of the request stream among the call's arguments, or
+     *     -1 for a plain stream
+     */
+    ClientStream(HomaClient client, RpcCall call, PayloadCodec codec, long timeoutNs, int batchSize,
+                 @Nullable Scheduler resultScheduler, FluxSink<T> sink, int requestStreamIndex) {
         this.client = client;
         this.call = call;
         this.codec = codec;
@@ -57,6 +75,19 @@ final class ClientStream<T> {
         this.batchSize = batchSize;
         this.resultScheduler = resultScheduler;
         this.sink = sink;
+        @Nullable Object[] arguments = call.arguments();
+        if (requestStreamIndex < 0) {
+            this.requestStream = null;
+            this.wireArguments = arguments;
+        } else {
+            this.requestStream = (Publisher<?>) arguments[requestStreamIndex];
+            this.wireArguments = new Object[arguments.length - 1];
+            for (int i = 0, j = 0; i < arguments.length; i++) {
+                if (i != requestStreamIndex) {
+                    this.wireArguments[j++] = arguments[i];
+                }
+            }
+        }
     }
 
     void start() {
@@ -67,6 +98,14 @@ final class ClientStream<T> {
             }
         }
         sink.onCancel(this::cancel);
+        if (requestStream != null) {
+            long number;
+            synchronized (this) {
+                fetching = true;
+                number = ++fetchNumber;
+            }
+            send(0, 0, number);
+        }
         sink.onRequest(this::request);
     }
 
@@ -91,15 +130,30 @@ final class ClientStream<T> {
             count = (int) Math.min(demand, batchSize);
             id = streamId;
         }
+        send(count, id, number);
+    }
+
+    /** Sends one batch RPC: the open ({@code id} 0; a channel's asks for no items) or the next batch. */
+    private void send(int count, long id, long number) {
         Mono<byte[]> exchange;
-        if (id == 0) {
+        if (id == 0 && requestStream != null) {
             exchange = client.resolve(call).flatMap(address -> {
                 synchronized (this) {
                     server = address;
                 }
                 byte[] request = client.encodeRequest(call, codec, startNs, timeoutNs, Map.of(
                         RpcMetadata.STREAM, RpcMetadata.STREAM_OPEN,
-                        RpcMetadata.STREAM_REQUEST, Integer.toString(count)), true);
+                        RpcMetadata.STREAM_UPLOAD, "true"), codec.encodeArguments(wireArguments));
+                return client.transport().call(address, request);
+            });
+        } else if (id == 0) {
+            exchange = client.resolve(call).flatMap(address -> {
+                synchronized (this) {
+                    server = address;
+                }
+                byte[] request = client.encodeRequest(call, codec, startNs, timeoutNs, Map.of(
+                        RpcMetadata.STREAM, RpcMetadata.STREAM_OPEN,
+                        RpcMetadata.STREAM_REQUEST, Integer.toString(count)), codec.encodeArguments(wireArguments));
                 return client.transport().call(address, request);
             });
         } else {
@@ -107,7 +161,7 @@ final class ClientStream<T> {
             exchange = Mono.fromCallable(() -> client.encodeRequest(call, codec, startNs, timeoutNs, Map.of(
                             RpcMetadata.STREAM, RpcMetadata.STREAM_NEXT,
                             RpcMetadata.STREAM_ID, Long.toString(id),
-                            RpcMetadata.STREAM_REQUEST, Integer.toString(count)), false))
+                            RpcMetadata.STREAM_REQUEST, Integer.toString(count)), new byte[0]))
                     .flatMap(request -> client.transport().call(address, request));
         }
         if (resultScheduler != null) {
@@ -134,6 +188,7 @@ final class ClientStream<T> {
     private void onBatch(byte[] bytes) {
         RpcEnvelope.Response response;
         List<T> items;
+        boolean startUpload = false;
         try {
             response = HomaClient.decodeResponse(call, bytes);
             String id = response.metadata().get(RpcMetadata.STREAM_ID);
@@ -141,6 +196,9 @@ final class ClientStream<T> {
                 synchronized (this) {
                     if (streamId == 0) {
                         streamId = Long.parseLong(id);
+                        if (requestStream != null && response.status() == HomaStatus.OK && !done) {
+                            startUpload = true;
+                        }
                     }
                 }
             }
@@ -152,6 +210,9 @@ final class ClientStream<T> {
         }
         boolean end = "true".equals(response.metadata().get(RpcMetadata.STREAM_END))
                 || response.status() != HomaStatus.OK;
+        if (startUpload) {
+            startUpload(response);
+        }
         boolean sendCancel = false;
         synchronized (this) {
             fetch = null;
@@ -167,6 +228,9 @@ final class ClientStream<T> {
                 done = true;
                 dispose(deadlineTimer);
             }
+        }
+        if (end || sendCancel) {
+            stopUpload();
         }
         if (sendCancel) {
             sendCancel();
@@ -221,6 +285,7 @@ final class ClientStream<T> {
             sendCancel = streamId != 0;
             dispose(deadlineTimer);
         }
+        stopUpload();
         if (sendCancel) {
             sendCancel();
         }
@@ -261,10 +326,50 @@ final class ClientStream<T> {
                 fetch = null;
             }
         }
+        stopUpload();
         if (sendCancel) {
             sendCancel();
         }
         return true;
+    }
+
+    /** After the channel's open: pushes the request stream with the credit the open granted. */
+    private void startUpload(RpcEnvelope.Response open) {
+        long credit;
+        try {
+            credit = Long.parseLong(open.metadata().getOrDefault(RpcMetadata.STREAM_CREDIT, "0"));
+        } catch (NumberFormatException e) {
+            credit = 0;
+        }
+        ClientUpload created;
+        synchronized (this) {
+            if (done || upload != null || requestStream == null) {
+                return;
+            }
+            created = new ClientUpload(this, client, call, codec, currentServer(), streamId, startNs, timeoutNs,
+                    batchSize, RpcDispatcher.DEFAULT_STREAM_BATCH_BYTES, RpcDispatcher.DEFAULT_STREAM_BATCH_LINGER.toNanos(),
+                    requestStream, Context.of(sink.contextView()), Math.max(0, credit));
+            upload = created;
+        }
+        created.start();
+    }
+
+    private void stopUpload() {
+        ClientUpload current;
+        synchronized (this) {
+            current = upload;
+        }
+        if (current != null) {
+            current.stop();
+        }
+    }
+
+    /**
+     * The request stream failed (its source signalled an error, pushed to the server first) or a
+     * push failed: the call fails with {@code error} and the server's stream is cancelled.
+     */
+    void requestStreamFailed(Throwable error) {
+        onFailure(error);
     }
 
     /** Fire and forget: the server cancels its subscription to the method's Flux. */
@@ -282,7 +387,7 @@ final class ClientStream<T> {
         try {
             request = client.encodeRequest(call, codec, startNs, 0, Map.of(
                     RpcMetadata.STREAM, RpcMetadata.STREAM_CANCEL,
-                    RpcMetadata.STREAM_ID, Long.toString(id)), false);
+                    RpcMetadata.STREAM_ID, Long.toString(id)), new byte[0]);
         } catch (RuntimeException e) {
             log.debug("cannot encode the cancel of stream {} of {}", id, call.fullMethodName(), e);
             return;

@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
@@ -155,7 +156,24 @@ public class HomaClient {
     public <T> Mono<T> call(String service, String method, @Nullable Object[] arguments, Type responseType,
                             CallOptions options) {
         RpcCall call = new RpcCall(service, method, arguments.clone(), responseType, options, false);
-        Mono<T> chain = Mono.defer(() -> unary(call));
+        Mono<T> chain = Mono.defer(() -> this.<T>unary(call).mapNotNull(HomaResponse::value));
+        for (int i = interceptors.size() - 1; i >= 0; i--) {
+            chain = interceptors.get(i).interceptUnary(call, chain);
+        }
+        return chain;
+    }
+
+    /**
+     * As {@link #call(String, String, Object[], Type, CallOptions)}, with the response metadata the
+     * server's method set ({@link HomaCallContext#responseMetadata()}).
+     *
+     * @return the result and the response metadata (never empty: a {@code null} result is a
+     *     {@link HomaResponse} with a {@code null} value), or an error as for {@code call}
+     */
+    public <T> Mono<HomaResponse<T>> callForResponse(String service, String method, @Nullable Object[] arguments,
+                                                     Type responseType, CallOptions options) {
+        RpcCall call = new RpcCall(service, method, arguments.clone(), responseType, options, false);
+        Mono<HomaResponse<T>> chain = Mono.defer(() -> unary(call));
         for (int i = interceptors.size() - 1; i >= 0; i--) {
             chain = interceptors.get(i).interceptUnary(call, chain);
         }
@@ -180,6 +198,61 @@ public class HomaClient {
             chain = interceptors.get(i).interceptStream(call, chain);
         }
         return chain;
+    }
+
+    /**
+     * Calls a method that takes a request stream (a {@code Flux} parameter: client streaming or
+     * bidirectional streaming) and emits its results. The request stream is the one argument that
+     * is a {@code Publisher}; the others travel in the open. The call opens at subscription; then
+     * the request stream's items are pushed in batches, one Homa RPC each, never more than the
+     * server's method asked for (so a slow method slows the source: it is requested at most one
+     * batch ahead of what the server granted), while results are fetched as {@link #stream} does,
+     * driven by the subscriber's demand. For a method returning a {@code Mono}, take the result
+     * with {@code singleOrEmpty()}.
+     *
+     * <p>Ends: cancelling the returned {@code Flux} cancels the server's method and the source;
+     * the method cancelling its request stream (e.g. {@code take(n)}) cancels the source, and the
+     * results go on; the source failing is told to the method (its {@code Flux} parameter fails
+     * with {@link HomaRemoteException} carrying the source's status if it is a
+     * {@link HomaException}, else CANCELLED) and the returned {@code Flux} fails with the source's
+     * error; the method failing fails the returned {@code Flux} with {@link HomaRemoteException}
+     * and cancels the source. The timeout bounds the whole exchange.
+     *
+     * @param arguments the arguments in order, exactly one of them a {@code Publisher} (the request
+     *     stream; each subscription of the returned {@code Flux} subscribes to it once)
+     * @param elementType the type of each result
+     * @return the results, then completion or an error as for {@link #call}
+     * @throws IllegalArgumentException if not exactly one argument is a {@code Publisher}
+     */
+    public <T> Flux<T> channel(String service, String method, @Nullable Object[] arguments, Type elementType,
+                               CallOptions options) {
+        int index = -1;
+        for (int i = 0; i < arguments.length; i++) {
+            if (arguments[i] instanceof Publisher<?>) {
+                if (index >= 0) {
+                    throw new IllegalArgumentException("a channel call of " + service + "." + method
+                            + " takes one request stream (Publisher) argument, got more (positions " + index + " and " + i + ")");
+                }
+                index = i;
+            }
+        }
+        if (index < 0) {
+            throw new IllegalArgumentException("a channel call of " + service + "." + method
+                    + " needs one Publisher argument, the request stream");
+        }
+        int requestStreamIndex = index;
+        RpcCall call = new RpcCall(service, method, arguments.clone(), elementType, options, true);
+        Flux<T> chain = Flux.defer(() -> channelExchange(call, requestStreamIndex));
+        for (int i = interceptors.size() - 1; i >= 0; i--) {
+            chain = interceptors.get(i).interceptStream(call, chain);
+        }
+        return chain;
+    }
+
+    /** {@link #channel(String, String, Object[], Type, CallOptions)} with a class, so {@code T} is inferred. */
+    public <T> Flux<T> channel(String service, String method, @Nullable Object[] arguments, Class<T> elementType,
+                               CallOptions options) {
+        return channel(service, method, arguments, (Type) elementType, options);
     }
 
     /** The transport this client sends on. */
@@ -215,12 +288,13 @@ public class HomaClient {
         return clock;
     }
 
-    private <T> Mono<T> unary(RpcCall call) {
+    private <T> Mono<HomaResponse<T>> unary(RpcCall call) {
         PayloadCodec codec = codec(call);
         long timeoutNs = timeoutNs(call);
         long startNs = clock.nanoTime();
         Mono<byte[]> exchange = resolve(call).flatMap(server -> {
-            byte[] request = encodeRequest(call, codec, startNs, timeoutNs, Map.of(), true);
+            byte[] request = encodeRequest(call, codec, startNs, timeoutNs, Map.of(),
+                    codec.encodeArguments(call.arguments()));
             return transport.call(server, request);
         });
         if (timeoutNs > 0) {
@@ -234,20 +308,18 @@ public class HomaClient {
                     : Mono.just(bytes));
         }
         return exchange.handle((bytes, sink) -> {
-            Object value;
+            HomaResponse<T> response;
             try {
-                value = decodeResult(call, codec, bytes);
+                response = (HomaResponse<T>) decodeResult(call, codec, bytes);
             } catch (HomaException e) {
                 sink.error(e);
                 return;
             }
-            if (value != null) {
-                sink.next((T) value);
-            }
+            sink.next(response);
         });
     }
 
-    private @Nullable Object decodeResult(RpcCall call, PayloadCodec codec, byte[] bytes) {
+    private HomaResponse<?> decodeResult(RpcCall call, PayloadCodec codec, byte[] bytes) {
         RpcEnvelope.ResponseView response;
         try {
             response = RpcEnvelope.decodeResponseView(bytes);
@@ -257,11 +329,13 @@ public class HomaClient {
         if (response.status() != HomaStatus.OK) {
             throw remoteException(response.status(), response.message(), response.metadata());
         }
+        HomaMetadata metadata = HomaMetadata.readOnlyOf(response.metadata());
         if (response.payloadLength() == 0) {
-            return null;
+            return new HomaResponse<>(null, metadata);
         }
         try {
-            return codec.decode(bytes, response.payloadOffset(), response.payloadLength(), call.responseType());
+            return new HomaResponse<>(codec.decode(bytes, response.payloadOffset(), response.payloadLength(),
+                    call.responseType()), metadata);
         } catch (HomaException e) {
             throw new HomaException(HomaStatus.INTERNAL,
                     "cannot decode the result of " + call.fullMethodName() + ": " + e.getMessage(), e);
@@ -275,6 +349,15 @@ public class HomaClient {
         long timeoutNs = timeoutNs(call);
         return Flux.create(
                 sink -> new ClientStream<T>(this, call, codec, timeoutNs, streamBatchSize, resultScheduler, sink).start(),
+                FluxSink.OverflowStrategy.BUFFER);
+    }
+
+    private <T> Flux<T> channelExchange(RpcCall call, int requestStreamIndex) {
+        PayloadCodec codec = codec(call);
+        long timeoutNs = timeoutNs(call);
+        return Flux.create(
+                sink -> new ClientStream<T>(this, call, codec, timeoutNs, streamBatchSize, resultScheduler, sink,
+                        requestStreamIndex).start(),
                 FluxSink.OverflowStrategy.BUFFER);
     }
 
@@ -307,13 +390,13 @@ public class HomaClient {
 
     /**
      * The request envelope: the call's metadata, the remaining deadline ({@code timeoutNs} 0 =
-     * none), {@code extra} (stream control keys) and the encoded arguments (or none).
+     * none), {@code extra} (stream control keys) and the payload (encoded arguments, items, or none).
      *
      * @throws HomaException DEADLINE_EXCEEDED if the deadline passed, INVALID_ARGUMENT for bad
      *     metadata, INTERNAL if an argument cannot be encoded
      */
     byte[] encodeRequest(RpcCall call, PayloadCodec codec, long startNs, long timeoutNs, Map<String, String> extra,
-                         boolean withArguments) {
+                         byte[] payload) {
         Map<String, String> metadata = new LinkedHashMap<>(call.metadata());
         for (String key : metadata.keySet()) {
             if (RpcMetadata.isReserved(key)) {
@@ -330,7 +413,6 @@ public class HomaClient {
                     Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNs + 999_999))));
         }
         metadata.putAll(extra);
-        byte[] payload = withArguments ? codec.encodeArguments(call.arguments()) : new byte[0];
         try {
             return RpcEnvelope.encodeRequest(call.service(), call.method(), codec.name(), metadata, payload);
         } catch (IllegalArgumentException e) {
@@ -356,7 +438,8 @@ public class HomaClient {
     }
 
     private static HomaRemoteException remoteException(HomaStatus status, String message, Map<String, String> metadata) {
-        return new HomaRemoteException(status, message, metadata.get(RpcMetadata.ERROR_TYPE));
+        return new HomaRemoteException(status, message, metadata.get(RpcMetadata.ERROR_TYPE),
+                HomaMetadata.readOnlyOf(metadata).asMap());
     }
 
     static HomaException deadlineExceeded(RpcCall call, long timeoutNs) {

@@ -8,6 +8,7 @@ import io.homa.reactive.HomaStatus;
 import io.homa.reactive.NanoClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -403,6 +404,10 @@ public class RpcDispatcher implements HomaRequestHandler {
         return switch (phase) {
             case RpcMetadata.STREAM_OPEN -> openStream(call, envelope, codec, arrivalNs, onScheduler);
             case RpcMetadata.STREAM_NEXT -> existingStream(call).fetch(streamRequest(call));
+            case RpcMetadata.STREAM_PUSH -> existingStream(call).push(
+                    java.util.Arrays.copyOfRange(envelope.message(), envelope.payloadOffset(),
+                            envelope.payloadOffset() + envelope.payloadLength()),
+                    "true".equals(call.metadata().get(RpcMetadata.STREAM_END)), pushFailure(call));
             case RpcMetadata.STREAM_CANCEL -> {
                 ServerStream stream = streams.get(streamId(call));
                 if (stream != null && stream.matches(call)) {
@@ -411,7 +416,7 @@ public class RpcDispatcher implements HomaRequestHandler {
                 yield Mono.just(RpcEnvelope.Response.ok(new byte[0]));
             }
             default -> throw new HomaException(HomaStatus.INVALID_ARGUMENT,
-                    "metadata " + RpcMetadata.STREAM + " must be open, next or cancel, was '" + phase + "'");
+                    "metadata " + RpcMetadata.STREAM + " must be open, next, push or cancel, was '" + phase + "'");
         };
     }
 
@@ -422,8 +427,13 @@ public class RpcDispatcher implements HomaRequestHandler {
             throw new HomaException(HomaStatus.FAILED_PRECONDITION,
                     call.fullMethodName() + " is a streaming method; call it with HomaClient.stream");
         }
+        if (method.kind().hasRequestStream()) {
+            throw new HomaException(HomaStatus.FAILED_PRECONDITION, call.fullMethodName()
+                    + " takes a request stream (a Flux parameter); call it with HomaClient.channel");
+        }
         long deadlineNs = deadlineNs(call, arrivalNs);
         @Nullable Object[] arguments = decodeArguments(method, codec, envelope);
+        HomaCallContext context = new HomaCallContext(call);
         Mono<?> result = Mono.defer(() -> {
                     checkDeadline(call, deadlineNs);
                     return Mono.from(invoke(method, arguments));
@@ -438,9 +448,20 @@ public class RpcDispatcher implements HomaRequestHandler {
         }
         return result
                 .timeout(aborted.asMono(), Mono.error(RpcDispatcher::unavailable))
+                .contextWrite(reactor.util.context.Context.of(HomaCallContext.class, context))
                 .map(value -> ok(call, codec.encode(value)))
                 .switchIfEmpty(Mono.fromSupplier(() -> ok(call, codec.encode(null))))
-                .onErrorResume(error -> Mono.just(errorResponse(error, call.fullMethodName())));
+                .onErrorResume(error -> Mono.just(errorResponse(error, call.fullMethodName())))
+                .map(response -> withResponseMetadata(response, context));
+    }
+
+    /** {@code response} with the metadata the method set ({@link HomaCallContext#responseMetadata()}). */
+    private static RpcEnvelope.Response withResponseMetadata(RpcEnvelope.Response response, HomaCallContext context) {
+        RpcEnvelope.Response result = response;
+        for (Map.Entry<String, String> entry : context.responseMetadata().asMap().entrySet()) {
+            result = result.withMetadata(entry.getKey(), entry.getValue());
+        }
+        return result;
     }
 
     /** An OK response, or RESOURCE_EXHAUSTED (seen by the interceptors and metrics) if the payload alone is too long. */
@@ -454,26 +475,70 @@ public class RpcDispatcher implements HomaRequestHandler {
     private Mono<RpcEnvelope.Response> openStream(ServerCall call, RpcEnvelope.RequestView envelope, PayloadCodec codec,
             long arrivalNs, boolean onScheduler) {
         RpcMethod method = method(call);
+        boolean channel = "true".equals(call.metadata().get(RpcMetadata.STREAM_UPLOAD));
+        if (channel != method.kind().hasRequestStream()) {
+            throw new HomaException(HomaStatus.FAILED_PRECONDITION, channel
+                    ? call.fullMethodName() + " takes no request stream; call it with HomaClient.stream"
+                    : call.fullMethodName() + " takes a request stream (a Flux parameter); call it with HomaClient.channel");
+        }
         long deadlineNs = deadlineNs(call, arrivalNs);
-        @Nullable Object[] arguments = decodeArguments(method, codec, envelope);
-        int request = streamRequest(call);
+        @Nullable Object[] wireArguments = decodeArguments(method, codec, envelope);
+        int request = channel ? 0 : streamRequest(call);
+        ServerUpload upload = null;
+        @Nullable Object[] arguments = wireArguments;
+        if (channel) {
+            Type elementType = Objects.requireNonNull(method.requestElementType());
+            upload = new ServerUpload(call.fullMethodName(), elementType, codec);
+            arguments = withRequestStream(wireArguments, method.requestStreamIndex(), Flux.from(upload));
+        }
+        @Nullable Object[] invokeWith = arguments;
         long id;
         ServerStream stream;
         do {
             id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
             stream = new ServerStream(this, id, call, codec, deadlineNs, streamBatchBytes,
-                    streamBatchLinger.toNanos(), streamIdleTimeout.toNanos());
+                    streamBatchLinger.toNanos(), streamIdleTimeout.toNanos(), upload);
         } while (streams.putIfAbsent(id, stream) != null);
         enter();
         Flux<?> items = Flux.defer(() -> {
                     checkDeadline(call, deadlineNs);
-                    return Flux.from(invoke(method, arguments));
+                    return Flux.from(invoke(method, invokeWith));
                 });
+        items = items.contextWrite(reactor.util.context.Context.of(HomaCallContext.class, new HomaCallContext(call)));
         if (method.blocking() && !onScheduler) {
             items = items.subscribeOn(scheduler);
         }
         stream.start(items);
-        return stream.fetch(request);
+        return channel ? Mono.just(stream.openResponse()) : stream.fetch(request);
+    }
+
+    /** The wire arguments with the request stream inserted at {@code index}. */
+    private static @Nullable Object[] withRequestStream(@Nullable Object[] wire, int index, Flux<Object> requestStream) {
+        @Nullable Object[] arguments = new Object[wire.length + 1];
+        for (int i = 0, j = 0; i < arguments.length; i++) {
+            arguments[i] = i == index ? requestStream : wire[j++];
+        }
+        return arguments;
+    }
+
+    /** The request stream's failure a push reports ({@link RpcMetadata#STREAM_ERROR_STATUS}), or {@code null}. */
+    private static @Nullable HomaRemoteException pushFailure(ServerCall call) {
+        String status = call.metadata().get(RpcMetadata.STREAM_ERROR_STATUS);
+        if (status == null) {
+            return null;
+        }
+        HomaStatus parsed;
+        try {
+            parsed = HomaStatus.valueOf(status);
+        } catch (IllegalArgumentException e) {
+            parsed = HomaStatus.UNKNOWN;
+        }
+        if (parsed == HomaStatus.OK) {
+            parsed = HomaStatus.UNKNOWN;
+        }
+        String message = call.metadata().getOrDefault(RpcMetadata.STREAM_ERROR_MESSAGE, "");
+        return new HomaRemoteException(parsed, "the client's request stream failed: " + message,
+                call.metadata().get(RpcMetadata.ERROR_TYPE));
     }
 
     /** Called once by a stream when it ends (delivered its end, cancelled or expired). */
@@ -560,7 +625,7 @@ public class RpcDispatcher implements HomaRequestHandler {
             RpcEnvelope.RequestView envelope) {
         try {
             return codec.decodeArguments(envelope.message(), envelope.payloadOffset(), envelope.payloadLength(),
-                    method.argumentTypes());
+                    method.wireArgumentTypes());
         } catch (HomaException e) {
             throw new HomaException(HomaStatus.INVALID_ARGUMENT,
                     "invalid argument for " + method.fullName() + ": " + e.getMessage(), e);

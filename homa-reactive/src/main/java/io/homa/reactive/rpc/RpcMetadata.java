@@ -20,8 +20,8 @@ public final class RpcMetadata {
     public static final String ERROR_TYPE = "homa-error-type";
 
     /**
-     * Request: marks a stream control RPC; the value is {@link #STREAM_OPEN}, {@link #STREAM_NEXT}
-     * or {@link #STREAM_CANCEL}. Absent for unary calls.
+     * Request: marks a stream control RPC; the value is {@link #STREAM_OPEN}, {@link #STREAM_NEXT},
+     * {@link #STREAM_PUSH} or {@link #STREAM_CANCEL}. Absent for unary calls.
      */
     public static final String STREAM = "homa-stream";
 
@@ -30,6 +30,15 @@ public final class RpcMetadata {
 
     /** {@link #STREAM} value: return the next batch of an open stream. */
     public static final String STREAM_NEXT = "next";
+
+    /**
+     * {@link #STREAM} value: carries the next items of the client's request stream to an open
+     * channel (a method with a {@code Flux} parameter), at most the credit the server granted. The
+     * payload is the items' frames ({@link RpcEnvelope#encodeFrames}), possibly none: a push without
+     * items asks for credit and is answered once the method asks for more items (or the channel
+     * ends). At most one push of a channel is in flight.
+     */
+    public static final String STREAM_PUSH = "push";
 
     /** {@link #STREAM} value: cancel an open stream. */
     public static final String STREAM_CANCEL = "cancel";
@@ -49,9 +58,44 @@ public final class RpcMetadata {
 
     /**
      * Response: {@code "true"} when this batch ends the stream (the {@code Flux} completed, or, with
-     * an error status, failed after the items in the batch).
+     * an error status, failed after the items in the batch). Request (push): {@code "true"} when the
+     * client's request stream ends after this push's items (completed, or failed with
+     * {@link #STREAM_ERROR_STATUS}).
      */
     public static final String STREAM_END = "homa-stream-end";
+
+    /**
+     * Request (open): {@code "true"} when the client will send a request stream ({@link #STREAM_PUSH}),
+     * i.e. the method takes a {@code Flux} parameter. The open's payload then holds the other
+     * arguments only, and the server answers it at once, without items, with {@link #STREAM_ID} and
+     * {@link #STREAM_CREDIT}.
+     */
+    public static final String STREAM_UPLOAD = "homa-stream-upload";
+
+    /**
+     * Response (channel open, push): how many more items of the request stream the client may push,
+     * a decimal {@code long} (0 or more), added to what it was granted before. The server grants
+     * only what the method asked for, so a slow method slows the client's source.
+     */
+    public static final String STREAM_CREDIT = "homa-stream-credit";
+
+    /**
+     * Response (push): {@code "true"} when the method cancelled its subscription to the request
+     * stream: the client cancels its source and pushes no more; the response stream goes on.
+     */
+    public static final String STREAM_UPLOAD_CANCELLED = "homa-stream-upload-cancelled";
+
+    /**
+     * Request (push): the status name ({@code HomaStatus}) with which the client's request stream
+     * failed after the items in this push; the method's {@code Flux} parameter then signals
+     * {@code HomaRemoteException} with this status, {@link #STREAM_ERROR_MESSAGE} and
+     * {@link #ERROR_TYPE}. A push with {@link #STREAM_END} {@code "true"} and no status ends the
+     * request stream normally.
+     */
+    public static final String STREAM_ERROR_STATUS = "homa-stream-error-status";
+
+    /** Request (push): the message of the request stream's failure (see {@link #STREAM_ERROR_STATUS}). */
+    public static final String STREAM_ERROR_MESSAGE = "homa-stream-error-message";
 
     private RpcMetadata() {}
 

@@ -1,6 +1,7 @@
 package io.homa.reactive.rpc;
 
 import io.homa.reactive.HomaException;
+import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -19,8 +20,10 @@ import reactor.core.scheduler.Schedulers;
 /**
  * The server side of one open stream: subscribes to the method's {@code Flux}, requests from it
  * only what the client's batch RPCs asked for, buffers encoded items and answers one waiting
- * batch at a time. State is guarded by {@code this}; sinks and upstream calls happen outside the
- * lock.
+ * batch at a time. A channel (a method with a request stream) also has a {@link ServerUpload}
+ * that takes the client's pushes. The stream is cancelled when no batch request or push arrived or
+ * was answered for the idle timeout while none was waiting. State is guarded by {@code this}; sinks
+ * and upstream calls happen outside the lock.
  */
 final class ServerStream implements CoreSubscriber<Object> {
     private final RpcDispatcher owner;
@@ -32,6 +35,7 @@ final class ServerStream implements CoreSubscriber<Object> {
     private final int batchBytes;
     private final long lingerNs;
     private final long idleTimeoutNs;
+    private final @Nullable ServerUpload upload;
 
     private @Nullable Subscription upstream;
     /** Demand asked for before {@link #onSubscribe}. */
@@ -48,9 +52,11 @@ final class ServerStream implements CoreSubscriber<Object> {
     private @Nullable Disposable lingerTimer;
     private @Nullable Disposable idleTimer;
     private @Nullable Disposable deadlineTimer;
+    /** When a batch request or push last arrived or was answered. */
+    private long lastActivityNs;
 
     ServerStream(RpcDispatcher owner, long id, ServerCall call, PayloadCodec codec, long deadlineNs, int batchBytes,
-                 long lingerNs, long idleTimeoutNs) {
+                 long lingerNs, long idleTimeoutNs, @Nullable ServerUpload upload) {
         this.owner = owner;
         this.id = id;
         this.service = call.service();
@@ -60,6 +66,7 @@ final class ServerStream implements CoreSubscriber<Object> {
         this.batchBytes = batchBytes;
         this.lingerNs = lingerNs;
         this.idleTimeoutNs = idleTimeoutNs;
+        this.upload = upload;
     }
 
     long id() {
@@ -74,7 +81,7 @@ final class ServerStream implements CoreSubscriber<Object> {
         return service + "." + method;
     }
 
-    /** Subscribes to the method's items and arms the deadline. */
+    /** Subscribes to the method's items and arms the deadline and the idle check. */
     void start(Flux<?> items) {
         if (deadlineNs != 0) {
             long delayNs = Math.max(0, deadlineNs - owner.clock().nanoTime());
@@ -83,7 +90,62 @@ final class ServerStream implements CoreSubscriber<Object> {
                 deadlineTimer = timer;
             }
         }
+        touch();
+        armIdleCheck(idleTimeoutNs);
         items.subscribe(this);
+    }
+
+    /** The answer to a channel's open: its id and the request stream's first credit. */
+    RpcEnvelope.Response openResponse() {
+        long credit = upload == null ? 0 : upload.openCredit();
+        return new RpcEnvelope.Response(HomaStatus.OK, "", Map.of(RpcMetadata.STREAM_ID, Long.toString(id),
+                RpcMetadata.STREAM_CREDIT, Long.toString(credit)), new byte[0]);
+    }
+
+    /**
+     * Takes one push of the request stream (see {@link ServerUpload#push}).
+     *
+     * @throws HomaException FAILED_PRECONDITION if this stream has no request stream
+     */
+    Mono<RpcEnvelope.Response> push(byte[] payload, boolean end, @Nullable HomaRemoteException failure) {
+        ServerUpload target = upload;
+        if (target == null) {
+            throw new HomaException(HomaStatus.FAILED_PRECONDITION, name() + " takes no request stream");
+        }
+        touch();
+        return target.push(payload, end, failure).doFinally(signal -> touch());
+    }
+
+    private synchronized void touch() {
+        lastActivityNs = owner.clock().nanoTime();
+    }
+
+    private void armIdleCheck(long delayNs) {
+        Disposable timer = Schedulers.parallel().schedule(this::idleCheck, delayNs, TimeUnit.NANOSECONDS);
+        synchronized (this) {
+            if (finished) {
+                timer.dispose();
+                return;
+            }
+            idleTimer = timer;
+        }
+    }
+
+    /** Cancels the stream if nothing was waiting and nothing arrived or was answered for the idle timeout. */
+    private void idleCheck() {
+        long remainingNs;
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+            boolean busy = waiting != null || (upload != null && upload.holdingPush());
+            remainingNs = busy ? idleTimeoutNs : lastActivityNs + idleTimeoutNs - owner.clock().nanoTime();
+        }
+        if (remainingNs > 0) {
+            armIdleCheck(remainingNs);
+        } else {
+            idleExpired();
+        }
     }
 
     /**
@@ -105,8 +167,7 @@ final class ServerStream implements CoreSubscriber<Object> {
                     sink.error(new HomaException(HomaStatus.NOT_FOUND, "stream " + id + " of " + name() + " ended"));
                     return;
                 }
-                dispose(idleTimer);
-                idleTimer = null;
+                lastActivityNs = owner.clock().nanoTime();
                 waiting = sink;
                 waitingCount = count;
                 long need = count - buffer.size() - outstanding;
@@ -243,7 +304,14 @@ final class ServerStream implements CoreSubscriber<Object> {
         if (subscription != null) {
             subscription.cancel();
         }
+        failUpload(new HomaException(HomaStatus.DEADLINE_EXCEEDED, "deadline passed while " + name() + " streamed"));
         deliver(batch);
+    }
+
+    private void failUpload(HomaException reason) {
+        if (upload != null) {
+            upload.fail(reason);
+        }
     }
 
     /** Cancels the method's Flux and answers a waiting batch with {@code reason}. Idempotent. */
@@ -266,6 +334,7 @@ final class ServerStream implements CoreSubscriber<Object> {
         if (subscription != null) {
             subscription.cancel();
         }
+        failUpload(reason);
         if (sink != null) {
             sink.success(withStreamId(owner.errorResponse(reason, name()), true));
         }
@@ -300,12 +369,10 @@ final class ServerStream implements CoreSubscriber<Object> {
         waiting = null;
         dispose(lingerTimer);
         lingerTimer = null;
+        lastActivityNs = owner.clock().nanoTime();
         if (end) {
             finished = true;
             disposeTimers();
-        } else {
-            dispose(idleTimer);
-            idleTimer = Schedulers.parallel().schedule(this::idleExpired, idleTimeoutNs, TimeUnit.NANOSECONDS);
         }
         return new Batch(sink, items, end, end ? error : null);
     }
@@ -325,6 +392,7 @@ final class ServerStream implements CoreSubscriber<Object> {
         }
         if (batch.end) {
             owner.streamEnded(this);
+            failUpload(new HomaException(HomaStatus.CANCELLED, name() + " ended"));
         }
         batch.sink.success(withStreamId(response, batch.end));
     }

@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import tools.jackson.databind.json.JsonMapper;
 
 class PayloadCodecsTest {
     record Item(String name, int count, byte[] blob) {
@@ -130,6 +131,39 @@ class PayloadCodecsTest {
         assertThat(plain.decodeArguments(encoded, new Type[] {String.class, String.class})).containsExactly("a", "bc");
         assertThatThrownBy(() -> plain.decodeArguments(encoded, new Type[] {String.class, String.class, String.class}))
                 .hasMessage("expected 3 arguments, got 2");
+    }
+
+    @Test
+    void shouldLeaveOutEachBinaryCodecWhoseDataformatIsMissing() {
+        ClassLoader withoutSmile = hiding("tools.jackson.dataformat.smile.");
+        ClassLoader withoutEither = hiding("tools.jackson.dataformat.");
+
+        assertThat(PayloadCodecs.defaults(JsonMapper.builder().build(), withoutSmile).names())
+                .containsExactly("json", "cbor");
+        assertThat(PayloadCodecs.defaults(JsonMapper.builder().build(), withoutEither).names())
+                .containsExactly("json");
+        assertThat(PayloadCodecs.isAvailable("json", withoutEither)).isTrue();
+        assertThat(PayloadCodecs.isAvailable("smile", withoutSmile)).isFalse();
+        assertThat(PayloadCodecs.isAvailable("cbor", withoutSmile)).isTrue();
+        assertThat(PayloadCodecs.isAvailable("smile", null)).as("on this module's test classpath").isTrue();
+        assertThat(PayloadCodecs.isAvailable("xml", null)).isFalse();
+        assertThat(PayloadCodecs.requiredDependency("smile")).contains("tools.jackson.dataformat:jackson-dataformat-smile");
+        assertThat(PayloadCodecs.requiredDependency("cbor")).contains("tools.jackson.dataformat:jackson-dataformat-cbor");
+        assertThat(PayloadCodecs.requiredDependency("json")).isEmpty();
+        assertThat(PayloadCodecs.requiredDependency("xml")).isEmpty();
+    }
+
+    /** A class loader that sees this test's classes except those whose name starts with {@code prefix}. */
+    private static ClassLoader hiding(String prefix) {
+        return new ClassLoader(PayloadCodecsTest.class.getClassLoader()) {
+            @Override
+            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+                if (name.startsWith(prefix)) {
+                    throw new ClassNotFoundException(name);
+                }
+                return super.loadClass(name, resolve);
+            }
+        };
     }
 
     @Test

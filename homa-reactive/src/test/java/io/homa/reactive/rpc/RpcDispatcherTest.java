@@ -322,7 +322,7 @@ class RpcDispatcherTest {
         assertThat(second.message()).isEqualTo("an item of calc.words is 32 bytes, more than the stream batch limit of 20 bytes");
         assertThat(zero.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT);
         assertThat(zero.message()).isEqualTo("metadata homa-stream-request must be 1 to 65536, was '0'");
-        assertThat(phase.message()).isEqualTo("metadata homa-stream must be open, next or cancel, was 'rewind'");
+        assertThat(phase.message()).isEqualTo("metadata homa-stream must be open, next, push or cancel, was 'rewind'");
     }
 
     @Test

@@ -2,6 +2,9 @@ package io.homa.spring.client;
 
 import io.homa.reactive.rpc.CallOptions;
 import io.homa.reactive.rpc.HomaClient;
+import io.homa.reactive.rpc.HomaMetadata;
+import io.homa.reactive.rpc.HomaResponse;
+import io.homa.reactive.rpc.PayloadCodecs;
 import io.homa.spring.HomaMethod;
 import io.homa.spring.HomaProperties;
 import java.lang.reflect.InvocationHandler;
@@ -19,6 +22,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.UnaryOperator;
@@ -79,12 +83,18 @@ public final class HomaServiceProxyFactory {
     private void checkCodec(String property, String codec) {
         if (!this.codecNames.contains(codec.trim())) {
             throw new InvalidConfigurationPropertyValueException(property, codec,
-                    "must be one of the codecs available: " + allowedCodecs());
+                    "must be one of the codecs available: " + allowedCodecs() + dataformatHint(codec.trim()));
         }
     }
 
     private String allowedCodecs() {
         return String.join(", ", this.codecNames);
+    }
+
+    /** For smile or cbor: the dependency that brings its Jackson dataformat, for an error message. */
+    private static String dataformatHint(String codec) {
+        return PayloadCodecs.requiredDependency(codec)
+                .map((dependency) -> " (" + codec + " needs " + dependency + " on the classpath)").orElse("");
     }
 
     /**
@@ -125,7 +135,7 @@ public final class HomaServiceProxyFactory {
             codec = this.placeholders.apply(exchange.codec()).trim();
             if (!this.codecNames.contains(codec)) {
                 throw new IllegalStateException("@HomaExchange(codec = \"" + codec + "\") of " + type.getName()
-                        + " names an unknown codec; available: " + allowedCodecs());
+                        + " names an unknown codec; available: " + allowedCodecs() + dataformatHint(codec));
             }
         }
         Map<Method, Plan> plans = new HashMap<>();
@@ -172,7 +182,24 @@ public final class HomaServiceProxyFactory {
         Type genericReturnType = GenericTypeResolver.resolveType(method.getGenericReturnType(), type);
         Style style;
         Type resultType;
-        if (returnType == Mono.class) {
+        if (returnType == Mono.class && isResponseWrapper(typeArgument(genericReturnType, label))) {
+            style = Style.MONO_RESPONSE;
+            resultType = typeArgument(typeArgument(genericReturnType, label), label);
+        }
+        else if (returnType == HomaResponse.class) {
+            style = Style.BLOCK_RESPONSE;
+            resultType = typeArgument(genericReturnType, label);
+        }
+        else if (hasRequestStream(method, label)) {
+            if (returnType != Mono.class && returnType != Flux.class) {
+                throw new IllegalStateException("Homa client method " + label + " takes a request stream (a Flux"
+                        + " parameter), so it must return Mono<T> (client streaming) or Flux<T> (bidirectional"
+                        + " streaming), not " + returnType.getSimpleName());
+            }
+            style = (returnType == Mono.class) ? Style.CHANNEL_MONO : Style.CHANNEL_FLUX;
+            resultType = typeArgument(genericReturnType, label);
+        }
+        else if (returnType == Mono.class) {
             style = Style.MONO;
             resultType = typeArgument(genericReturnType, label);
         }
@@ -197,7 +224,45 @@ public final class HomaServiceProxyFactory {
             style = Style.BLOCK;
             resultType = genericReturnType;
         }
-        return new Plan(rpcMethod, resultType, style, options, returnType.isPrimitive() ? returnType : null);
+        return new Plan(rpcMethod, resultType, style, options, returnType.isPrimitive() ? returnType : null,
+                metadataPositions(method, label));
+    }
+
+    private static boolean isResponseWrapper(Type type) {
+        return type == HomaResponse.class
+                || (type instanceof ParameterizedType parameterized && parameterized.getRawType() == HomaResponse.class);
+    }
+
+    /** The positions of {@link HomaMetadata} parameters: per-call request metadata, not sent as arguments. */
+    private static int[] metadataPositions(Method method, String label) {
+        Class<?>[] types = method.getParameterTypes();
+        return java.util.stream.IntStream.range(0, types.length)
+                .filter((i) -> types[i] == HomaMetadata.class)
+                .toArray();
+    }
+
+    /**
+     * Whether the method has a request stream: one {@code Flux} or {@code Publisher} parameter.
+     *
+     * @throws IllegalStateException for several, or for a {@code Mono} parameter
+     */
+    private static boolean hasRequestStream(Method method, String label) {
+        int count = 0;
+        for (Class<?> parameter : method.getParameterTypes()) {
+            if (!Publisher.class.isAssignableFrom(parameter)) {
+                continue;
+            }
+            if (parameter != Flux.class && parameter != Publisher.class) {
+                throw new IllegalStateException("Homa client method " + label + " has a " + parameter.getSimpleName()
+                        + " parameter; a request stream is declared as Flux<T> (or Publisher<T>)");
+            }
+            count++;
+        }
+        if (count > 1) {
+            throw new IllegalStateException("Homa client method " + label + " has " + count + " Flux parameters;"
+                    + " a method takes at most one request stream");
+        }
+        return count == 1;
     }
 
     private static Type typeArgument(Type genericType, String label) {
@@ -235,13 +300,81 @@ public final class HomaServiceProxyFactory {
         return timeout;
     }
 
+    /**
+     * The service a client interface calls: its {@code @HomaExchange(service)}, placeholders
+     * resolved, as {@link #createClient} reads it.
+     *
+     * @param type an interface annotated {@link HomaExchange @HomaExchange}
+     * @throws IllegalStateException naming the interface if it is not annotated or names no service
+     */
+    public String serviceName(Class<?> type) {
+        HomaExchange exchange = AnnotatedElementUtils.findMergedAnnotation(type, HomaExchange.class);
+        String service = (exchange != null) ? this.placeholders.apply(exchange.service()).trim() : "";
+        if (service.isEmpty()) {
+            throw new IllegalStateException("Homa client " + type.getName() + " must be an interface annotated"
+                    + " @HomaExchange(service = \"...\")");
+        }
+        return service;
+    }
+
+    /**
+     * The remote methods a client interface calls, as {@link #createClient} names them: each
+     * abstract method's {@code @HomaMethod(name)}, placeholders resolved, else its Java name.
+     *
+     * @param type an interface annotated {@link HomaExchange @HomaExchange}
+     * @return the method names, sorted
+     */
+    public Set<String> methodNames(Class<?> type) {
+        Set<String> names = new TreeSet<>();
+        for (Method method : type.getMethods()) {
+            if (!Modifier.isAbstract(method.getModifiers()) || Modifier.isStatic(method.getModifiers())
+                    || isObjectMethod(method)) {
+                continue;
+            }
+            HomaMethod annotation = AnnotatedElementUtils.findMergedAnnotation(method, HomaMethod.class);
+            names.add((annotation != null && StringUtils.hasText(annotation.name()))
+                    ? this.placeholders.apply(annotation.name()).trim() : method.getName());
+        }
+        return Collections.unmodifiableSet(names);
+    }
+
     private enum Style {
-        MONO, FLUX, FUTURE, BLOCK, BLOCK_VOID
+        MONO, FLUX, FUTURE, BLOCK, BLOCK_VOID, CHANNEL_MONO, CHANNEL_FLUX, MONO_RESPONSE, BLOCK_RESPONSE
     }
 
     /** How one interface method calls its remote method. */
     private record Plan(String rpcMethod, Type resultType, Style style, CallOptions options,
-            @Nullable Class<?> primitive) {
+            @Nullable Class<?> primitive, int[] metadataPositions) {
+
+        /** The wire arguments (without {@link HomaMetadata} ones) and the options with that metadata added. */
+        Object[] wireArguments(Object[] values) {
+            if (this.metadataPositions.length == 0) {
+                return values;
+            }
+            Object[] wire = new Object[values.length - this.metadataPositions.length];
+            for (int i = 0, j = 0, k = 0; i < values.length; i++) {
+                if (k < this.metadataPositions.length && this.metadataPositions[k] == i) {
+                    k++;
+                }
+                else {
+                    wire[j++] = values[i];
+                }
+            }
+            return wire;
+        }
+
+        CallOptions options(Object[] values) {
+            if (this.metadataPositions.length == 0) {
+                return this.options;
+            }
+            Map<String, String> metadata = new java.util.LinkedHashMap<>(this.options.metadata());
+            for (int position : this.metadataPositions) {
+                if (values[position] instanceof HomaMetadata given) {
+                    metadata.putAll(given.asMap());
+                }
+            }
+            return this.options.withMetadata(metadata);
+        }
     }
 
     private final class Handler implements InvocationHandler {
@@ -277,19 +410,29 @@ public final class HomaServiceProxyFactory {
                 }
                 throw new IllegalStateException("not a Homa client method: " + method);
             }
-            Object[] values = (arguments != null) ? arguments : new Object[0];
+            Object[] given = (arguments != null) ? arguments : new Object[0];
+            Object[] values = plan.wireArguments(given);
+            CallOptions options = plan.options(given);
             HomaClient client = HomaServiceProxyFactory.this.client;
             return switch (plan.style) {
-                case MONO -> client.call(this.service, plan.rpcMethod, values, plan.resultType, plan.options);
-                case FLUX -> client.stream(this.service, plan.rpcMethod, values, plan.resultType, plan.options);
-                case FUTURE -> client.call(this.service, plan.rpcMethod, values, plan.resultType, plan.options)
+                case MONO_RESPONSE -> client.callForResponse(this.service, plan.rpcMethod, values, plan.resultType,
+                        options);
+                case BLOCK_RESPONSE -> client.callForResponse(this.service, plan.rpcMethod, values, plan.resultType,
+                        options).block();
+                case MONO -> client.call(this.service, plan.rpcMethod, values, plan.resultType, options);
+                case FLUX -> client.stream(this.service, plan.rpcMethod, values, plan.resultType, options);
+                case CHANNEL_FLUX -> client.channel(this.service, plan.rpcMethod, values, plan.resultType,
+                        options);
+                case CHANNEL_MONO -> client.channel(this.service, plan.rpcMethod, values, plan.resultType,
+                        options).singleOrEmpty();
+                case FUTURE -> client.call(this.service, plan.rpcMethod, values, plan.resultType, options)
                         .toFuture();
                 case BLOCK_VOID -> {
-                    client.call(this.service, plan.rpcMethod, values, Void.class, plan.options).block();
+                    client.call(this.service, plan.rpcMethod, values, Void.class, options).block();
                     yield null;
                 }
                 case BLOCK -> {
-                    Object result = client.call(this.service, plan.rpcMethod, values, plan.resultType, plan.options)
+                    Object result = client.call(this.service, plan.rpcMethod, values, plan.resultType, options)
                             .block();
                     if (result == null && plan.primitive != null) {
                         throw new IllegalStateException("Homa call " + this.service + "." + plan.rpcMethod

@@ -7,6 +7,9 @@ import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
+import io.homa.reactive.rpc.HomaCallContext;
+import io.homa.reactive.rpc.HomaMetadata;
+import io.homa.reactive.rpc.HomaResponse;
 import io.homa.reactive.rpc.HomaServerInterceptor;
 import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.reactive.rpc.ServiceResolver;
@@ -68,6 +71,42 @@ class HomaDeclarativeClientEndToEndTests {
                     .matches("homa-(epoll|nio).*");
             assertThat(kv.size()).isEqualTo(3L);
             assertThat(kv.getOrNull("zz").block(WAIT)).isNull();
+        });
+    }
+
+    @Test
+    void shouldStreamFromTheClientAndBothWaysThroughTheDeclarativeClient() {
+        this.contextRunner.run((context) -> {
+            KvClient kv = context.getBean(KvClient.class);
+            Flux<Item> items = Flux.range(0, 1_000).map((i) -> new Item("c" + i, i));
+            assertThat(kv.putAll(items).block(WAIT)).isEqualTo(1_000);
+            List<Item> found = kv.lookup("c", Flux.just("7", "999", "0")).collectList().block(WAIT);
+            assertThat(found).containsExactly(new Item("c7", 7), new Item("c999", 999), new Item("c0", 0));
+            assertThatThrownBy(() -> kv.lookup("c", Flux.just("1", "x")).collectList().block(WAIT))
+                    .isInstanceOfSatisfying(HomaRemoteException.class, (ex) -> {
+                        assertThat(ex.status()).isEqualTo(HomaStatus.NOT_FOUND);
+                        assertThat(ex.remoteMessage()).isEqualTo("no key 'cx'");
+                    });
+        });
+    }
+
+    @Test
+    void shouldCarryTextAndBinaryMetadataBothWays() {
+        this.contextRunner.run((context) -> {
+            KvClient kv = context.getBean(KvClient.class);
+            HomaMetadata request = HomaMetadata.create().put("tenant", "acme")
+                    .putBinary("token-bin", new byte[] {1, 2, 3, (byte) 0xFF});
+            HomaResponse<String> response = kv.whoAmI("!", request).block(WAIT);
+            assertThat(response.value()).isEqualTo("acme!");
+            assertThat(response.metadata().get("served-by")).isEqualTo("kv-test");
+            assertThat(response.metadata().getBinary("echo-bin")).containsExactly((byte) 0xFF, 3, 2, 1);
+            assertThat(response.metadata().asMap()).doesNotContainKeys("tenant", "token-bin");
+            assertThat(kv.tenant(HomaMetadata.create().put("tenant", "globex")).block(WAIT)).isEqualTo("globex");
+            assertThatThrownBy(kv::refuse).isInstanceOfSatisfying(HomaRemoteException.class,
+                    (ex) -> {
+                        assertThat(ex.status()).isEqualTo(HomaStatus.FAILED_PRECONDITION);
+                        assertThat(ex.metadata()).containsEntry("retry-after-ms", "250");
+                    });
         });
     }
 
@@ -359,6 +398,49 @@ class HomaDeclarativeClientEndToEndTests {
             throw new UnsupportedOperationException("boom");
         }
 
+        /** Reads request metadata (text and binary) from its call context and sets response metadata. */
+        public Mono<String> whoAmI(String suffix, HomaCallContext call) {
+            byte[] token = call.requestMetadata().getBinary("token-bin");
+            call.responseMetadata().put("served-by", "kv-test");
+            call.responseMetadata().putBinary("echo-bin", (token != null) ? reversed(token) : new byte[0]);
+            return Mono.just(call.requestMetadata().get("tenant") + suffix);
+        }
+
+        /** The same from the Reactor Context, in a plain (blocking) method's sibling: a Mono method. */
+        public Mono<String> tenant() {
+            return HomaCallContext.current().map((call) -> String.valueOf(call.requestMetadata().get("tenant")));
+        }
+
+        /** A plain method sets response metadata too, also on failure. */
+        public String refuse(HomaCallContext call) {
+            call.responseMetadata().put("retry-after-ms", "250");
+            throw new IllegalStateException("busy");
+        }
+
+        private static byte[] reversed(byte[] bytes) {
+            byte[] result = new byte[bytes.length];
+            for (int i = 0; i < bytes.length; i++) {
+                result[i] = bytes[bytes.length - 1 - i];
+            }
+            return result;
+        }
+
+        /** Client streaming: stores every item, answers how many. */
+        public Mono<Integer> putAll(Flux<Item> items) {
+            return items.doOnNext((item) -> this.store.put(item.key(), item)).count().map(Long::intValue);
+        }
+
+        /** Bidirectional streaming: each key's item, with a prefix argument beside the stream. */
+        public Flux<Item> lookup(String prefix, Flux<String> keys) {
+            return keys.map((key) -> {
+                Item item = this.store.get(prefix + key);
+                if (item == null) {
+                    throw new NoSuchKeyException(prefix + key);
+                }
+                return item;
+            });
+        }
+
         @HomaExceptionHandler
         public HomaStatus outOfRange(IllegalArgumentException ex) {
             return HomaStatus.OUT_OF_RANGE;
@@ -412,6 +494,16 @@ class HomaDeclarativeClientEndToEndTests {
         String boom();
 
         Mono<String> missing();
+
+        Mono<Integer> putAll(Flux<Item> items);
+
+        Mono<HomaResponse<String>> whoAmI(String suffix, HomaMetadata metadata);
+
+        Mono<String> tenant(HomaMetadata metadata);
+
+        HomaResponse<String> refuse();
+
+        Flux<Item> lookup(String prefix, Flux<String> keys);
     }
 
     @HomaExchange(service = "kv", codec = "cbor")

@@ -128,6 +128,13 @@ class HomaServiceProxyFactoryTests {
                     .withMessageContaining("must name the service");
             assertThatIllegalStateException().isThrownBy(() -> factory.createClient(RawMono.class))
                     .withMessageContaining("must declare the element type");
+            assertThatIllegalStateException().isThrownBy(() -> factory.createClient(BlockingChannel.class))
+                    .withMessageContaining("BlockingChannel.sum takes a request stream (a Flux parameter), so it must"
+                            + " return Mono<T> (client streaming) or Flux<T> (bidirectional streaming), not int");
+            assertThatIllegalStateException().isThrownBy(() -> factory.createClient(TwoStreams.class))
+                    .withMessageContaining("TwoStreams.zip has 2 Flux parameters");
+            assertThatIllegalStateException().isThrownBy(() -> factory.createClient(MonoParameter.class))
+                    .withMessageContaining("MonoParameter.echo has a Mono parameter");
         }));
     }
 
@@ -190,6 +197,24 @@ class HomaServiceProxyFactoryTests {
     interface NoService {
 
         Mono<String> call();
+    }
+
+    @HomaExchange("bad")
+    interface BlockingChannel {
+
+        int sum(Flux<Integer> numbers);
+    }
+
+    @HomaExchange("bad")
+    interface TwoStreams {
+
+        Flux<String> zip(Flux<String> left, Flux<String> right);
+    }
+
+    @HomaExchange("bad")
+    interface MonoParameter {
+
+        Mono<String> echo(Mono<String> value);
     }
 
     @HomaExchange("bad")

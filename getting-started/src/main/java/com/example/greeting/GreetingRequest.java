@@ -1,0 +1,4 @@
+package com.example.greeting;
+
+public record GreetingRequest(String name) {
+}
