@@ -94,8 +94,10 @@ public final class HomaReflectionService {
                 ? signature.parameterNames() : List.of();
         List<ServiceListing.Parameter> parameters = new ArrayList<>(types.length);
         for (int i = 0; i < types.length; i++) {
+            // The request stream (a Flux parameter): its items' schema.
+            Type schemaType = (i == method.requestStreamIndex()) ? method.requestElementType() : types[i];
             parameters.add(new ServiceListing.Parameter(names.isEmpty() ? null : names.get(i), types[i].getTypeName(),
-                    this.schemas.schema(types[i])));
+                    this.schemas.schema(schemaType)));
         }
         ServiceListing.TypeDescription result = null;
         if (signature != null) {

@@ -1,5 +1,6 @@
 package io.homa.spring.reflection;
 
+import io.homa.reactive.rpc.HomaCallContext;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
 import java.lang.reflect.ParameterizedType;
@@ -53,6 +54,9 @@ public record MethodSignature(Type resultType, List<String> parameterNames) {
         }
         List<String> names = new ArrayList<>();
         for (Parameter parameter : method.getParameters()) {
+            if (parameter.getType() == HomaCallContext.class) {
+                continue; // filled in from the call, not a wire argument
+            }
             if (!parameter.isNamePresent()) {
                 names.clear();
                 break;
