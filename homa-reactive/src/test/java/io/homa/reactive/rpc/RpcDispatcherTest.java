@@ -274,6 +274,9 @@ class RpcDispatcherTest {
     @Test
     void shouldServeAStreamInBatchesOfTheRequestedSize() {
         AtomicLong requested = new AtomicLong();
+        // The range emits all three at once; a long linger keeps a paused thread (a loaded machine)
+        // from sending a partial batch between two of its items.
+        dispatcher.streamBatchLinger(Duration.ofSeconds(1));
         dispatcher.register(RpcMethod.stream("calc", "count", new java.lang.reflect.Type[] {int.class},
                 args -> Flux.range(0, (Integer) args[0]).doOnRequest(requested::addAndGet)));
 
