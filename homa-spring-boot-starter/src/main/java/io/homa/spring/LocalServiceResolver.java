@@ -1,7 +1,6 @@
 package io.homa.spring;
 
 import io.homa.reactive.rpc.RpcDispatcher;
-import io.homa.reactive.rpc.RpcMethod;
 import io.homa.reactive.rpc.ServiceResolver;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -89,16 +88,7 @@ final class LocalServiceResolver implements ServiceResolver {
         if (this.peers.contains(service) || (this.selected != null && !this.selected.contains(service))) {
             return this.delegate.resolve(service);
         }
-        return Mono.defer(() -> exports(service) ? Mono.just(this.local) : this.delegate.resolve(service));
-    }
-
-    private boolean exports(String service) {
-        for (RpcMethod method : this.dispatcher.methods()) {
-            if (method.service().equals(service)) {
-                return true;
-            }
-        }
-        return false;
+        return Mono.defer(() -> this.dispatcher.exports(service) ? Mono.just(this.local) : this.delegate.resolve(service));
     }
 
     @Override

@@ -260,6 +260,16 @@ public class RpcDispatcher implements HomaRequestHandler {
         return Optional.ofNullable(methods.get(new MethodKey(service, method)));
     }
 
+    /** Whether at least one method of {@code service} is exported (no copy: cheap per call). */
+    public boolean exports(String service) {
+        for (MethodKey key : methods.keySet()) {
+            if (key.service().equals(service)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The exported methods (a snapshot). */
     public Collection<RpcMethod> methods() {
         return List.copyOf(methods.values());
@@ -561,7 +571,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     private RpcMethod method(ServerCall call) {
         RpcMethod method = methods.get(new MethodKey(call.service(), call.method()));
         if (method == null) {
-            boolean serviceKnown = methods.keySet().stream().anyMatch(key -> key.service().equals(call.service()));
+            boolean serviceKnown = exports(call.service());
             throw new HomaException(HomaStatus.UNIMPLEMENTED, serviceKnown
                     ? "unknown method " + call.fullMethodName() + ": service " + call.service() + " has no such method"
                     : "unknown service " + call.service() + " (called " + call.fullMethodName() + ")");

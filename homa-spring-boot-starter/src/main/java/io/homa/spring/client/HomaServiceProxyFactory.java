@@ -160,13 +160,10 @@ public final class HomaServiceProxyFactory {
             @Nullable String codec) {
         String label = type.getSimpleName() + "." + method.getName();
         HomaMethod annotation = AnnotatedElementUtils.findMergedAnnotation(method, HomaMethod.class);
-        String rpcMethod = method.getName();
+        String rpcMethod = rpcMethodName(method, annotation);
         Duration annotatedTimeout = exchangeTimeout;
         boolean idempotent = false;
         if (annotation != null) {
-            if (StringUtils.hasText(annotation.name())) {
-                rpcMethod = this.placeholders.apply(annotation.name()).trim();
-            }
             Duration methodTimeout = parseTimeout(annotation.timeout(), "@HomaMethod(timeout) of " + label);
             if (methodTimeout != null) {
                 annotatedTimeout = methodTimeout;
@@ -331,11 +328,15 @@ public final class HomaServiceProxyFactory {
                     || isObjectMethod(method)) {
                 continue;
             }
-            HomaMethod annotation = AnnotatedElementUtils.findMergedAnnotation(method, HomaMethod.class);
-            names.add((annotation != null && StringUtils.hasText(annotation.name()))
-                    ? this.placeholders.apply(annotation.name()).trim() : method.getName());
+            names.add(rpcMethodName(method, AnnotatedElementUtils.findMergedAnnotation(method, HomaMethod.class)));
         }
         return Collections.unmodifiableSet(names);
+    }
+
+    /** The remote method an interface method calls: {@code @HomaMethod(name)}, placeholders resolved, else its Java name. */
+    private String rpcMethodName(Method method, @Nullable HomaMethod annotation) {
+        return (annotation != null && StringUtils.hasText(annotation.name()))
+                ? this.placeholders.apply(annotation.name()).trim() : method.getName();
     }
 
     private enum Style {
