@@ -10,6 +10,7 @@ import io.homa.reactive.rpc.PayloadCodecs;
 import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.reactive.rpc.RpcMethod;
 import io.homa.reactive.rpc.StaticServiceResolver;
+import io.homa.reactive.rpc.TestTypes;
 import java.lang.reflect.Type;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -78,7 +79,7 @@ class EventLoopBlockHoundTest {
                 .register(RpcMethod.unary("svc", "bytes", new Type[] {byte[].class}, args -> Mono.just(args[0])))
                 .register(RpcMethod.stream("svc", "range", new Type[] {int.class},
                         args -> Flux.range(0, (Integer) args[0])))
-                .register(RpcMethod.bidiStream("svc", "doubled", new Type[] {fluxOfIntegers()},
+                .register(RpcMethod.bidiStream("svc", "doubled", new Type[] {TestTypes.fluxOf(Integer.class)},
                         args -> ((Flux<?>) args[0]).map(i -> 2 * (Integer) i)))
                 .register(RpcMethod.unary("svc", "sleepOnTheLoop", new Type[0], args -> Mono.fromCallable(() -> {
                     Thread.sleep(1); // the test's own blocking call, on the event loop: proves the watch is on
@@ -134,16 +135,5 @@ class EventLoopBlockHoundTest {
                 .filter(violation -> !violation.contains("(no io.homa frame)"))
                 .collect(Collectors.toList());
         assertThat(framework).as("blocking calls made by the framework on non-blocking threads").isEmpty();
-    }
-
-    @SuppressWarnings("unused")
-    private static void signature(Flux<Integer> items) {}
-
-    private static Type fluxOfIntegers() {
-        try {
-            return EventLoopBlockHoundTest.class.getDeclaredMethod("signature", Flux.class).getGenericParameterTypes()[0];
-        } catch (NoSuchMethodException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -224,7 +224,7 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
             }
         }
         Type[] argumentTypes = wireTypes.toArray(Type[]::new);
-        ContextArguments context = new ContextArguments(parameterClasses);
+        ContextArguments context = ContextArguments.of(parameterClasses);
         Class<?> returnType = method.getReturnType();
         Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
         ReflectionUtils.makeAccessible(invocable);
@@ -279,7 +279,7 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
             if (!Publisher.class.isAssignableFrom(types[i])) {
                 continue;
             }
-            if (Mono.class.isAssignableFrom(types[i]) || !(types[i] == Flux.class || types[i] == Publisher.class)) {
+            if (types[i] != Flux.class && types[i] != Publisher.class) {
                 throw new IllegalStateException("@HomaService '" + service + "' method " + describe(method)
                         + " has a " + types[i].getSimpleName() + " parameter; a request stream is declared as Flux<T>"
                         + " (or Publisher<T>)");
@@ -307,16 +307,21 @@ final class HomaServiceRegistrar implements SmartInitializingSingleton {
                         .collect(Collectors.joining(", ", "(", ")"));
     }
 
-    /** Where a method takes {@link HomaCallContext} parameters: they are filled in from the Reactor context. */
-    private record ContextArguments(Class<?>[] parameterClasses) {
+    /**
+     * Where a method takes {@link HomaCallContext} parameters: they are filled in from the Reactor context.
+     *
+     * @param any whether there is one (computed once, not per call)
+     */
+    private record ContextArguments(Class<?>[] parameterClasses, boolean any) {
+
+        static ContextArguments of(Class<?>[] parameterClasses) {
+            return new ContextArguments(parameterClasses,
+                    Arrays.stream(parameterClasses).anyMatch((type) -> type == HomaCallContext.class));
+        }
 
         /** The method's arguments: the wire arguments, with the call's context where it is declared. */
         @Nullable Object @Nullable [] expand(@Nullable Object @Nullable [] wire, ContextView ctx) {
-            boolean any = false;
-            for (Class<?> type : this.parameterClasses) {
-                any |= type == HomaCallContext.class;
-            }
-            if (!any || wire == null) {
+            if (!this.any || wire == null) {
                 return wire;
             }
             HomaCallContext call = ctx.getOrDefault(HomaCallContext.class, null);

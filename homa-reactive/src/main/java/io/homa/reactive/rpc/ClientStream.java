@@ -3,7 +3,6 @@ package io.homa.reactive.rpc;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -55,11 +54,6 @@ final class ClientStream<T> {
     /** Counts batch RPCs, so a late {@link #drain} does not store a finished one as {@link #fetch}. */
     private long fetchNumber;
     private @Nullable Disposable deadlineTimer;
-
-    ClientStream(HomaClient client, RpcCall call, PayloadCodec codec, long timeoutNs, int batchSize,
-                 @Nullable Scheduler resultScheduler, FluxSink<T> sink) {
-        this(client, call, codec, timeoutNs, batchSize, resultScheduler, sink, -1);
-    }
 
     /**
      * @param requestStreamIndex the position of the request stream among the call's arguments, or
@@ -252,25 +246,9 @@ final class ClientStream<T> {
 
     @SuppressWarnings("unchecked")
     private List<T> decodeItems(RpcEnvelope.Response response) {
-        if (response.payload().length == 0) {
-            return List.of();
-        }
-        List<byte[]> frames = RpcEnvelope.decodeFrames(response.payload());
-        List<T> items = new ArrayList<>(frames.size());
-        for (byte[] frame : frames) {
-            Object item;
-            try {
-                item = codec.decode(frame, call.responseType());
-            } catch (HomaException e) {
-                throw new HomaException(HomaStatus.INTERNAL,
-                        "cannot decode an item of " + call.fullMethodName() + ": " + e.getMessage(), e);
-            }
-            if (item == null) {
-                throw new HomaException(HomaStatus.INTERNAL, "an item of " + call.fullMethodName() + " decoded as null");
-            }
-            items.add((T) item);
-        }
-        return items;
+        List<byte[]> frames = response.payload().length == 0 ? List.of() : RpcEnvelope.decodeFrames(response.payload());
+        return (List<T>) RpcEnvelope.decodeItems(frames, codec, call.responseType(), HomaStatus.INTERNAL,
+                call.fullMethodName());
     }
 
     private void onFailure(Throwable error) {

@@ -156,11 +156,7 @@ public class HomaClient {
     public <T> Mono<T> call(String service, String method, @Nullable Object[] arguments, Type responseType,
                             CallOptions options) {
         RpcCall call = new RpcCall(service, method, arguments.clone(), responseType, options, false);
-        Mono<T> chain = Mono.defer(() -> this.<T>unary(call).mapNotNull(HomaResponse::value));
-        for (int i = interceptors.size() - 1; i >= 0; i--) {
-            chain = interceptors.get(i).interceptUnary(call, chain);
-        }
-        return chain;
+        return intercepted(call, Mono.defer(() -> this.<T>unary(call).mapNotNull(HomaResponse::value)));
     }
 
     /**
@@ -173,11 +169,7 @@ public class HomaClient {
     public <T> Mono<HomaResponse<T>> callForResponse(String service, String method, @Nullable Object[] arguments,
                                                      Type responseType, CallOptions options) {
         RpcCall call = new RpcCall(service, method, arguments.clone(), responseType, options, false);
-        Mono<HomaResponse<T>> chain = Mono.defer(() -> unary(call));
-        for (int i = interceptors.size() - 1; i >= 0; i--) {
-            chain = interceptors.get(i).interceptUnary(call, chain);
-        }
-        return chain;
+        return intercepted(call, Mono.defer(() -> unary(call)));
     }
 
     /**
@@ -193,11 +185,7 @@ public class HomaClient {
     public <T> Flux<T> stream(String service, String method, @Nullable Object[] arguments, Type elementType,
                               CallOptions options) {
         RpcCall call = new RpcCall(service, method, arguments.clone(), elementType, options, true);
-        Flux<T> chain = Flux.defer(() -> streamExchange(call));
-        for (int i = interceptors.size() - 1; i >= 0; i--) {
-            chain = interceptors.get(i).interceptStream(call, chain);
-        }
-        return chain;
+        return intercepted(call, Flux.defer(() -> streamExchange(call, -1)));
     }
 
     /**
@@ -242,11 +230,7 @@ public class HomaClient {
         }
         int requestStreamIndex = index;
         RpcCall call = new RpcCall(service, method, arguments.clone(), elementType, options, true);
-        Flux<T> chain = Flux.defer(() -> channelExchange(call, requestStreamIndex));
-        for (int i = interceptors.size() - 1; i >= 0; i--) {
-            chain = interceptors.get(i).interceptStream(call, chain);
-        }
-        return chain;
+        return intercepted(call, Flux.defer(() -> streamExchange(call, requestStreamIndex)));
     }
 
     /** {@link #channel(String, String, Object[], Type, CallOptions)} with a class, so {@code T} is inferred. */
@@ -344,15 +328,26 @@ public class HomaClient {
 
     // ------------------------------------------------------------------ stream
 
-    private <T> Flux<T> streamExchange(RpcCall call) {
-        PayloadCodec codec = codec(call);
-        long timeoutNs = timeoutNs(call);
-        return Flux.create(
-                sink -> new ClientStream<T>(this, call, codec, timeoutNs, streamBatchSize, resultScheduler, sink).start(),
-                FluxSink.OverflowStrategy.BUFFER);
+    /** A unary exchange wrapped in the interceptors, the first one outermost. */
+    private <R> Mono<R> intercepted(RpcCall call, Mono<R> exchange) {
+        Mono<R> chain = exchange;
+        for (int i = interceptors.size() - 1; i >= 0; i--) {
+            chain = interceptors.get(i).interceptUnary(call, chain);
+        }
+        return chain;
     }
 
-    private <T> Flux<T> channelExchange(RpcCall call, int requestStreamIndex) {
+    /** A stream or channel exchange wrapped in the interceptors, the first one outermost. */
+    private <T> Flux<T> intercepted(RpcCall call, Flux<T> exchange) {
+        Flux<T> chain = exchange;
+        for (int i = interceptors.size() - 1; i >= 0; i--) {
+            chain = interceptors.get(i).interceptStream(call, chain);
+        }
+        return chain;
+    }
+
+    /** @param requestStreamIndex the request stream's position among the arguments (a channel), or -1 */
+    private <T> Flux<T> streamExchange(RpcCall call, int requestStreamIndex) {
         PayloadCodec codec = codec(call);
         long timeoutNs = timeoutNs(call);
         return Flux.create(

@@ -4,6 +4,7 @@ import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import java.lang.reflect.Type;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -379,6 +380,32 @@ public final class RpcEnvelope {
             out.putInt(frame.length).put(frame);
         }
         return out.array();
+    }
+
+    /**
+     * Decodes stream items, one per frame, as {@code type}.
+     *
+     * @param status the status of the failure when an item does not decode or decodes as
+     *     {@code null} (INTERNAL for results, INVALID_ARGUMENT for what a client sent)
+     * @param what the stream, for messages, e.g. {@code "kv.scan"}
+     * @throws HomaException with {@code status}, naming {@code what}
+     */
+    static List<Object> decodeItems(List<byte[]> frames, PayloadCodec codec, Type type,
+                                    HomaStatus status, String what) {
+        List<Object> items = new ArrayList<>(frames.size());
+        for (byte[] frame : frames) {
+            Object item;
+            try {
+                item = codec.decode(frame, type);
+            } catch (HomaException e) {
+                throw new HomaException(status, "cannot decode an item of " + what + ": " + e.getMessage(), e);
+            }
+            if (item == null) {
+                throw new HomaException(status, "an item of " + what + " decoded as null");
+            }
+            items.add(item);
+        }
+        return items;
     }
 
     /**

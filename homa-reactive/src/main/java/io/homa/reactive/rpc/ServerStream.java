@@ -98,8 +98,8 @@ final class ServerStream implements CoreSubscriber<Object> {
     /** The answer to a channel's open: its id and the request stream's first credit. */
     RpcEnvelope.Response openResponse() {
         long credit = upload == null ? 0 : upload.openCredit();
-        return new RpcEnvelope.Response(HomaStatus.OK, "", Map.of(RpcMetadata.STREAM_ID, Long.toString(id),
-                RpcMetadata.STREAM_CREDIT, Long.toString(credit)), new byte[0]);
+        return withStreamId(new RpcEnvelope.Response(HomaStatus.OK, "",
+                Map.of(RpcMetadata.STREAM_CREDIT, Long.toString(credit)), new byte[0]), false);
     }
 
     /**

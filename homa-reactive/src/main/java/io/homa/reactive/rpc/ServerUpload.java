@@ -4,7 +4,6 @@ import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import java.lang.reflect.Type;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -195,7 +194,8 @@ final class ServerUpload implements Publisher<Object>, Subscription {
                     }
                 }
                 if (rejection == null) {
-                    items = decodeItems(frames);
+                    items = RpcEnvelope.decodeItems(frames, codec, elementType, HomaStatus.INVALID_ARGUMENT,
+                            "the request stream of " + name);
                 }
             } catch (HomaException e) {
                 rejection = e;
@@ -248,25 +248,6 @@ final class ServerUpload implements Publisher<Object>, Subscription {
                 sink.success(creditResponse(credit, nowCancelled));
             }
         });
-    }
-
-    private List<Object> decodeItems(List<byte[]> frames) {
-        List<Object> items = new ArrayList<>(frames.size());
-        for (byte[] frame : frames) {
-            Object item;
-            try {
-                item = codec.decode(frame, elementType);
-            } catch (HomaException e) {
-                throw new HomaException(HomaStatus.INVALID_ARGUMENT,
-                        "cannot decode an item of the request stream of " + name + ": " + e.getMessage(), e);
-            }
-            if (item == null) {
-                throw new HomaException(HomaStatus.INVALID_ARGUMENT,
-                        "an item of the request stream of " + name + " decoded as null");
-            }
-            items.add(item);
-        }
-        return items;
     }
 
     /**

@@ -37,8 +37,8 @@ class HomaRpcChannelLoopbackTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final int ITEMS = 100_000;
     private static final int BATCH = HomaClient.DEFAULT_STREAM_BATCH_SIZE;
-    private static final Type INTEGERS = parameterType("integers");
-    private static final Type STRINGS = parameterType("strings");
+    private static final Type INTEGERS = TestTypes.fluxOf(Integer.class);
+    private static final Type STRINGS = TestTypes.fluxOf(String.class);
 
     private final Scheduler scheduler = Schedulers.newBoundedElastic(8, 1000, "rpc-channel");
     private final Scheduler slowServer = Schedulers.newSingle("slow-server-consumer");
@@ -56,19 +56,6 @@ class HomaRpcChannelLoopbackTest {
     private HomaTransport serverTransport;
     private HomaTransport clientTransport;
     private HomaClient client;
-
-    @SuppressWarnings("unused")
-    private static void signatures(Flux<Integer> integers, Flux<String> strings) {}
-
-    private static Type parameterType(String name) {
-        try {
-            java.lang.reflect.Method method = HomaRpcChannelLoopbackTest.class
-                    .getDeclaredMethod("signatures", Flux.class, Flux.class);
-            return method.getGenericParameterTypes()[name.equals("integers") ? 0 : 1];
-        } catch (NoSuchMethodException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     @SuppressWarnings("unchecked")
     private static Flux<Integer> integers(Object argument) {
@@ -315,12 +302,7 @@ class HomaRpcChannelLoopbackTest {
                 .hasMessageContaining("needs one Publisher argument");
     }
 
-    /** {@code inFlight} drops just after the last response is handed over: wait for it. */
     private void awaitInFlight(int expected) {
-        long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (dispatcher.inFlight() != expected && System.nanoTime() - deadlineNs < 0) {
-            LockSupport.parkNanos(1_000_000L);
-        }
-        assertThat(dispatcher.inFlight()).isEqualTo(expected);
+        RpcDispatcherTest.awaitInFlight(dispatcher, expected, Duration.ofSeconds(10));
     }
 }

@@ -367,7 +367,12 @@ class RpcDispatcherTest {
 
     /** {@code inFlight} drops just after a response is handed over: wait for it. */
     static void awaitInFlight(RpcDispatcher dispatcher, int expected) {
-        long deadlineNs = System.nanoTime() + 2_000_000_000L;
+        awaitInFlight(dispatcher, expected, Duration.ofSeconds(2));
+    }
+
+    /** As {@link #awaitInFlight(RpcDispatcher, int)}, waiting at most {@code wait}. */
+    static void awaitInFlight(RpcDispatcher dispatcher, int expected, Duration wait) {
+        long deadlineNs = System.nanoTime() + wait.toNanos();
         while (dispatcher.inFlight() != expected && System.nanoTime() - deadlineNs < 0) {
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
         }

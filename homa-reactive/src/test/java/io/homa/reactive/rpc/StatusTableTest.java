@@ -86,21 +86,10 @@ class StatusTableTest {
                     return "done";
                 })).withBlocking(true))
                 .register(RpcMethod.stream("svc", "numbers", new Type[0], args -> Flux.range(0, 10)))
-                .register(RpcMethod.clientStream("svc", "count", new Type[] {flux()}, args -> ((Flux<?>) args[0])
+                .register(RpcMethod.clientStream("svc", "count", new Type[] {TestTypes.fluxOf(Integer.class)}, args -> ((Flux<?>) args[0])
                         .doOnError(requestStreamError::set)
                         .doFinally(signal -> requestStreamEnded.countDown())
                         .count()));
-    }
-
-    @SuppressWarnings("unused")
-    private static void signature(Flux<Integer> items) {}
-
-    private static Type flux() {
-        try {
-            return StatusTableTest.class.getDeclaredMethod("signature", Flux.class).getGenericParameterTypes()[0];
-        } catch (NoSuchMethodException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     private HomaClient clientFor(InetSocketAddress address) {
@@ -316,11 +305,7 @@ class StatusTableTest {
         return name.toString();
     }
 
-    private void awaitInFlight(int expected) throws InterruptedException {
-        long deadlineNs = System.nanoTime() + WAIT.toNanos();
-        while (dispatcher.inFlight() != expected && System.nanoTime() - deadlineNs < 0) {
-            Thread.sleep(2);
-        }
-        assertThat(dispatcher.inFlight()).isEqualTo(expected);
+    private void awaitInFlight(int expected) {
+        RpcDispatcherTest.awaitInFlight(dispatcher, expected, WAIT);
     }
 }

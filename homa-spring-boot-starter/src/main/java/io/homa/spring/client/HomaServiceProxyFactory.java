@@ -179,9 +179,10 @@ public final class HomaServiceProxyFactory {
         Type genericReturnType = GenericTypeResolver.resolveType(method.getGenericReturnType(), type);
         Style style;
         Type resultType;
-        if (returnType == Mono.class && isResponseWrapper(typeArgument(genericReturnType, label))) {
+        Type monoOf = (returnType == Mono.class) ? typeArgument(genericReturnType, label) : null;
+        if (monoOf != null && isResponseWrapper(monoOf)) {
             style = Style.MONO_RESPONSE;
-            resultType = typeArgument(typeArgument(genericReturnType, label), label);
+            resultType = typeArgument(monoOf, label);
         }
         else if (returnType == HomaResponse.class) {
             style = Style.BLOCK_RESPONSE;
@@ -196,9 +197,9 @@ public final class HomaServiceProxyFactory {
             style = (returnType == Mono.class) ? Style.CHANNEL_MONO : Style.CHANNEL_FLUX;
             resultType = typeArgument(genericReturnType, label);
         }
-        else if (returnType == Mono.class) {
+        else if (monoOf != null) {
             style = Style.MONO;
-            resultType = typeArgument(genericReturnType, label);
+            resultType = monoOf;
         }
         else if (returnType == Flux.class) {
             style = Style.FLUX;
@@ -222,7 +223,7 @@ public final class HomaServiceProxyFactory {
             resultType = genericReturnType;
         }
         return new Plan(rpcMethod, resultType, style, options, returnType.isPrimitive() ? returnType : null,
-                metadataPositions(method, label));
+                metadataPositions(method));
     }
 
     private static boolean isResponseWrapper(Type type) {
@@ -231,7 +232,7 @@ public final class HomaServiceProxyFactory {
     }
 
     /** The positions of {@link HomaMetadata} parameters: per-call request metadata, not sent as arguments. */
-    private static int[] metadataPositions(Method method, String label) {
+    private static int[] metadataPositions(Method method) {
         Class<?>[] types = method.getParameterTypes();
         return java.util.stream.IntStream.range(0, types.length)
                 .filter((i) -> types[i] == HomaMetadata.class)

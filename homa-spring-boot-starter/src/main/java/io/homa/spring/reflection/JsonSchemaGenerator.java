@@ -315,7 +315,7 @@ public final class JsonSchemaGenerator {
             @Override
             public JsonNumberFormatVisitor expectNumberFormat(JavaType type) {
                 this.schema.put("type", "number");
-                return new JsonNumberFormatVisitor() {
+                return new JsonNumberFormatVisitor.Base() {
                     @Override
                     public void numberType(JsonParser.NumberType numberType) {
                         if (numberType == JsonParser.NumberType.FLOAT) {
@@ -325,21 +325,13 @@ public final class JsonSchemaGenerator {
                             Visitor.this.schema.put("format", "double");
                         }
                     }
-
-                    @Override
-                    public void format(JsonValueFormat format) {
-                    }
-
-                    @Override
-                    public void enumTypes(Set<String> values) {
-                    }
                 };
             }
 
             @Override
             public JsonIntegerFormatVisitor expectIntegerFormat(JavaType type) {
                 this.schema.put("type", "integer");
-                return new JsonIntegerFormatVisitor() {
+                return new JsonIntegerFormatVisitor.Base() {
                     @Override
                     public void numberType(JsonParser.NumberType numberType) {
                         if (numberType == JsonParser.NumberType.INT) {
@@ -348,14 +340,6 @@ public final class JsonSchemaGenerator {
                         else if (numberType == JsonParser.NumberType.LONG) {
                             Visitor.this.schema.put("format", "int64");
                         }
-                    }
-
-                    @Override
-                    public void format(JsonValueFormat format) {
-                    }
-
-                    @Override
-                    public void enumTypes(Set<String> values) {
                     }
                 };
             }
