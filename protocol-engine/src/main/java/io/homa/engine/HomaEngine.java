@@ -128,7 +128,7 @@ public final class HomaEngine {
                 events, counters);
         Pacer pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
         this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, atMostOnce, validation,
-                counters);
+                receiver, counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
 

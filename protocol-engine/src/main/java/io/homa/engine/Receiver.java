@@ -412,10 +412,33 @@ final class Receiver {
      * bytes may now come twice).
      */
     void requestMissing(InboundMessage message, InetSocketAddress peer, long wireRpcId, long nowNs) {
+        requestMissing(message, peer, wireRpcId, nowNs, 8);
+    }
+
+    /**
+     * Server: a RESEND for the response of a request we are still receiving, with granted bytes
+     * missing. The client is alive and believes it sent them, so the answer is a RESEND for the
+     * first gap rather than BUSY: our own timed RESEND may keep losing its probe slot to our other
+     * RPCs with that peer, and BUSY alone would keep both ends answering each other forever
+     * (found by {@code BadInputProperties}). One RESEND answers one packet, as BUSY would.
+     *
+     * @return whether it answered (else the RESEND is the sender's to answer)
+     */
+    boolean answerResendWhileReceiving(ServerRpc rpc, InetSocketAddress from, long nowNs) {
+        if (rpc.state() != ServerRpc.State.RECEIVING_REQUEST || rpc.request.receivedBytes() >= rpc.request.grantedOffset) {
+            return false;
+        }
+        rpc.lastHeardNs = nowNs;
+        requestMissing(rpc.request, from, rpc.rpcId | HomaHeader.FROM_SERVER_BIT, nowNs, 1);
+        return true;
+    }
+
+    private void requestMissing(InboundMessage message, InetSocketAddress peer, long wireRpcId, long nowNs,
+            int maxResends) {
         RangeSet received = message.received;
         int gapStart = 0;
         int sent = 0;
-        for (int i = 0; i <= received.size() && sent < 8; i++) {
+        for (int i = 0; i <= received.size() && sent < maxResends; i++) {
             int gapEnd = i < received.size() ? received.start(i) : message.grantedOffset;
             gapEnd = Math.min(gapEnd, message.grantedOffset);
             if (gapEnd > gapStart) {

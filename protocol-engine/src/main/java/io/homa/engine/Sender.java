@@ -31,6 +31,8 @@ final class Sender {
     private final EngineCounters counters;
     private final AtMostOnce atMostOnce;
     private final AddressValidation validation;
+    /** Answers a client's RESEND about a request still arriving with gaps ({@link #onResend}). */
+    private final Receiver receiver;
     private long messageSequence;
 
     /** SRPT: the message with the fewest bytes never sent first, older first among equals. */
@@ -52,9 +54,10 @@ final class Sender {
     private final ControlHeader commonTx = new ControlHeader();
 
     Sender(EngineConfig config, EngineParams params, int localPort, RpcTable rpcs, ControlQueue control,
-            TimerQueue timers, Pacer pacer, AtMostOnce atMostOnce, AddressValidation validation,
+            TimerQueue timers, Pacer pacer, AtMostOnce atMostOnce, AddressValidation validation, Receiver receiver,
             EngineCounters counters) {
         this.config = config;
+        this.receiver = receiver;
         this.atMostOnce = atMostOnce;
         this.validation = validation;
         this.params = params;
@@ -233,6 +236,9 @@ final class Sender {
                 control.resend(from, rpcId | HomaHeader.FROM_SERVER_BIT, 0, params.unscheduledBytes());
                 counters.resendsSent++;
             }
+            return true;
+        }
+        if (receiver.answerResendWhileReceiving(rpc, from, nowNs)) {
             return true;
         }
         // Alive, but a RESEND for the response carries no request byte: a due RESEND of ours for

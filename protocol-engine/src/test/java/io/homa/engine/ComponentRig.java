@@ -58,7 +58,7 @@ final class ComponentRig {
         // Address validation is off here (a hand-built server holds every client to 3x otherwise):
         // AddressValidationTest tests it through whole engines.
         this.sender = new Sender(config, params, LOCAL_PORT, rpcs, control, timerQueue, pacer, atMostOnce,
-                new AddressValidation(false, params.payloadBytes(), new byte[32], counters), counters);
+                new AddressValidation(false, params.payloadBytes(), new byte[32], counters), receiver, counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
 

@@ -148,6 +148,36 @@ class SenderTest {
         assertThat(rpc.lastHeardNs).isEqualTo(500);
     }
 
+    /**
+     * A client's RESEND for the response of a request still missing granted bytes is answered with
+     * a RESEND for the first gap, not BUSY: with BUSY both ends kept answering each other forever
+     * while the server's own RESEND lost its probe slot to its other RPC with that peer
+     * (BadInputProperties, seed -7184996648164126331).
+     */
+    @Test
+    void shouldAnswerAClientResendWithAResendForMissingRequestBytes() {
+        ComponentRig rig = new ComponentRig();
+        byte[] request = ComponentRig.pattern(3 * rig.payload(), 5);
+        long rpcId = 900;
+        int payload = rig.payload();
+        assertThat(rig.onData(0, PEER, ComponentRig.data(rpcId, request, request.length, 0, payload,
+                rig.cutoffs.version()))).isTrue();
+        assertThat(rig.onData(0, PEER, ComponentRig.data(rpcId, request, request.length, 2 * payload, payload,
+                rig.cutoffs.version()))).isTrue();
+        rig.drain(0);
+        long resendsBefore = rig.counters.resendsSent();
+
+        assertThat(rig.onResend(10, PEER, ComponentRig.resend(rpcId, 0, 1_000))).isTrue();
+        List<Sent> sent = rig.drain(10);
+        assertThat(sent).extracting(Sent::type).containsExactly(PacketType.RESEND);
+        ResendHeader resend = new ResendHeader().wrap(sent.get(0).buffer(), 0);
+        assertThat(resend.rpcId()).as("from the server: S bit").isEqualTo(rpcId | HomaHeader.FROM_SERVER_BIT);
+        assertThat(resend.resendOffset()).isEqualTo(payload);
+        assertThat(resend.length()).isEqualTo(payload);
+        assertThat(rig.counters.resendsSent()).isEqualTo(resendsBefore + 1);
+        assertThat(rig.counters.busySent()).isZero();
+    }
+
     @Test
     void shouldAnswerBusyToAResendForBytesNotSentYet() {
         ComponentRig rig = new ComponentRig();
