@@ -8,6 +8,7 @@
 #   benchmarks/testbed.sh status        # topology, and per-class sent/dropped counters (tc -s)
 #   benchmarks/testbed.sh down          # removes every namespace, link and qdisc it made
 #   benchmarks/testbed.sh check         # exit 0 if namespaces can be made here, else 1 with the reason
+#   HOMA_TESTBED_PREFIX=hb2 HOMA_TESTBED_SUBNET=198.18.2 benchmarks/testbed.sh up   # a second testbed
 #
 # Addresses: host i is 198.18.0.i/24 in namespace homa-h<i> (RFC 2544's benchmarking range, never
 # another network); the switch is namespace homa-sw. Run a command on a host with
@@ -23,18 +24,20 @@
 # port-buffer-bytes / 8 bytes, so a port buffers at most port-buffer-bytes in all.
 set -euo pipefail
 
-PREFIX=homa
+# Two testbeds can stand side by side with different HOMA_TESTBED_PREFIX and HOMA_TESTBED_SUBNET
+# (for example a demo while a benchmark runs): namespaces, links and the state file carry the prefix.
+PREFIX=${HOMA_TESTBED_PREFIX:-homa}
 SWITCH_NS=${PREFIX}-sw
 BRIDGE=br0
-SUBNET=198.18.0
+SUBNET=${HOMA_TESTBED_SUBNET:-198.18.0}
 HOSTS=4
 MTU=1500
 LINK_MBPS=400
 PORT_BUFFER_BYTES=300000
-STATE_FILE=/run/homa-testbed.env
+STATE_FILE=/run/${PREFIX}-testbed.env
 
 usage() {
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 die() {
@@ -135,13 +138,13 @@ cmd_up() {
     ip netns add "$ns"
     ip netns exec "$ns" ip link set lo up
     # One veth pair per host: eth0 in the host, sw<i> in the switch, a port of the bridge.
-    ip link add "hb-h$i" mtu "$MTU" type veth peer name "hb-sw$i" mtu "$MTU"
-    ip link set "hb-h$i" netns "$ns"
-    ip link set "hb-sw$i" netns "$SWITCH_NS"
-    ip netns exec "$ns" ip link set "hb-h$i" name eth0
+    ip link add "${PREFIX}-h$i" mtu "$MTU" type veth peer name "${PREFIX}-sw$i" mtu "$MTU"
+    ip link set "${PREFIX}-h$i" netns "$ns"
+    ip link set "${PREFIX}-sw$i" netns "$SWITCH_NS"
+    ip netns exec "$ns" ip link set "${PREFIX}-h$i" name eth0
     ip netns exec "$ns" ip addr add "$SUBNET.$i/24" dev eth0
     ip netns exec "$ns" ip link set eth0 up
-    ip netns exec "$SWITCH_NS" ip link set "hb-sw$i" name "sw$i"
+    ip netns exec "$SWITCH_NS" ip link set "${PREFIX}-sw$i" name "sw$i"
     ip netns exec "$SWITCH_NS" ip link set "sw$i" master "$BRIDGE"
     ip netns exec "$SWITCH_NS" ip link set "sw$i" up
     shape "$ns" eth0               # the host's NIC towards the switch
@@ -202,6 +205,10 @@ class_counters() {
 }
 
 main() {
+  [[ "$PREFIX" =~ ^[a-z][a-z0-9]{0,7}$ ]] \
+    || die "HOMA_TESTBED_PREFIX must be 1-8 lower-case letters or digits, starting with a letter, was '$PREFIX'"
+  [[ "$SUBNET" =~ ^198\.1[89]\.[0-9]{1,3}$ ]] && (( ${SUBNET##*.} <= 255 )) \
+    || die "HOMA_TESTBED_SUBNET must be three octets inside 198.18.0.0/15 (RFC 2544), e.g. 198.18.1, was '$SUBNET'"
   local command=${1:-}
   shift || true
   case "$command" in
