@@ -3,6 +3,7 @@
 # and plain UDP/TCP ping-pong floors on scenarios S1-S6, and writes a report.
 #
 #   benchmarks/run.sh [quick|full] [extra args]     e.g.  benchmarks/run.sh quick --systems=homa,grpc --scenarios=s1
+#   benchmarks/run.sh full --net=testbed             across the emulated rack (benchmarks/testbed.sh up first; root)
 #
 # quick: about 2 minutes (the CI smoke test); full: 10-15 minutes. Extra arguments go to the load
 # generator (benchmarks/run.sh quick --help lists them). The report lands in benchmarks/target/report/
@@ -31,8 +32,26 @@ for arg in "$@"; do
   esac
 done
 
+# --net=testbed: this process is the client on host 1 of the rack benchmarks/testbed.sh built; it
+# starts the servers on the other hosts itself (ip netns exec), so it needs root as the rack does.
+host_prefix=()
+for arg in "$@"; do
+  if [[ "$arg" == "--net=testbed" ]]; then
+    prefix=${HOMA_TESTBED_PREFIX:-homa}
+    if [[ $(id -u) -ne 0 ]]; then
+      echo "--net=testbed needs root (the servers run in the testbed's network namespaces)" >&2
+      exit 2
+    fi
+    if ! ip netns list 2> /dev/null | grep -q "^${prefix}-h1\b"; then
+      echo "--net=testbed: the testbed is not up; run: benchmarks/testbed.sh up" >&2
+      exit 2
+    fi
+    host_prefix=(ip netns exec "${prefix}-h1")
+  fi
+done
+
 set +e
-java -Xms512m -Xmx2g -XX:+UseG1GC -Djava.awt.headless=true \
+"${host_prefix[@]}" java -Xms512m -Xmx2g -XX:+UseG1GC -Djava.awt.headless=true \
   -cp "benchmarks/target/classes:$(cat "$classpath_file")" \
   io.homa.bench.LoadGenerator --mode="$mode" "$@"
 status=$?

@@ -151,6 +151,8 @@ cmd_up() {
     shape "$SWITCH_NS" "sw$i"      # the switch's output port towards the host
   done
   cat > "$STATE_FILE" << EOF
+PREFIX=$PREFIX
+SUBNET=$SUBNET
 HOSTS=$HOSTS
 MTU=$MTU
 LINK_MBPS=$LINK_MBPS

@@ -50,6 +50,17 @@ public final class LoadGenerator implements Callable<Integer> {
         QUICK, FULL
     }
 
+    /** Where the processes run. */
+    public enum Net {
+        /** Every process on 127.0.0.1. */
+        LOOPBACK,
+        /** The client on host 1 of the emulated rack, servers on the others ({@link Testbed}). */
+        TESTBED
+    }
+
+    @Option(names = "--net", description = "loopback, or testbed: the rack benchmarks/testbed.sh built (run.sh then starts this process on host 1; servers go on hosts 2..H; every Homa endpoint paced at the link rate). Default: ${DEFAULT-VALUE}.")
+    Net net = Net.LOOPBACK;
+
     @Option(names = "--mode", description = "quick (about 2 minutes) or full (10-15 minutes). Default: ${DEFAULT-VALUE}.")
     Mode mode = Mode.QUICK;
 
@@ -75,8 +86,17 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--servers", description = "Server processes (S6 fans out over all of them; S1-S5 use the first), 1..8. Default: ${DEFAULT-VALUE}.")
     int servers = 3;
 
-    @Option(names = "--homa-link-mbps", description = "Pacer rate of every Homa transport, Mbit/s, 0 = no pacing. Default: the transport's default (${DEFAULT-VALUE}).")
-    int homaLinkMbps = SystemSettings.defaults().homaLinkMbps();
+    @Option(names = "--homa-link-mbps", description = "Pacer rate of every Homa transport, Mbit/s, 0 = no pacing. Default: the testbed's link rate with --net=testbed, else the transport's default (" + io.homa.reactive.HomaTransportConfig.DEFAULT_LINK_MBPS + ").")
+    Integer homaLinkMbps;
+
+    @Option(names = "--homa-priority-tos", description = "Homa priorities in the IP TOS byte: auto (off on loopback, on elsewhere), on or off (to measure what the testbed's priority queues buy). Default: ${DEFAULT-VALUE}.")
+    io.homa.reactive.HomaTransportConfig.PriorityTos homaPriorityTos = io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO;
+
+    @Option(names = "--no-homa-incast-marking", negatable = true, description = "INCAST marking of Homa requests above the engine's incast threshold (S6). Default: ${DEFAULT-VALUE}.")
+    boolean homaIncastMarking = true;
+
+    @Option(names = "--s5-link-load", description = "With --net=testbed: S5 Poisson rate per workload as this fraction of the link's capacity, (0, 1] (each RPC's request and response carry the sampled length, so each direction of the client's link is loaded this much; the paper's Figure 8 uses 0.5 and 0.8). Replaces --s5-load.")
+    Double s5LinkLoad;
 
     @Option(names = "--homa-mtu-bytes", description = "MTU of every Homa engine, 256..65535, or 0 for the transport's default, the device's (65,535 on loopback). Default: ${DEFAULT-VALUE}.")
     int homaMtuBytes = SystemSettings.defaults().homaMtuBytes();
@@ -143,7 +163,26 @@ public final class LoadGenerator implements Callable<Integer> {
                 throw new IllegalArgumentException("--s5-rps: unknown workload " + name + ", expected one of " + Workload.NAMES);
             }
         }
-        SystemSettings settings = new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity);
+        Testbed testbed = null;
+        if (net == Net.TESTBED) {
+            testbed = Testbed.load(System.getenv().getOrDefault("HOMA_TESTBED_PREFIX", "homa"));
+            testbed.checkOnHostOne();
+        }
+        if (s5LinkLoad != null) {
+            if (testbed == null) {
+                throw new IllegalArgumentException("--s5-link-load needs --net=testbed (a link of known capacity)");
+            }
+            if (!(s5LinkLoad > 0 && s5LinkLoad <= 1)) {
+                throw new IllegalArgumentException("--s5-link-load must be in (0, 1], was " + s5LinkLoad);
+            }
+            for (Workload workload : workloadList) {
+                s5Rps.putIfAbsent(workload.name(), linkRate(workload, testbed, s5LinkLoad));
+            }
+        }
+        int linkMbps = homaLinkMbps != null ? homaLinkMbps
+                : testbed != null ? testbed.linkMbps() : SystemSettings.defaults().homaLinkMbps();
+        SystemSettings settings = new SystemSettings(linkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity,
+                homaPriorityTos, homaIncastMarking, testbed != null ? testbed.address(1) : SystemSettings.LOOPBACK_HOST);
         RunPlan plan = mode == Mode.FULL ? RunPlan.full() : RunPlan.quick();
         ScenarioRunner.class.getName(); // fail fast on a broken class path
         int cores = Runtime.getRuntime().availableProcessors();
@@ -164,14 +203,18 @@ public final class LoadGenerator implements Callable<Integer> {
         try {
             for (int i = 0; i < serverCount; i++) {
                 List<String> extra = serverJvmOptions.stream().map(o -> o.replace("{index}", Integer.toString(serverProcesses.size()))).toList();
-                serverProcesses.add(ServerProcess.start(systemKinds, settings, placement, extra, out.resolve("server-" + i + ".log")));
+                int host = testbed == null ? 0 : testbed.serverHost(i);
+                serverProcesses.add(ServerProcess.start(systemKinds,
+                        testbed == null ? settings : settings.withBindHost(testbed.address(host)),
+                        testbed == null ? List.of() : testbed.hostPrefix(host), placement, extra,
+                        out.resolve("server-" + i + ".log")));
             }
             progress(serverCount + " server process(es) up: pids "
                     + serverProcesses.stream().map(ServerProcess::pid).toList());
             for (SystemKind system : systemKinds) {
                 try {
-                    List<Integer> ports = serverProcesses.stream().map(p -> p.port(system)).toList();
-                    clients.put(system, system.connect(ports, settings));
+                    List<java.net.InetSocketAddress> addresses = serverProcesses.stream().map(p -> p.address(system)).toList();
+                    clients.put(system, system.connect(addresses, settings));
                 } catch (Exception e) {
                     connectErrors.put(system, "client could not connect: " + e);
                     progress(system.id() + ": " + connectErrors.get(system));
@@ -179,6 +222,9 @@ public final class LoadGenerator implements Callable<Integer> {
             }
             ScenarioRunner runner = new ScenarioRunner(plan, clients, s5Load, s5Rps,
                     List.of(ProcessHandle.current().pid(), serverProcesses.get(0).pid()));
+            if (testbed != null) {
+                runner.networkCounters(testbed::classCounters);
+            }
             for (SystemKind system : clients.keySet()) {
                 try {
                     runner.warmup(system);
@@ -245,7 +291,7 @@ public final class LoadGenerator implements Callable<Integer> {
         } catch (IOException | RuntimeException | Error e) {
             progress("charts could not be written: " + e);
         }
-        Map<String, Object> header = header(plan, placement, cores, settings, serverCount, systemKinds);
+        Map<String, Object> header = header(plan, placement, cores, settings, serverCount, systemKinds, testbed);
         Map<String, String> scenarioDescriptions = new LinkedHashMap<>();
         scenarioList.forEach(s -> scenarioDescriptions.put(s.id(), s.description()));
         BenchReport report = new BenchReport(header, scenarioDescriptions, results,
@@ -286,12 +332,22 @@ public final class LoadGenerator implements Callable<Integer> {
         };
     }
 
+    /**
+     * The Poisson rate, calls/s, that loads a link to {@code load} of its capacity with a workload's
+     * messages: its mean length plus per-packet headers (IP, UDP and Homa DATA, about 80 B per MTU).
+     */
+    static double linkRate(Workload workload, Testbed testbed, double load) {
+        double payloadPerPacket = testbed.mtuBytes() - 80.0;
+        double wireBytes = workload.meanLengthBytes() * (1 + 80.0 / payloadPerPacket) + 80;
+        return Math.round(load * testbed.linkMbps() * 1e6 / 8 / wireBytes * 10) / 10.0;
+    }
+
     private String s5RpsText() {
         return String.join(",", s5Rps.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
     }
 
     private Map<String, Object> header(RunPlan plan, Placement placement, int cores, SystemSettings settings,
-            int serverCount, List<SystemKind> systemKinds) {
+            int serverCount, List<SystemKind> systemKinds, Testbed testbed) {
         Map<String, Object> header = new LinkedHashMap<>();
         header.put("mode", plan.mode());
         header.put("date", OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
@@ -299,7 +355,12 @@ public final class LoadGenerator implements Callable<Integer> {
         header.put("command", "benchmarks/run.sh " + plan.mode() + " --systems=" + String.join(",", systems)
                 + " --scenarios=" + String.join(",", scenarios) + " --s5-load=" + s5Load
                 + (s5Rps.isEmpty() ? "" : " --s5-rps=" + s5RpsText()) + " --servers=" + servers
-                + " --homa-link-mbps=" + homaLinkMbps + " --homa-mtu-bytes=" + homaMtuBytes + (homaGso ? "" : " --no-homa-gso")
+                + (net == Net.TESTBED ? " --net=testbed" : "")
+                + (s5LinkLoad == null ? "" : " --s5-link-load=" + s5LinkLoad)
+                + " --homa-link-mbps=" + settings.homaLinkMbps() + " --homa-mtu-bytes=" + homaMtuBytes + (homaGso ? "" : " --no-homa-gso")
+                + (homaPriorityTos == io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO ? ""
+                        : " --homa-priority-tos=" + homaPriorityTos.name().toLowerCase(Locale.ROOT))
+                + (homaIncastMarking ? "" : " --no-homa-incast-marking")
                 + (homaSecurity == io.homa.reactive.HomaSecurityConfig.Mode.OFF ? "" : " --homa-security=" + homaSecurity.propertyValue())
                 + (grpcDirectExecutor ? "" : " --no-grpc-direct-executor")
                 + (pin ? "" : " --no-pin"));
@@ -308,7 +369,14 @@ public final class LoadGenerator implements Callable<Integer> {
         header.put("versions", Environment.versions());
         header.put("placement", placement.description());
         Map<String, Object> s = new LinkedHashMap<>();
-        s.put("loopback", "127.0.0.1 for every system");
+        if (testbed == null) {
+            s.put("loopback", "127.0.0.1 for every system");
+        } else {
+            s.put("network", "testbed: " + testbed.description());
+        }
+        s.put("Homa priorities (IP TOS)", homaPriorityTos.name().toLowerCase(Locale.ROOT)
+                + (homaPriorityTos == io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO ? " (off on loopback)" : ""));
+        s.put("Homa incast marking", homaIncastMarking ? "on" : "off");
         s.put("server processes", serverCount + " (S1-S5 use the first; S6 fans out over all)");
         List<String> serverOptions = new ArrayList<>(ServerProcess.JVM_OPTIONS);
         serverOptions.addAll(serverJvmOptions);
@@ -316,7 +384,8 @@ public final class LoadGenerator implements Callable<Integer> {
         s.put("client JVM options", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
         s.put("Homa pacer (link-mbps)", settings.homaLinkMbps() == 0 ? "off" : settings.homaLinkMbps() + " Mbit/s");
         s.put("Homa UDP GSO/GRO", settings.homaSegmentationOffload() ? "on where the kernel has them" : "off");
-        s.put("Homa MTU", settings.homaMtuBytes() == 0 ? "the device's (65,535 B on loopback)" : settings.homaMtuBytes() + " B");
+        s.put("Homa MTU", settings.homaMtuBytes() == 0 ? "the device's (65,535 B on loopback"
+                + (testbed == null ? "" : ", " + testbed.mtuBytes() + " B on the testbed") + ")" : settings.homaMtuBytes() + " B");
         s.put("Homa packet authentication", settings.homaSecurity().propertyValue()
                 + (settings.homaSecurity() == io.homa.reactive.HomaSecurityConfig.Mode.OFF ? "" : " (AES-256-GCM, 41-byte trailer per datagram)"));
         s.put("gRPC executor", settings.grpcDirectExecutor() ? "direct (event loop)" : "default thread pool");

@@ -3,6 +3,7 @@ package io.homa.bench;
 import io.homa.bench.systems.EchoServer;
 import io.homa.bench.systems.SystemKind;
 import io.homa.bench.systems.SystemSettings;
+import io.homa.reactive.HomaTransportConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The server process: starts an echo server for each system on a free loopback port, prints one
+ * The server process: starts an echo server for each system on a free port of its bind host, prints one
  * line {@code PORTS id=port id=port ...} on standard output, serves until standard input closes
  * (the load generator closes it, or dies), then stops.
  */
@@ -43,6 +44,15 @@ public final class ServerMain implements Callable<Integer> {
     @Option(names = "--homa-security", converter = SecurityModeConverter.class, description = "Packet authentication of the Homa transports: off, authenticate or encrypt.")
     io.homa.reactive.HomaSecurityConfig.Mode homaSecurity = io.homa.reactive.HomaSecurityConfig.Mode.OFF;
 
+    @Option(names = "--homa-priority-tos", description = "Homa priority in the IP TOS byte: auto (off on loopback), on or off.")
+    HomaTransportConfig.PriorityTos homaPriorityTos = HomaTransportConfig.PriorityTos.AUTO;
+
+    @Option(names = "--no-homa-incast-marking", negatable = true, description = "INCAST marking of Homa requests.")
+    boolean homaIncastMarking = true;
+
+    @Option(names = "--bind-host", description = "IPv4 address the servers bind. Default: ${DEFAULT-VALUE}.")
+    String bindHost = SystemSettings.LOOPBACK_HOST;
+
     /** {@code off}, {@code authenticate} or {@code encrypt}, in any case, as {@code homa.security.mode}. */
     public static final class SecurityModeConverter implements CommandLine.ITypeConverter<io.homa.reactive.HomaSecurityConfig.Mode> {
         @Override
@@ -58,13 +68,14 @@ public final class ServerMain implements Callable<Integer> {
 
     public static void main(String[] args) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
-        int code = new CommandLine(new ServerMain()).execute(args);
+        int code = new CommandLine(new ServerMain()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
         System.exit(code);
     }
 
     /** The settings the command line gave. */
     SystemSettings settings() {
-        return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity);
+        return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity, homaPriorityTos,
+                homaIncastMarking, bindHost);
     }
 
     @Override

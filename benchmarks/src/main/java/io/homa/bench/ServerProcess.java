@@ -6,6 +6,7 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,7 +21,8 @@ import java.util.stream.Collectors;
 
 /**
  * One spawned server JVM ({@link ServerMain}): same {@code java} and class path as this process,
- * started with the placement's prefix ({@code taskset -c 1}), its standard error in a log file.
+ * started with a host's prefix ({@code ip netns exec homa-h2} on the testbed) and the placement's
+ * ({@code taskset -c 1}), bound to the host's address, its standard error in a log file.
  */
 public final class ServerProcess implements AutoCloseable {
     /** JVM options of every server process. */
@@ -29,21 +31,26 @@ public final class ServerProcess implements AutoCloseable {
 
     private final Process process;
     private final Map<SystemKind, Integer> ports;
+    private final SystemSettings settings;
 
-    private ServerProcess(Process process, Map<SystemKind, Integer> ports) {
+    private ServerProcess(Process process, Map<SystemKind, Integer> ports, SystemSettings settings) {
         this.process = process;
         this.ports = ports;
+        this.settings = settings;
     }
 
     /**
      * Starts a server process and waits until it printed its ports.
      *
+     * @param settings the server's settings, bound to its host's address
+     * @param hostPrefix the command that runs a process on the server's host (empty on loopback)
      * @param extraJvmOptions added after {@link #JVM_OPTIONS}
      * @throws IOException if the process cannot start, exits, or does not report within 60 s
      */
-    public static ServerProcess start(List<SystemKind> systems, SystemSettings settings, Placement placement,
-            List<String> extraJvmOptions, Path log) throws IOException {
-        List<String> command = new ArrayList<>(placement.serverPrefix());
+    public static ServerProcess start(List<SystemKind> systems, SystemSettings settings, List<String> hostPrefix,
+            Placement placement, List<String> extraJvmOptions, Path log) throws IOException {
+        List<String> command = new ArrayList<>(hostPrefix);
+        command.addAll(placement.serverPrefix());
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JVM_OPTIONS);
         command.addAll(extraJvmOptions);
@@ -88,10 +95,9 @@ public final class ServerProcess implements AutoCloseable {
             String[] parts = pair.split("=");
             parsed.put(SystemKind.fromId(parts[0]), Integer.parseInt(parts[1]));
         }
-        return new ServerProcess(process, parsed);
+        return new ServerProcess(process, parsed, settings);
     }
 
-    /** The port of a system's server in this process. */
     /** The arguments of {@link ServerMain} that serve {@code systems} with {@code settings}. */
     static List<String> arguments(List<SystemKind> systems, SystemSettings settings) {
         return List.of(
@@ -100,15 +106,19 @@ public final class ServerProcess implements AutoCloseable {
                 "--homa-mtu-bytes=" + settings.homaMtuBytes(),
                 settings.homaSegmentationOffload() ? "--homa-gso" : "--no-homa-gso",
                 settings.grpcDirectExecutor() ? "--grpc-direct-executor" : "--no-grpc-direct-executor",
-                "--homa-security=" + settings.homaSecurity().propertyValue());
+                "--homa-security=" + settings.homaSecurity().propertyValue(),
+                "--homa-priority-tos=" + settings.homaPriorityTos().name(),
+                settings.homaIncastMarking() ? "--homa-incast-marking" : "--no-homa-incast-marking",
+                "--bind-host=" + settings.bindHost());
     }
 
-    public int port(SystemKind system) {
+    /** The address of a system's server in this process. */
+    public InetSocketAddress address(SystemKind system) {
         Integer port = ports.get(system);
         if (port == null) {
             throw new IllegalArgumentException("this server process does not serve " + system.id());
         }
-        return port;
+        return settings.bindSocket(port);
     }
 
     /** The process id. */

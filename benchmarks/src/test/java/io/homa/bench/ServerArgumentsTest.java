@@ -28,6 +28,16 @@ class ServerArgumentsTest {
     }
 
     @Test
+    void shouldPassTheMarkingAndTheHostOfATestbedServer() {
+        for (io.homa.reactive.HomaTransportConfig.PriorityTos tos : io.homa.reactive.HomaTransportConfig.PriorityTos.values()) {
+            for (boolean incast : new boolean[] {true, false}) {
+                SystemSettings settings = SystemSettings.defaults().withHomaMarking(tos, incast).withBindHost("198.18.0.3");
+                assertThat(roundTrip(settings)).isEqualTo(settings);
+            }
+        }
+    }
+
+    @Test
     void shouldPassTheSecurityMode() {
         for (io.homa.reactive.HomaSecurityConfig.Mode mode : io.homa.reactive.HomaSecurityConfig.Mode.values()) {
             SystemSettings settings = new SystemSettings(2_000, 0, true, true, mode);

@@ -77,6 +77,17 @@ public final class ScenarioRunner {
         this.countedPids = List.copyOf(countedPids);
     }
 
+    /**
+     * Where S6 reads the network's packet counters per priority class ({sent, dropped}), before and
+     * after each fan-out: the testbed's queues ({@code --net=testbed}); none on loopback.
+     */
+    public ScenarioRunner networkCounters(Supplier<Map<Integer, long[]>> counters) {
+        this.networkCounters = counters;
+        return this;
+    }
+
+    private Supplier<Map<Integer, long[]>> networkCounters = Map::of;
+
     private EchoClient client(SystemKind system) {
         EchoClient client = clients.get(system);
         if (client == null) {
@@ -397,6 +408,7 @@ public final class ScenarioRunner {
         long totalOk = 0;
         String firstError = null;
         for (int fanout : plan.s6Fanouts()) {
+            Map<Integer, long[]> networkBefore = networkCounters.get();
             double[] completionMs = new double[plan.s6Repetitions()];
             Histogram perCall = LatencyStats.newHistogram();
             long failures = 0;
@@ -448,6 +460,18 @@ public final class ScenarioRunner {
                 row.put("call_p50_us", LatencyStats.us(perCall.getValueAtPercentile(50)));
                 row.put("call_p99_us", LatencyStats.us(perCall.getValueAtPercentile(99)));
             }
+            Map<Integer, long[]> networkAfter = networkCounters.get();
+            if (!networkBefore.isEmpty() && !networkAfter.isEmpty()) {
+                long dropped = 0;
+                Map<String, Long> sentByClass = new LinkedHashMap<>();
+                for (Map.Entry<Integer, long[]> entry : networkAfter.entrySet()) {
+                    long[] before = networkBefore.getOrDefault(entry.getKey(), new long[2]);
+                    dropped += entry.getValue()[1] - before[1];
+                    sentByClass.put("priority" + entry.getKey(), entry.getValue()[0] - before[0]);
+                }
+                row.put("network_dropped_packets", dropped);
+                row.put("network_packets_by_class", sentByClass);
+            }
             rows.add(row);
         }
         Map<String, Object> metrics = new LinkedHashMap<>();
@@ -459,6 +483,11 @@ public final class ScenarioRunner {
         metrics.put("completion_ms_at_max_n", last.get("completion_median_ms"));
         metrics.put("failures_at_max_n", last.get("failures"));
         metrics.put("failures", rows.stream().mapToLong(row -> (Long) row.get("failures")).sum());
+        if (last.containsKey("network_dropped_packets")) {
+            metrics.put("network_dropped_packets_at_max_n", last.get("network_dropped_packets"));
+            metrics.put("network_dropped_packets", rows.stream()
+                    .mapToLong(row -> (Long) row.getOrDefault("network_dropped_packets", 0L)).sum());
+        }
         String note = firstError == null ? "" : "first failure: " + firstError;
         return totalOk == 0
                 ? ScenarioResult.failed(Scenario.S6.id(), system.id(), "every incast call failed; " + note)

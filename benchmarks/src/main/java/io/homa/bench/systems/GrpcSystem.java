@@ -11,6 +11,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
+import java.net.InetSocketAddress;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -62,7 +63,7 @@ final class GrpcSystem {
                     response.onCompleted();
                 }))
                 .build();
-        NettyServerBuilder builder = NettyServerBuilder.forAddress(Loopback.socket(0))
+        NettyServerBuilder builder = NettyServerBuilder.forAddress(settings.bindSocket(0))
                 .maxInboundMessageSize(MAX_INBOUND_BYTES)
                 .addService(service);
         if (settings.grpcDirectExecutor()) {
@@ -87,9 +88,9 @@ final class GrpcSystem {
         };
     }
 
-    static EchoClient connect(List<Integer> ports, SystemSettings settings) {
-        ManagedChannel[] channels = ports.stream().map(port -> {
-            NettyChannelBuilder builder = NettyChannelBuilder.forAddress(Loopback.socket(port))
+    static EchoClient connect(List<InetSocketAddress> servers, SystemSettings settings) {
+        ManagedChannel[] channels = servers.stream().map(server -> {
+            NettyChannelBuilder builder = NettyChannelBuilder.forAddress(server)
                     .usePlaintext()
                     .maxInboundMessageSize(MAX_INBOUND_BYTES);
             if (settings.grpcDirectExecutor()) {

@@ -19,17 +19,23 @@ import reactor.core.publisher.Mono;
 /** Homa's message layer: {@link HomaTransport#call(InetSocketAddress, byte[])}, handler on the default scheduler. */
 final class HomaMessageSystem {
     static final Duration BIND_TIMEOUT = Duration.ofSeconds(10);
+    /** An incast threshold (outstanding RPCs) no run reaches: incast marking off. */
+    static final int NO_INCAST_THRESHOLD = 1_000_000;
 
     private HomaMessageSystem() {}
 
     /** Loopback transport settings shared by both Homa systems. */
     static HomaTransportConfig config(SystemSettings settings, int maxMessageBytes) {
         EngineConfig.Builder engine = EngineConfig.builder().maxMessageBytes(maxMessageBytes);
+        if (!settings.homaIncastMarking()) {
+            engine.incastThreshold(NO_INCAST_THRESHOLD);
+        }
         if (settings.homaMtuBytes() != 0) {
             engine.mtuBytes(settings.homaMtuBytes());
         }
         return HomaTransportConfig.builder()
-                .bindAddress(Loopback.HOST)
+                .bindAddress(settings.bindHost())
+                .priorityTos(settings.homaPriorityTos())
                 .linkMbps(settings.homaLinkMbps())
                 .deviceMtu(settings.homaMtuBytes() == 0)
                 .segmentationOffload(settings.homaSegmentationOffload())
@@ -89,14 +95,14 @@ final class HomaMessageSystem {
         };
     }
 
-    static EchoClient connect(List<Integer> ports, SystemSettings settings) {
+    static EchoClient connect(List<InetSocketAddress> servers, SystemSettings settings) {
         HomaTransport transport = HomaTransport.bindNow(
                 config(settings, EngineConfig.DEFAULT_MAX_MESSAGE_BYTES), null, BIND_TIMEOUT);
-        InetSocketAddress[] servers = Loopback.sockets(ports);
+        InetSocketAddress[] targets = servers.toArray(InetSocketAddress[]::new);
         return new EchoClient() {
             @Override
             public CompletableFuture<byte[]> call(int target, byte[] request) {
-                return transport.call(servers[target], request).toFuture();
+                return transport.call(targets[target], request).toFuture();
             }
 
             @Override
@@ -106,7 +112,7 @@ final class HomaMessageSystem {
 
             @Override
             public int targets() {
-                return servers.length;
+                return targets.length;
             }
 
             @Override

@@ -6,6 +6,7 @@ import io.homa.reactive.rpc.JsonPayloadCodec;
 import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.reactive.rpc.RpcMethod;
 import io.homa.reactive.rpc.StaticServiceResolver;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -35,12 +36,12 @@ final class HomaRpcSystem {
         return HomaMessageSystem.server(transport);
     }
 
-    static EchoClient connect(List<Integer> ports, SystemSettings settings) {
+    static EchoClient connect(List<InetSocketAddress> servers, SystemSettings settings) {
         HomaTransport transport = HomaTransport.bindNow(
                 HomaMessageSystem.config(settings, MAX_MESSAGE_BYTES), null, HomaMessageSystem.BIND_TIMEOUT);
         JsonPayloadCodec codec = new JsonPayloadCodec();
-        HomaClient[] clients = ports.stream()
-                .map(port -> new HomaClient(transport, new StaticServiceResolver(Map.of(SERVICE, Loopback.socket(port))), codec))
+        HomaClient[] clients = servers.stream()
+                .map(server -> new HomaClient(transport, new StaticServiceResolver(Map.of(SERVICE, server)), codec))
                 .toArray(HomaClient[]::new);
         return new EchoClient() {
             @Override

@@ -9,6 +9,7 @@ import io.rsocket.transport.netty.client.TcpClientTransport;
 import io.rsocket.transport.netty.server.CloseableChannel;
 import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.rsocket.util.DefaultPayload;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
@@ -35,7 +36,7 @@ final class RSocketSystem {
     static EchoServer startServer(SystemSettings settings) {
         CloseableChannel channel = RSocketServer.create(SocketAcceptor.forRequestResponse(
                         request -> Mono.just(DefaultPayload.create(EchoProtocol.respond(bytes(request))))))
-                .bind(TcpServerTransport.create(Loopback.HOST, 0))
+                .bind(TcpServerTransport.create(settings.bindHost(), 0))
                 .block(CONNECT_TIMEOUT);
         if (channel == null) {
             throw new IllegalStateException("RSocket server did not bind");
@@ -54,10 +55,10 @@ final class RSocketSystem {
         };
     }
 
-    static EchoClient connect(List<Integer> ports) {
-        RSocket[] sockets = ports.stream()
-                .map(port -> RSocketConnector.create()
-                        .connect(TcpClientTransport.create(Loopback.HOST, port))
+    static EchoClient connect(List<InetSocketAddress> servers) {
+        RSocket[] sockets = servers.stream()
+                .map(server -> RSocketConnector.create()
+                        .connect(TcpClientTransport.create(server))
                         .block(CONNECT_TIMEOUT))
                 .toArray(RSocket[]::new);
         return new EchoClient() {

@@ -1,5 +1,6 @@
 package io.homa.bench.systems;
 
+import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -58,7 +59,7 @@ public enum SystemKind {
         return maxMessageBytes;
     }
 
-    /** Starts this system's echo server on a free loopback port. */
+    /** Starts this system's echo server on a free port of {@link SystemSettings#bindHost()}. */
     public EchoServer startServer(SystemSettings settings) throws Exception {
         return switch (this) {
             case HOMA -> HomaMessageSystem.startServer(settings);
@@ -67,25 +68,28 @@ public enum SystemKind {
             case HOMA_RPC_AUTH -> HomaRpcSystem.startServer(settings.authenticated());
             case GRPC -> GrpcSystem.startServer(settings);
             case RSOCKET -> RSocketSystem.startServer(settings);
-            case UDP -> UdpFloor.startServer();
-            case TCP -> TcpFloor.startServer();
+            case UDP -> UdpFloor.startServer(settings);
+            case TCP -> TcpFloor.startServer(settings);
         };
     }
 
-    /** Connects a client to servers of this system on the given loopback ports. */
-    public EchoClient connect(List<Integer> ports, SystemSettings settings) throws Exception {
-        if (ports.isEmpty()) {
-            throw new IllegalArgumentException("ports must not be empty");
+    /**
+     * Connects a client, bound to {@link SystemSettings#bindHost()} where the system binds clients,
+     * to servers of this system at the given addresses (target i is {@code servers.get(i)}).
+     */
+    public EchoClient connect(List<InetSocketAddress> servers, SystemSettings settings) throws Exception {
+        if (servers.isEmpty()) {
+            throw new IllegalArgumentException("servers must not be empty");
         }
         return switch (this) {
-            case HOMA -> HomaMessageSystem.connect(ports, settings);
-            case HOMA_RPC -> HomaRpcSystem.connect(ports, settings);
-            case HOMA_AUTH -> HomaMessageSystem.connect(ports, settings.authenticated());
-            case HOMA_RPC_AUTH -> HomaRpcSystem.connect(ports, settings.authenticated());
-            case GRPC -> GrpcSystem.connect(ports, settings);
-            case RSOCKET -> RSocketSystem.connect(ports);
-            case UDP -> UdpFloor.connect(ports);
-            case TCP -> TcpFloor.connect(ports);
+            case HOMA -> HomaMessageSystem.connect(servers, settings);
+            case HOMA_RPC -> HomaRpcSystem.connect(servers, settings);
+            case HOMA_AUTH -> HomaMessageSystem.connect(servers, settings.authenticated());
+            case HOMA_RPC_AUTH -> HomaRpcSystem.connect(servers, settings.authenticated());
+            case GRPC -> GrpcSystem.connect(servers, settings);
+            case RSOCKET -> RSocketSystem.connect(servers);
+            case UDP -> UdpFloor.connect(servers, settings);
+            case TCP -> TcpFloor.connect(servers);
         };
     }
 

@@ -2,6 +2,9 @@ package io.homa.bench.systems;
 
 import io.homa.reactive.HomaSecurityConfig;
 import io.homa.reactive.HomaTransportConfig;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.util.Map;
 import java.util.Objects;
 
@@ -20,9 +23,18 @@ import java.util.Objects;
  * @param homaSecurity packet authentication of every Homa transport, client and servers alike
  *     ({@code --homa-security}, issue 14 item 2): off, authenticate or encrypt, all with
  *     {@link #BENCHMARK_KEY} as key 1 (a fixed key: the benchmark measures the cost, not secrecy)
+ * @param homaPriorityTos whether Homa packets carry their priority in the IP TOS byte
+ *     ({@code homa.transport.priority-tos}: auto = off on loopback, on elsewhere)
+ * @param homaIncastMarking whether Homa clients mark requests INCAST above the engine's
+ *     incast-threshold outstanding RPCs (off: a threshold no run reaches)
+ * @param bindHost the IPv4 address every server and client of this process binds: 127.0.0.1 on
+ *     loopback, the host's address on the testbed ({@code --net=testbed})
  */
 public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload,
-        HomaSecurityConfig.Mode homaSecurity) {
+        HomaSecurityConfig.Mode homaSecurity, HomaTransportConfig.PriorityTos homaPriorityTos, boolean homaIncastMarking,
+        String bindHost) {
+    /** The address every system binds unless told otherwise. */
+    public static final String LOOPBACK_HOST = "127.0.0.1";
     /** The key of {@code --homa-security} runs, id 1: bytes 0..31. Public and fixed; never use it elsewhere. */
     public static final byte[] BENCHMARK_KEY = benchmarkKey();
 
@@ -31,8 +43,19 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
         this(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, HomaSecurityConfig.Mode.OFF);
     }
 
+    /** Priorities as the transport decides (auto), incast marking on, bound to loopback. */
+    public SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload,
+            HomaSecurityConfig.Mode homaSecurity) {
+        this(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
+                HomaTransportConfig.PriorityTos.AUTO, true, LOOPBACK_HOST);
+    }
+
     public SystemSettings {
         Objects.requireNonNull(homaSecurity, "--homa-security must be off, authenticate or encrypt");
+        Objects.requireNonNull(homaPriorityTos, "--homa-priority-tos must be auto, on or off");
+        if (bindHost == null || !bindHost.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+            throw new IllegalArgumentException("--bind-host must be an IPv4 address, was '" + bindHost + "'");
+        }
         if (homaLinkMbps < 0 || homaLinkMbps > HomaTransportConfig.MAX_LINK_MBPS) {
             throw new IllegalArgumentException("--homa-link-mbps must be between 0 and "
                     + HomaTransportConfig.MAX_LINK_MBPS + ", was " + homaLinkMbps);
@@ -49,7 +72,34 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
      */
     public SystemSettings authenticated() {
         return homaSecurity != HomaSecurityConfig.Mode.OFF ? this : new SystemSettings(homaLinkMbps, homaMtuBytes,
-                grpcDirectExecutor, homaSegmentationOffload, HomaSecurityConfig.Mode.AUTHENTICATE);
+                grpcDirectExecutor, homaSegmentationOffload, HomaSecurityConfig.Mode.AUTHENTICATE, homaPriorityTos,
+                homaIncastMarking, bindHost);
+    }
+
+    /** These settings for a process bound to {@code host} (an IPv4 address). */
+    public SystemSettings withBindHost(String host) {
+        return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
+                homaPriorityTos, homaIncastMarking, host);
+    }
+
+    /** These settings with Homa's priority marking and incast marking as given. */
+    public SystemSettings withHomaMarking(HomaTransportConfig.PriorityTos priorityTos, boolean incastMarking) {
+        return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
+                priorityTos, incastMarking, bindHost);
+    }
+
+    /** {@link #bindHost()} as an address. */
+    public InetAddress bindAddress() {
+        try {
+            return InetAddress.getByName(bindHost);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e); // an IPv4 literal (checked above) never needs a lookup
+        }
+    }
+
+    /** {@link #bindHost()} and {@code port} (0: any free port). */
+    public InetSocketAddress bindSocket(int port) {
+        return new InetSocketAddress(bindAddress(), port);
     }
 
     /** The transports' security settings for {@link #homaSecurity()}. */

@@ -1,5 +1,6 @@
 package io.homa.bench.systems;
 
+import java.net.InetSocketAddress;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -37,8 +38,8 @@ final class TcpFloor {
 
     private TcpFloor() {}
 
-    static EchoServer startServer() throws IOException {
-        ServerSocket listener = new ServerSocket(0, 50, Loopback.address());
+    static EchoServer startServer(SystemSettings settings) throws IOException {
+        ServerSocket listener = new ServerSocket(0, 50, settings.bindAddress());
         List<Socket> connections = new CopyOnWriteArrayList<>();
         Thread acceptor = new Thread(() -> {
             try {
@@ -108,8 +109,8 @@ final class TcpFloor {
         int bodyPosition;
         long sequence;
 
-        Connection(int port) throws IOException {
-            channel = SocketChannel.open(Loopback.socket(port));
+        Connection(InetSocketAddress server) throws IOException {
+            channel = SocketChannel.open(server);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             channel.configureBlocking(false);
         }
@@ -203,12 +204,12 @@ final class TcpFloor {
         }
     }
 
-    static EchoClient connect(List<Integer> ports) throws IOException {
+    static EchoClient connect(List<InetSocketAddress> servers) throws IOException {
         Map<Long, CompletableFuture<byte[]>> pending = new ConcurrentHashMap<>();
         Selector selector = Selector.open();
         List<Connection> connections = new ArrayList<>();
-        for (int port : ports) {
-            Connection connection = new Connection(port);
+        for (InetSocketAddress server : servers) {
+            Connection connection = new Connection(server);
             connection.key = connection.channel.register(selector, SelectionKey.OP_READ, connection);
             connections.add(connection);
         }

@@ -25,16 +25,16 @@ final class UdpFloor {
 
     private UdpFloor() {}
 
-    private static DatagramChannel open() throws IOException {
+    private static DatagramChannel open(SystemSettings settings) throws IOException {
         DatagramChannel channel = DatagramChannel.open();
         channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
         channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
-        channel.bind(Loopback.socket(0));
+        channel.bind(settings.bindSocket(0));
         return channel;
     }
 
-    static EchoServer startServer() throws IOException {
-        DatagramChannel channel = open();
+    static EchoServer startServer(SystemSettings settings) throws IOException {
+        DatagramChannel channel = open(settings);
         Thread thread = new Thread(() -> {
             ByteBuffer in = ByteBuffer.allocateDirect(65_536);
             ByteBuffer out = ByteBuffer.allocateDirect(65_536);
@@ -80,9 +80,9 @@ final class UdpFloor {
         };
     }
 
-    static EchoClient connect(List<Integer> ports) throws IOException {
-        DatagramChannel channel = open();
-        InetSocketAddress[] servers = Loopback.sockets(ports);
+    static EchoClient connect(List<InetSocketAddress> targets, SystemSettings settings) throws IOException {
+        DatagramChannel channel = open(settings);
+        InetSocketAddress[] servers = targets.toArray(InetSocketAddress[]::new);
         Map<Long, CompletableFuture<byte[]>> pending = new ConcurrentHashMap<>();
         AtomicLong sequence = new AtomicLong();
         ByteBuffer out = ByteBuffer.allocateDirect(65_536);

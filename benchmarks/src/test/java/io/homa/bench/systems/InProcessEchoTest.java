@@ -20,7 +20,7 @@ class InProcessEchoTest {
         for (SystemKind system : SystemKind.values()) {
             SystemSettings settings = SystemSettings.defaults();
             try (EchoServer server = system.startServer(settings);
-                    EchoClient client = system.connect(List.of(server.port()), settings)) {
+                    EchoClient client = system.connect(List.of(settings.bindSocket(server.port())), settings)) {
                 byte[] echo = client.call(0, EchoProtocol.echoRequest(100)).get(10, TimeUnit.SECONDS);
                 byte[] sized = client.call(0, EchoProtocol.request(100, 10_000)).get(10, TimeUnit.SECONDS);
 
@@ -35,7 +35,7 @@ class InProcessEchoTest {
         SystemSettings settings = SystemSettings.defaults();
         try (EchoServer first = SystemKind.HOMA.startServer(settings);
                 EchoServer second = SystemKind.HOMA.startServer(settings);
-                EchoClient client = SystemKind.HOMA.connect(List.of(first.port(), second.port()), settings)) {
+                EchoClient client = SystemKind.HOMA.connect(List.of(settings.bindSocket(first.port()), settings.bindSocket(second.port())), settings)) {
             ScenarioRunner runner = new ScenarioRunner(TINY, Map.of(SystemKind.HOMA, client), 0.5);
 
             runner.warmup(SystemKind.HOMA);
