@@ -98,6 +98,9 @@ shape() {
   local leaf_bytes=$(( PORT_BUFFER_BYTES / 8 ))
   local quantum=$(( MTU + 14 ))
   local tc=(ip netns exec "$ns" tc)
+  # A switch port queues MTU-sized packets: no TCP segmentation offload builds 64 KB packets here
+  # (a bfifo smaller than one would drop every one of them, and HTB does not segment).
+  ip netns exec "$ns" ip link set dev "$dev" gso_max_size "$MTU" gso_max_segs 1
   "${tc[@]}" qdisc replace dev "$dev" root handle 1: htb default 10 r2q 1
   "${tc[@]}" class add dev "$dev" parent 1: classid 1:1 htb rate "$rate" ceil "$rate" \
     burst "$(( 2 * quantum ))" cburst "$(( 2 * quantum ))" quantum "$quantum"

@@ -392,6 +392,13 @@ public final class ScenarioRunner {
         m.put("p99_us", LatencyStats.us(LatencyStats.percentile(allRtt.clone(), n, 99)));
         m.put("p50_slowdown", round2(LatencyStats.percentile(allSlowdowns.clone(), n, 50)));
         m.put("p99_slowdown", round2(LatencyStats.percentile(allSlowdowns.clone(), n, 99)));
+        // The paper's Figure 8 headline: the tail of the shortest half of the messages.
+        int half = Math.max(1, n / 2);
+        double[] shortHalf = new double[half];
+        for (int i = 0; i < half; i++) {
+            shortHalf[i] = allSlowdowns[order[i]];
+        }
+        m.put("p99_slowdown_shortest_half", round2(LatencyStats.percentile(shortHalf, half, 99)));
         m.put("deciles", deciles);
         return m;
     }

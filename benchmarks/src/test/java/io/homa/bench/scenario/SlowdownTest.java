@@ -59,6 +59,7 @@ class SlowdownTest {
         assertThat(last.get("min_bytes")).isEqualTo(91);
         assertThat(last.get("calls")).isEqualTo(10);
         assertThat(first.get("p99_slowdown")).isEqualTo(2.0);
+        assertThat(w1.get("p99_slowdown_shortest_half")).isEqualTo(2.0);
         assertThat(w1.get("p50_us")).isEqualTo(20.0);
     }
 
