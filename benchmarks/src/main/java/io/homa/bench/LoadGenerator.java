@@ -83,6 +83,9 @@ public final class LoadGenerator implements Callable<Integer> {
             description = "S5 Poisson rate in calls/s per workload, e.g. w1=15000,w3=8000: the same offered load for every system (replaces --s5-load for those workloads, to compare two builds at equal load).")
     Map<String, Double> s5Rps = new LinkedHashMap<>();
 
+    @Option(names = "--s6-fanouts", split = ",", description = "S6's values of N, comma-separated, each 1..10000. Default: the mode's (quick 10,100,1000; full 10,50,100,200,500,1000).")
+    List<Integer> s6Fanouts;
+
     @Option(names = "--servers", description = "Server processes (S6 fans out over all of them; S1-S5 use the first), 1..8. Default: ${DEFAULT-VALUE}.")
     int servers = 3;
 
@@ -184,6 +187,9 @@ public final class LoadGenerator implements Callable<Integer> {
         SystemSettings settings = new SystemSettings(linkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity,
                 homaPriorityTos, homaIncastMarking, testbed != null ? testbed.address(1) : SystemSettings.LOOPBACK_HOST);
         RunPlan plan = mode == Mode.FULL ? RunPlan.full() : RunPlan.quick();
+        if (s6Fanouts != null) {
+            plan = plan.withS6Fanouts(s6Fanouts);
+        }
         ScenarioRunner.class.getName(); // fail fast on a broken class path
         int cores = Runtime.getRuntime().availableProcessors();
         Placement placement = Placement.decide(pin, cores);
@@ -355,6 +361,7 @@ public final class LoadGenerator implements Callable<Integer> {
         header.put("command", "benchmarks/run.sh " + plan.mode() + " --systems=" + String.join(",", systems)
                 + " --scenarios=" + String.join(",", scenarios) + " --s5-load=" + s5Load
                 + (s5Rps.isEmpty() ? "" : " --s5-rps=" + s5RpsText()) + " --servers=" + servers
+                + (s6Fanouts == null ? "" : " --s6-fanouts=" + s6Fanouts.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")))
                 + (net == Net.TESTBED ? " --net=testbed" : "")
                 + (s5LinkLoad == null ? "" : " --s5-link-load=" + s5LinkLoad)
                 + " --homa-link-mbps=" + settings.homaLinkMbps() + " --homa-mtu-bytes=" + homaMtuBytes + (homaGso ? "" : " --no-homa-gso")

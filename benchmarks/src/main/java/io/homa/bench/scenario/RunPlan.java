@@ -40,6 +40,16 @@ public record RunPlan(
         long callTimeoutMs,
         long s6TimeoutMs) {
 
+    /** This plan with S6's values of N replaced (each 1..10,000). */
+    public RunPlan withS6Fanouts(List<Integer> fanouts) {
+        if (fanouts.isEmpty() || fanouts.stream().anyMatch(n -> n < 1 || n > 10_000)) {
+            throw new IllegalArgumentException("--s6-fanouts must be values of N between 1 and 10000, was " + fanouts);
+        }
+        return new RunPlan(mode, warmupMs, scenarioWarmupMs, s1MeasureMs, s2MeasureMs, s2LargeOutstanding, s3MeasureMs,
+                s4MeasureMs, s5CalibrationSamples, s5MaxMs, s5MaxOutstanding, s5LoadMs, List.copyOf(fanouts),
+                s6Repetitions, callTimeoutMs, s6TimeoutMs);
+    }
+
     /** About two minutes for all scenarios and systems on a 2-core machine. */
     public static RunPlan quick() {
         return new RunPlan("quick", 2_500, 300, 1_500, 2_000, 2, 1_500, 1_500, 30, 400, 16, 800,
