@@ -7,6 +7,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.convert.DurationUnit;
 
@@ -18,8 +19,12 @@ import org.springframework.boot.convert.DurationUnit;
  *
  * @param mode {@code local} (server and client in this JVM on loopback, the default),
  *     {@code server} (echo server on {@code --port} until killed), {@code client} (workload
- *     against {@code --peer}) or {@code hol} (head-of-line test on loopback: short RPCs alone,
- *     then behind long ones; see {@link io.homa.demo.workload.HeadOfLineBenchmark})
+ *     against {@code --peer}), {@code hol} (head-of-line test on loopback: short RPCs alone,
+ *     then behind long ones; see {@link io.homa.demo.workload.HeadOfLineBenchmark}),
+ *     {@code shard} (one key-value shard, {@code --shard}, until killed) or {@code watch} (the
+ *     aggregator in front of remote shards, called for a key of every shard every
+ *     {@value io.homa.demo.aggregator.ShardWatch#INTERVAL_MS} ms for {@code --duration}, with one line a
+ *     second per shard; see {@link io.homa.demo.aggregator.ShardWatch})
  * @param duration how long the loaded run issues RPCs, 1 ms..24 h, default 10 s
  * @param concurrency RPCs kept outstanding, 1..{@value #MAX_CONCURRENCY}, default 16 (not used
  *     by {@code hol})
@@ -37,6 +42,9 @@ import org.springframework.boot.convert.DurationUnit;
  * @param kvShards key-value shards the aggregator fans out to, 1..{@value #MAX_KV_SHARDS},
  *     default 3; in {@code local} and {@code server} mode each shard without a
  *     {@code homa.client.peers.kv-<i>} entry runs in this JVM (see {@link io.homa.demo.kv.KvShards})
+ * @param shard shard mode (required there, rejected otherwise): which shard this JVM is,
+ *     0..{@value #MAX_KV_SHARDS}-1; it serves {@code kv} as peer {@code kv-<shard>}, and with the
+ *     {@code eureka} profile registers under that name
  */
 @ConfigurationProperties
 public record DemoProperties(
@@ -50,7 +58,8 @@ public record DemoProperties(
         @DefaultValue("1s") @DurationUnit(ChronoUnit.SECONDS) Duration warmup,
         @DefaultValue("20") int probeSamples,
         @DefaultValue("10s") @DurationUnit(ChronoUnit.SECONDS) Duration rpcTimeout,
-        @DefaultValue("3") int kvShards) {
+        @DefaultValue("3") int kvShards,
+        Integer shard) {
 
     /** Upper bound of {@code --concurrency}: each outstanding RPC may hold a 1 MB request and response. */
     public static final int MAX_CONCURRENCY = 1024;
@@ -61,7 +70,7 @@ public record DemoProperties(
     /** Argument names this class binds (in their canonical, dashed form). */
     public static final Set<String> ARGUMENT_NAMES = Set.of(
             "mode", "duration", "concurrency", "workload", "port", "peer", "seed", "warmup", "probe-samples",
-            "rpc-timeout", "kv-shards");
+            "rpc-timeout", "kv-shards", "shard");
 
     /** Where the demo runs. */
     public enum Mode {
@@ -75,12 +84,26 @@ public record DemoProperties(
          * Head-of-line test in this JVM, on loopback: 100-byte echo RPCs alone, then while 1 MiB
          * echo RPCs stream between the same client and server.
          */
-        HOL
+        HOL,
+        /**
+         * One key-value shard ({@code --shard}): this application's endpoint serves {@code kv}
+         * until killed; with the {@code eureka} profile it registers as {@code kv-<shard>} with
+         * its Homa port in the registration's metadata.
+         */
+        SHARD,
+        /**
+         * The aggregator in this JVM in front of remote shards (peers {@code kv-<i>}, or found
+         * through Spring Cloud discovery with the {@code eureka} profile), called for a key of
+         * every shard in a loop for {@code --duration}, printing each shard's answers.
+         */
+        WATCH
     }
 
+    /** The arguments as bound (see the class comment); validates them. */
+    @ConstructorBinding
     public DemoProperties {
         if (mode == null) {
-            throw new IllegalArgumentException("--mode must be one of local, server, client, hol");
+            throw new IllegalArgumentException("--mode must be one of local, server, client, hol, shard, watch");
         }
         checkDuration("--duration", duration, Duration.ofMillis(1), Duration.ofHours(24));
         if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
@@ -116,6 +139,25 @@ public record DemoProperties(
             throw new IllegalArgumentException(
                     "--kv-shards must be between 1 and " + MAX_KV_SHARDS + ", was " + kvShards);
         }
+        if (mode == Mode.SHARD) {
+            if (shard == null) {
+                throw new IllegalArgumentException("--shard=0.." + (MAX_KV_SHARDS - 1) + " is required with --mode=shard");
+            }
+            if (shard < 0 || shard >= MAX_KV_SHARDS) {
+                throw new IllegalArgumentException(
+                        "--shard must be between 0 and " + (MAX_KV_SHARDS - 1) + ", was " + shard);
+            }
+        } else if (shard != null) {
+            throw new IllegalArgumentException("--shard is only used with --mode=shard, but --mode was "
+                    + mode.name().toLowerCase(Locale.ROOT));
+        }
+    }
+
+    /** Without {@code --shard} (every mode but {@code shard}). */
+    public DemoProperties(Mode mode, Duration duration, int concurrency, String workload, int port, String peer,
+            long seed, Duration warmup, int probeSamples, Duration rpcTimeout, int kvShards) {
+        this(mode, duration, concurrency, workload, port, peer, seed, warmup, probeSamples, rpcTimeout, kvShards,
+                null);
     }
 
     /** The defaults (local mode, w3, 16 outstanding RPCs for 10 s, 3 key-value shards). */

@@ -19,6 +19,7 @@ import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
@@ -60,6 +61,7 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
     private final HomaTransportConfig transportConfig;
     private final Duration shutdownDrain;
     private final PrintStream out;
+    private final ObjectProvider<HomaTransport> endpoint;
     private volatile int exitCode = 1;
     private volatile HomaTransport server;
     private volatile HomaTransport client;
@@ -72,11 +74,13 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
      *     address and port are replaced)
      * @param homaProperties the starter's settings: {@code homa.server.shutdown-grace-period} and
      *     {@code homa.server.shutdown-ack-timeout} bound the echo server's drain on shutdown
+     * @param endpoint the starter's endpoint, which a {@code shard} mode run serves until it closes
      */
     @Autowired
-    public DemoRunner(DemoProperties properties, HomaTransportConfig transportConfig, HomaProperties homaProperties) {
+    public DemoRunner(DemoProperties properties, HomaTransportConfig transportConfig, HomaProperties homaProperties,
+            ObjectProvider<HomaTransport> endpoint) {
         this(properties, transportConfig, homaProperties.getServer().getShutdownGracePeriod()
-                .plus(homaProperties.getServer().getShutdownAckTimeout()), System.out);
+                .plus(homaProperties.getServer().getShutdownAckTimeout()), System.out, endpoint);
     }
 
     /** With the default transport and shutdown settings. */
@@ -88,10 +92,16 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
      * @param shutdownDrain the longest drain of the echo server on shutdown, at least 0
      */
     DemoRunner(DemoProperties properties, HomaTransportConfig transportConfig, Duration shutdownDrain, PrintStream out) {
+        this(properties, transportConfig, shutdownDrain, out, null);
+    }
+
+    private DemoRunner(DemoProperties properties, HomaTransportConfig transportConfig, Duration shutdownDrain,
+            PrintStream out, ObjectProvider<HomaTransport> endpoint) {
         this.properties = properties;
         this.transportConfig = transportConfig;
         this.shutdownDrain = shutdownDrain;
         this.out = out;
+        this.endpoint = endpoint;
     }
 
     /**
@@ -110,6 +120,8 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
                     exitCode = runWorkload(server.localAddress());
                 }
                 case HOL -> exitCode = runHeadOfLine();
+                // The starter's endpoint serves kv (KvShardMode prints it); ShardWatch runs the watch.
+                case SHARD, WATCH -> exitCode = 0;
             }
         } catch (RuntimeException e) {
             exitCode = 1;
@@ -172,12 +184,17 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator, Disposa
 
     /**
      * In server mode, waits until the echo server is closed (when the application context
-     * closes, e.g. on SIGTERM or Ctrl-C); returns at once in the other modes.
+     * closes, e.g. on SIGTERM or Ctrl-C), in shard mode until the starter's endpoint is; returns
+     * at once in the other modes.
      *
-     * @return whether it waited (server mode with a bound server)
+     * @return whether it waited (server mode with a bound server, shard mode with an endpoint)
      */
     public boolean awaitServerClosed() {
-        HomaTransport serving = properties.mode() == DemoProperties.Mode.SERVER ? server : null;
+        HomaTransport serving = switch (properties.mode()) {
+            case SERVER -> server;
+            case SHARD -> endpoint == null ? null : endpoint.getIfAvailable();
+            default -> null;
+        };
         if (serving == null) {
             return false;
         }

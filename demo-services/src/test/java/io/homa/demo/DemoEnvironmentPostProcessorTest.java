@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
+import org.springframework.core.env.CommandLinePropertySource;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.SimpleCommandLinePropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
 class DemoEnvironmentPostProcessorTest {
@@ -38,6 +40,33 @@ class DemoEnvironmentPostProcessorTest {
         StandardEnvironment environment = process(Map.of("mode", "server", "homa.server.port", "5001"));
 
         assertThat(environment.getProperty("homa.server.port")).isEqualTo("5001");
+    }
+
+    @Test
+    void shouldNameAShardAfterItsPeerAndLetTheCommandLineWin() {
+        StandardEnvironment shard = process(Map.of("mode", "shard", "shard", "3"));
+        assertThat(shard.getProperty("spring.application.name")).isEqualTo("kv-3");
+        assertThat(shard.getProperty("homa.server.port")).isEqualTo("4001");
+        assertThat(shard.getProperty("eureka.client.fetch-registry")).isEqualTo("false");
+        assertThat(shard.getProperty("eureka.client.register-with-eureka")).isNull();
+
+        StandardEnvironment named = new StandardEnvironment();
+        named.getPropertySources().addFirst(new SimpleCommandLinePropertySource(
+                "--mode=shard", "--shard=3", "--spring.application.name=store"));
+        named.getPropertySources().addLast(new MapPropertySource("application.yml",
+                Map.of("spring.application.name", "homa-demo")));
+        new DemoEnvironmentPostProcessor().postProcessEnvironment(named, new SpringApplication());
+        assertThat(named.getProperty("spring.application.name")).isEqualTo("store");
+        named.getPropertySources().remove(CommandLinePropertySource.COMMAND_LINE_PROPERTY_SOURCE_NAME);
+        assertThat(named.getProperty("spring.application.name")).as("above the configuration files").isEqualTo("kv-3");
+    }
+
+    @Test
+    void shouldLetTheWatchFetchTheRegistryWithoutRegistering() {
+        StandardEnvironment watch = process(Map.of("mode", "watch"));
+        assertThat(watch.getProperty("homa.server.port")).isEqualTo("0");
+        assertThat(watch.getProperty("eureka.client.register-with-eureka")).isEqualTo("false");
+        assertThat(watch.getProperty("spring.application.name")).isNull();
     }
 
     private static StandardEnvironment process(Map<String, Object> arguments) {

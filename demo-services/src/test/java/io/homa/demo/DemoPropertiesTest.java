@@ -69,6 +69,23 @@ class DemoPropertiesTest {
     }
 
     @Test
+    void shouldBindTheShardAndWatchModes() {
+        DemoProperties shard = bind(Map.of("mode", "shard", "shard", "1"));
+        assertThat(shard.mode()).isEqualTo(DemoProperties.Mode.SHARD);
+        assertThat(shard.shard()).isEqualTo(1);
+        DemoProperties watch = bind(Map.of("mode", "watch", "kv-shards", "2", "duration", "60s"));
+        assertThat(watch.mode()).isEqualTo(DemoProperties.Mode.WATCH);
+        assertThat(watch.shard()).isNull();
+        assertThat(watch.kvShards()).isEqualTo(2);
+
+        assertBindFails(Map.of("mode", "shard"), "--shard=0..15 is required with --mode=shard");
+        assertBindFails(Map.of("mode", "shard", "shard", "16"), "--shard must be between 0 and 15, was 16");
+        assertBindFails(Map.of("mode", "shard", "shard", "-1"), "--shard must be between 0 and 15, was -1");
+        assertBindFails(Map.of("mode", "watch", "shard", "1"), "--shard is only used with --mode=shard, but --mode was watch");
+        assertBindFails(Map.of("shard", "0"), "--shard is only used with --mode=shard, but --mode was local");
+    }
+
+    @Test
     void shouldBindTheHeadOfLineMode() {
         DemoProperties properties = bind(Map.of("mode", "hol", "duration", "3s"));
 

@@ -78,7 +78,12 @@ public class KvDemo implements ApplicationRunner, ExitCodeGenerator {
         }
     }
 
-    private void runDemo() {
+    /**
+     * Puts, gets, scans and aggregates through the aggregator and prints the figures.
+     *
+     * @throws RuntimeException the first call's failure (e.g. a {@code HomaRemoteException})
+     */
+    void runDemo() {
         Map<Integer, InetSocketAddress> local = shardServers.addresses();
         out.printf(Locale.ROOT, "Key-value demo: %s, aggregator %s%n",
                 local.isEmpty() ? "shards behind the aggregator" : local.size() + " shards (" + local.entrySet().stream()

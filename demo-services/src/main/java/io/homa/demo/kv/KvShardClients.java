@@ -11,6 +11,13 @@ import io.homa.spring.client.HomaServiceProxyFactory;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import io.homa.spring.discovery.DiscoveryServiceResolver;
+import io.homa.spring.discovery.HomaDiscoveryProperties;
+import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.cloud.client.ServiceInstance;
+import org.springframework.cloud.client.loadbalancer.reactive.ReactiveLoadBalancer;
 import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
@@ -21,12 +28,18 @@ import reactor.core.publisher.Mono;
  * application's client (same transport, codecs, default deadline, interceptors such as metrics
  * and Resilience4j) with one difference: its resolver sends service {@value KvService#SERVICE}
  * to shard {@code i}, that is to peer {@code kv-<i>} of {@code homa.client.peers} if configured,
- * else to the in-process shard of {@link KvShardServers}. A shard with neither fails its calls
- * with UNAVAILABLE, naming the property to set.
+ * else to the in-process shard of {@link KvShardServers} (local and server mode), else (the other
+ * modes, e.g. {@code watch}) to an instance of service {@code kv-<i>} found through Spring Cloud
+ * discovery and LoadBalancer, when the application has them (the {@code eureka} profile: the
+ * shards register under those names with their Homa port in metadata {@code homa-port}), looked
+ * up again on every call. A shard with none of them fails its calls with UNAVAILABLE, naming the
+ * property to set (or, with discovery, saying that no instance was found).
  */
 @Component
 public class KvShardClients {
     private final List<KvClient> clients;
+    private final List<ServiceResolver> resolvers;
+    private final boolean discovery;
 
     /**
      * @param homaClient the application's client, whose settings the shard clients copy
@@ -37,12 +50,40 @@ public class KvShardClients {
      */
     public KvShardClients(HomaClient homaClient, HomaProperties homaProperties, DemoProperties demoProperties,
             KvShardServers shardServers, Environment environment) {
+        this(homaClient, homaProperties, demoProperties, shardServers, environment, null, null);
+    }
+
+    /**
+     * @param homaClient the application's client, whose settings the shard clients copy
+     * @param homaProperties {@code homa.client.*}: peers, per-service timeouts and codecs
+     * @param demoProperties {@code --kv-shards}
+     * @param shardServers the shards running in this JVM
+     * @param environment resolves {@code ${...}} in {@code @HomaExchange} / {@code @HomaMethod} values
+     * @param loadBalancers Spring Cloud LoadBalancer's per-service load balancers, if the
+     *     application has them (or null): shards neither configured nor in this JVM are discovered
+     * @param discovery {@code homa.client.discovery.port-metadata-key} (or null: {@code homa-port})
+     */
+    @Autowired
+    public KvShardClients(HomaClient homaClient, HomaProperties homaProperties, DemoProperties demoProperties,
+            KvShardServers shardServers, Environment environment,
+            ObjectProvider<ReactiveLoadBalancer.Factory<ServiceInstance>> loadBalancers,
+            ObjectProvider<HomaDiscoveryProperties> discovery) {
         HomaProperties.Client client = homaProperties.getClient();
         StaticServiceResolver configured = StaticServiceResolver.ofPeers(client.peerAddresses());
+        ServiceResolver discovered = null;
+        ReactiveLoadBalancer.Factory<ServiceInstance> factory = loadBalancers == null ? null : loadBalancers.getIfUnique();
+        if (factory != null && !shardServers.runsShards()) {
+            HomaDiscoveryProperties keys = discovery == null ? null : discovery.getIfAvailable();
+            discovered = DiscoveryServiceResolver.loadBalanced(StaticServiceResolver.ofPeers(Map.of()), factory,
+                    keys == null ? HomaDiscoveryProperties.DEFAULT_PORT_METADATA_KEY : keys.getPortMetadataKey());
+        }
         List<KvClient> created = new ArrayList<>(demoProperties.kvShards());
+        List<ServiceResolver> resolvers = new ArrayList<>(demoProperties.kvShards());
         for (int shard = 0; shard < demoProperties.kvShards(); shard++) {
+            ServiceResolver resolver = shardResolver(shard, configured, shardServers, discovered);
+            resolvers.add(resolver);
             HomaClient shardClient = HomaClient.builder(homaClient.transport())
-                    .resolver(shardResolver(shard, configured, shardServers))
+                    .resolver(resolver)
                     .codecs(homaClient.codecs())
                     .defaultCodec(homaClient.defaultCodec().name())
                     .defaultTimeout(homaClient.defaultTimeout())
@@ -53,6 +94,24 @@ public class KvShardClients {
                     environment::resolvePlaceholders).createClient(KvClient.class));
         }
         this.clients = List.copyOf(created);
+        this.resolvers = List.copyOf(resolvers);
+        this.discovery = discovered != null;
+    }
+
+    /** Whether shards that are neither configured nor in this JVM are found through Spring Cloud discovery. */
+    public boolean discovers() {
+        return discovery;
+    }
+
+    /**
+     * Where shard {@code shard}'s next call would go (for a discovered shard, a fresh look-up).
+     *
+     * @return the endpoint, or an error {@code HomaException} with status UNAVAILABLE when the
+     *     shard has none
+     * @throws IndexOutOfBoundsException if {@code shard} is not in {@code 0..count()-1}
+     */
+    public Mono<InetSocketAddress> resolve(int shard) {
+        return resolvers.get(shard).resolve(KvService.SERVICE);
     }
 
     /** Number of shards ({@code --kv-shards}). */
@@ -75,7 +134,7 @@ public class KvShardClients {
     }
 
     private static ServiceResolver shardResolver(int shard, StaticServiceResolver configured,
-            KvShardServers shardServers) {
+            KvShardServers shardServers, ServiceResolver discovered) {
         String peer = KvShards.peerName(shard);
         boolean isConfigured = configured.peers().containsKey(peer);
         return service -> {
@@ -86,6 +145,9 @@ public class KvShardClients {
             }
             if (isConfigured) {
                 return configured.resolve(peer);
+            }
+            if (discovered != null) {
+                return discovered.resolve(peer);
             }
             return Mono.defer(() -> {
                 InetSocketAddress address = shardServers.address(shard);
