@@ -49,4 +49,7 @@ run s7-80-no-priorities --systems=homa,homa-rpc --scenarios=s5 --workloads=w3,w4
 run s8-no-incast-marking --systems=homa,homa-rpc --scenarios=s6 --no-homa-incast-marking
 java -cp "benchmarks/target/classes:$(cat benchmarks/target/run-classpath.txt)" \
   io.homa.bench.report.TestbedSummary "$out"
+if [[ $status -eq 0 ]]; then
+  rm -f "$out"/*/server-*.log # kept only when a run failed
+fi
 exit $status
