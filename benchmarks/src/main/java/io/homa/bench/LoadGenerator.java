@@ -101,13 +101,16 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--s5-link-load", description = "With --net=testbed: S5 Poisson rate per workload as this fraction of the link's capacity, (0, 1] (each RPC's request and response carry the sampled length, so each direction of the client's link is loaded this much; the paper's Figure 8 uses 0.5 and 0.8). Replaces --s5-load.")
     Double s5LinkLoad;
 
+    @Option(names = "--s5-client-hosts", description = "With --net=testbed: S5's Poisson load comes from this many client hosts at once (every host but the first server's, host 1 first), one load process each at its share of the rate, all to the first server: several senders share its switch port, as in the paper's Figure 8. Default: 0 (the load generator alone).")
+    int s5ClientHosts;
+
     @Option(names = "--homa-mtu-bytes", description = "MTU of every Homa engine, 256..65535, or 0 for the transport's default, the device's (65,535 on loopback). Default: ${DEFAULT-VALUE}.")
     int homaMtuBytes = SystemSettings.defaults().homaMtuBytes();
 
     @Option(names = "--no-homa-gso", negatable = true, description = "UDP GSO on send and GRO on receive for every Homa transport, where the kernel has them. Default: ${DEFAULT-VALUE}.")
     boolean homaGso = true;
 
-    @Option(names = "--homa-security", converter = ServerMain.SecurityModeConverter.class, description = "Packet authentication of every Homa transport (client and servers): off, authenticate (AES-256-GCM tag, 41-byte trailer) or encrypt. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--homa-security", converter = SettingsOptions.SecurityModeConverter.class, description = "Packet authentication of every Homa transport (client and servers): off, authenticate (AES-256-GCM tag, 41-byte trailer) or encrypt. Default: ${DEFAULT-VALUE}.")
     io.homa.reactive.HomaSecurityConfig.Mode homaSecurity = io.homa.reactive.HomaSecurityConfig.Mode.OFF;
 
     @Option(names = "--no-grpc-direct-executor", negatable = true, description = "gRPC handlers and callbacks on its event loops (as gRPC's own benchmarks). Default: ${DEFAULT-VALUE}.")
@@ -182,6 +185,10 @@ public final class LoadGenerator implements Callable<Integer> {
                 s5Rps.putIfAbsent(workload.name(), linkRate(workload, testbed, s5LinkLoad));
             }
         }
+        if (s5ClientHosts != 0 && (testbed == null || s5ClientHosts < 1 || s5ClientHosts > testbed.hosts() - 1)) {
+            throw new IllegalArgumentException("--s5-client-hosts needs --net=testbed and must be between 1 and the"
+                    + " testbed's hosts - 1, was " + s5ClientHosts);
+        }
         int linkMbps = homaLinkMbps != null ? homaLinkMbps
                 : testbed != null ? testbed.linkMbps() : SystemSettings.defaults().homaLinkMbps();
         SystemSettings settings = new SystemSettings(linkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity,
@@ -230,6 +237,20 @@ public final class LoadGenerator implements Callable<Integer> {
                     List.of(ProcessHandle.current().pid(), serverProcesses.get(0).pid()));
             if (testbed != null) {
                 runner.networkCounters(testbed::classCounters);
+            }
+            if (s5ClientHosts > 0) {
+                Testbed rack = testbed;
+                List<Integer> clientHosts = new ArrayList<>();
+                for (int host = 1; host <= rack.hosts() && clientHosts.size() < s5ClientHosts; host++) {
+                    if (host != rack.serverHost(0)) {
+                        clientHosts.add(host);
+                    }
+                }
+                ServerProcess first = serverProcesses.get(0);
+                RunPlan agentPlan = plan;
+                runner.s5RemoteLoad((system, workload, rate, seed) -> AgentProcess.run(rack, clientHosts, placement, system,
+                        settings, first.address(system), workload, rate, agentPlan.scenarioWarmupMs(), agentPlan.s5LoadMs(),
+                        agentPlan.callTimeoutMs(), seed, out));
             }
             for (SystemKind system : clients.keySet()) {
                 try {
@@ -364,6 +385,7 @@ public final class LoadGenerator implements Callable<Integer> {
                 + (s6Fanouts == null ? "" : " --s6-fanouts=" + s6Fanouts.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")))
                 + (net == Net.TESTBED ? " --net=testbed" : "")
                 + (s5LinkLoad == null ? "" : " --s5-link-load=" + s5LinkLoad)
+                + (s5ClientHosts == 0 ? "" : " --s5-client-hosts=" + s5ClientHosts)
                 + " --homa-link-mbps=" + settings.homaLinkMbps() + " --homa-mtu-bytes=" + homaMtuBytes + (homaGso ? "" : " --no-homa-gso")
                 + (homaPriorityTos == io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO ? ""
                         : " --homa-priority-tos=" + homaPriorityTos.name().toLowerCase(Locale.ROOT))
@@ -384,6 +406,10 @@ public final class LoadGenerator implements Callable<Integer> {
         s.put("Homa priorities (IP TOS)", homaPriorityTos.name().toLowerCase(Locale.ROOT)
                 + (homaPriorityTos == io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO ? " (off on loopback)" : ""));
         s.put("Homa incast marking", homaIncastMarking ? "on" : "off");
+        if (s5ClientHosts > 0) {
+            s.put("S5 clients", "from " + s5ClientHosts + " client hosts at once (one load process each, its share of"
+                    + " the rate) to the first server; calibration and maximum from host 1");
+        }
         s.put("server processes", serverCount + " (S1-S5 use the first; S6 fans out over all)");
         List<String> serverOptions = new ArrayList<>(ServerProcess.JVM_OPTIONS);
         serverOptions.addAll(serverJvmOptions);

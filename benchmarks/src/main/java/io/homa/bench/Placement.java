@@ -74,6 +74,11 @@ public record Placement(boolean pinned, String clientCpus, String serverCpus, St
         return null;
     }
 
+    /** The command prefix that starts another client process (a load agent) with this placement. */
+    public List<String> clientPrefix() {
+        return pinned ? List.of("taskset", "-c", clientCpus) : List.of();
+    }
+
     /** The command prefix that starts a server process with this placement (empty when unpinned). */
     public List<String> serverPrefix() {
         return pinned ? List.of("taskset", "-c", serverCpus) : List.of();

@@ -3,7 +3,6 @@ package io.homa.bench;
 import io.homa.bench.systems.EchoServer;
 import io.homa.bench.systems.SystemKind;
 import io.homa.bench.systems.SystemSettings;
-import io.homa.reactive.HomaTransportConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -29,42 +28,8 @@ public final class ServerMain implements Callable<Integer> {
     @Option(names = "--systems", split = ",", description = "Systems to serve (ids: homa, homa-rpc, grpc, rsocket, udp, tcp, homa-auth, homa-rpc-auth).")
     List<String> systems = List.of(SystemKind.defaultIds().split(","));
 
-    @Option(names = "--homa-link-mbps", description = "Pacer rate of the Homa transports, Mbit/s (0 = none).")
-    int homaLinkMbps = SystemSettings.defaults().homaLinkMbps();
-
-    @Option(names = "--homa-mtu-bytes", description = "MTU of every Homa engine, 256..65535. Default: the engine's default (${DEFAULT-VALUE}).")
-    int homaMtuBytes = SystemSettings.defaults().homaMtuBytes();
-
-    @Option(names = "--no-homa-gso", negatable = true, description = "UDP GSO and GRO for the Homa transports.")
-    boolean homaGso = true;
-
-    @Option(names = "--no-grpc-direct-executor", negatable = true, description = "gRPC handlers on the event loop.")
-    boolean grpcDirectExecutor = true;
-
-    @Option(names = "--homa-security", converter = SecurityModeConverter.class, description = "Packet authentication of the Homa transports: off, authenticate or encrypt.")
-    io.homa.reactive.HomaSecurityConfig.Mode homaSecurity = io.homa.reactive.HomaSecurityConfig.Mode.OFF;
-
-    @Option(names = "--homa-priority-tos", description = "Homa priority in the IP TOS byte: auto (off on loopback), on or off.")
-    HomaTransportConfig.PriorityTos homaPriorityTos = HomaTransportConfig.PriorityTos.AUTO;
-
-    @Option(names = "--no-homa-incast-marking", negatable = true, description = "INCAST marking of Homa requests.")
-    boolean homaIncastMarking = true;
-
-    @Option(names = "--bind-host", description = "IPv4 address the servers bind. Default: ${DEFAULT-VALUE}.")
-    String bindHost = SystemSettings.LOOPBACK_HOST;
-
-    /** {@code off}, {@code authenticate} or {@code encrypt}, in any case, as {@code homa.security.mode}. */
-    public static final class SecurityModeConverter implements CommandLine.ITypeConverter<io.homa.reactive.HomaSecurityConfig.Mode> {
-        @Override
-        public io.homa.reactive.HomaSecurityConfig.Mode convert(String value) {
-            for (io.homa.reactive.HomaSecurityConfig.Mode mode : io.homa.reactive.HomaSecurityConfig.Mode.values()) {
-                if (mode.propertyValue().equalsIgnoreCase(value.trim())) {
-                    return mode;
-                }
-            }
-            throw new CommandLine.TypeConversionException("expected off, authenticate or encrypt, was '" + value + "'");
-        }
-    }
+    @CommandLine.Mixin
+    SettingsOptions options = new SettingsOptions();
 
     public static void main(String[] args) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
@@ -74,8 +39,7 @@ public final class ServerMain implements Callable<Integer> {
 
     /** The settings the command line gave. */
     SystemSettings settings() {
-        return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity, homaPriorityTos,
-                homaIncastMarking, bindHost);
+        return options.settings();
     }
 
     @Override

@@ -100,8 +100,15 @@ public final class ServerProcess implements AutoCloseable {
 
     /** The arguments of {@link ServerMain} that serve {@code systems} with {@code settings}. */
     static List<String> arguments(List<SystemKind> systems, SystemSettings settings) {
+        List<String> arguments = new ArrayList<>();
+        arguments.add("--systems=" + systems.stream().map(SystemKind::id).collect(Collectors.joining(",")));
+        arguments.addAll(settingsArguments(settings));
+        return arguments;
+    }
+
+    /** The options of {@link SettingsOptions} that give {@code settings}. */
+    static List<String> settingsArguments(SystemSettings settings) {
         return List.of(
-                "--systems=" + systems.stream().map(SystemKind::id).collect(Collectors.joining(",")),
                 "--homa-link-mbps=" + settings.homaLinkMbps(),
                 "--homa-mtu-bytes=" + settings.homaMtuBytes(),
                 settings.homaSegmentationOffload() ? "--homa-gso" : "--no-homa-gso",

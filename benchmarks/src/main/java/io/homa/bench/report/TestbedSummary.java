@@ -37,7 +37,8 @@ public final class TestbedSummary {
     /** The report's markdown for the runs under {@code dir}. */
     public static String write(Path dir) throws IOException {
         Map<String, Map<String, Object>> runs = new LinkedHashMap<>();
-        for (String name : List.of("full", "s7-50", "s7-80", "s7-80-no-priorities", "s8-no-incast-marking")) {
+        for (String name : List.of("full", "s7-50", "s7-80", "s7-80-no-priorities", "s7-80-clients",
+                "s8-no-incast-marking")) {
             Path json = dir.resolve(name).resolve(ReportWriter.JSON_FILE);
             if (Files.isRegularFile(json)) {
                 runs.put(name, ReportWriter.readJson(json));
@@ -60,6 +61,8 @@ public final class TestbedSummary {
         describe(md, runs, "s7-50", "S7 (Figure 8): W3-W5 Poisson at 50% of the link, every RPC system");
         describe(md, runs, "s7-80", "S7 (Figure 8): W3-W5 Poisson at 80% of the link, every RPC system");
         describe(md, runs, "s7-80-no-priorities", "S7 at 80% with Homa's priorities off (one FIFO class)");
+        describe(md, runs, "s7-80-clients", "S7 at 80% from every host but the server's at once (several senders"
+                + " share the server's switch port)");
         describe(md, runs, "s8-no-incast-marking", "S8 (Figure 9): S6 for Homa with incast marking off");
         md.append('\n');
 
@@ -78,17 +81,20 @@ public final class TestbedSummary {
         }
 
         md.append("## S7: the paper's Figure 8 (p99 slowdown, shortest half of the messages)\n\n");
-        md.append("One client host sends to one server host (the paper: several clients, one server; and all-to-all);")
-                .append(" every RPC is an echo, so both directions of the link carry the load. Slowdown: round trip ")
-                .append("over the best unloaded round trip of any system for that length, on the same rack.\n\n");
+        md.append("The 50% and 80% runs send from one client host to one server host; the \"80%, N client hosts\"")
+                .append(" run sends from every other host at once to the same server (the paper: several clients to")
+                .append(" one server; the all-to-all variant is not built yet). Every RPC is an echo, so both directions")
+                .append(" of the server's link carry the load. Slowdown: round trip over the best unloaded round trip of")
+                .append(" any system for that length, measured from host 1 on the same rack.\n\n");
         md.append("| load | workload | system | p99 slowdown, shortest half | p99 slowdown, all | p50 slowdown | offered / achieved RPCs/s | failed |\n")
                 .append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-        for (String run : List.of("s7-50", "s7-80", "s7-80-no-priorities")) {
+        for (String run : List.of("s7-50", "s7-80", "s7-80-no-priorities", "s7-80-clients")) {
             Map<String, Object> report = runs.get(run);
             if (report == null) {
                 continue;
             }
-            String load = run.startsWith("s7-50") ? "50%" : "80%" + (run.endsWith("no-priorities") ? ", priorities off" : "");
+            String load = run.startsWith("s7-50") ? "50%" : "80%" + (run.endsWith("no-priorities") ? ", priorities off"
+                    : run.endsWith("clients") ? ", " + clientHosts(report) : "");
             for (String workload : List.of("w3", "w4", "w5")) {
                 for (String system : systems(report)) {
                     Map<?, ?> w = workload(report, system, workload);
@@ -161,14 +167,28 @@ public final class TestbedSummary {
                     homaOff, homaOff / homa);
             if (!(homaOff > homa * 1.1)) {
                 off += " Priorities off is not worse here because no switch queue forms: one client host sends to"
-                        + " one server host, so every link has one sender, and each sender's pacer keeps its own NIC"
-                        + " queue within max-nic-queue (50 µs, 2.5 KB at this link rate); what waits, waits in the"
-                        + " sender's own SRPT queue and CPU, which the IP TOS does not reach. Priorities act where"
-                        + " several senders share a switch port (S7 from several client hosts, not built yet; and S8).";
+                                + " one server host, so every link has one sender, and each sender's pacer keeps its own"
+                                + " NIC queue within max-nic-queue (50 µs, 2.5 KB at this link rate); what waits, waits in"
+                                + " the sender's own SRPT queue and CPU, which the IP TOS does not reach. Priorities act"
+                                + " where several senders share a switch port.";
             }
+        }
+        Map<String, Object> many = runs.get("s7-80-clients");
+        if (many != null) {
+            double homaMany = number(workload(many, "homa", "w4"), "p99_slowdown_shortest_half");
+            off += String.format(Locale.ROOT, " From %s: Homa %.1f, gRPC %.1f, RSocket %.1f.", clientHosts(many), homaMany,
+                    number(workload(many, "grpc", "w4"), "p99_slowdown_shortest_half"),
+                    number(workload(many, "rsocket", "w4"), "p99_slowdown_shortest_half"));
         }
         return String.format(Locale.ROOT, "S7 check, W4 at 80%%: Homa's p99 slowdown for the shortest half is %.1f "
                 + "(the paper: %.1f); %s: %s.%s", homa, PAPER_W4_80_SHORT_HALF_P99, String.join(", ", parts), verdict, off);
+    }
+
+    /** "N client hosts" from a run's header, or "several client hosts". */
+    private static String clientHosts(Map<String, Object> report) {
+        Object clients = map(map(report.get("header")).get("settings")).get("S5 clients");
+        String text = clients == null ? "" : clients.toString();
+        return text.startsWith("from ") ? text.substring(5, text.indexOf(" at once")) : "several client hosts";
     }
 
     private static void describe(StringBuilder md, Map<String, Map<String, Object>> runs, String name, String what) {

@@ -88,6 +88,22 @@ public final class ScenarioRunner {
 
     private Supplier<Map<Integer, long[]>> networkCounters = Map::of;
 
+    /** S5's Poisson load run from elsewhere (other hosts) instead of from this process's client. */
+    public interface RemoteLoad {
+        /**
+         * @return every call recorded in the window, with failures and skipped arrivals
+         */
+        OpenLoop.Result run(SystemKind system, String workload, double ratePerSecond, long seed);
+    }
+
+    private RemoteLoad remoteLoad;
+
+    /** Runs S5's load phase through {@code load} (its calibration and maximum stay local). */
+    public ScenarioRunner s5RemoteLoad(RemoteLoad load) {
+        this.remoteLoad = load;
+        return this;
+    }
+
     private EchoClient client(SystemKind system) {
         EchoClient client = clients.get(system);
         if (client == null) {
@@ -252,11 +268,15 @@ public final class ScenarioRunner {
             double maxPerSecond = max.completedInWindow() / (plan.s5MaxMs() / 1000.0);
             Double fixedRate = s5RatesPerSecond.get(workload.name());
             double offered = fixedRate != null ? fixedRate : Math.max(1, maxPerSecond * s5LoadFraction);
-            OpenLoop load = new OpenLoop(client, 0,
-                    u -> workload.sample((u & 0x7fff_ffff) / (double) (1L << 31)),
-                    offered, S5_MAX_OUTSTANDING, plan.callTimeoutMs(), seed++);
-            results.put(workload.name(), new S5Workload(maxPerSecond, offered,
-                    load.run(plan.scenarioWarmupMs(), plan.s5LoadMs(), plan.callTimeoutMs())));
+            OpenLoop.Result loaded;
+            if (remoteLoad != null) {
+                loaded = remoteLoad.run(system, workload.name(), offered, seed++);
+            } else {
+                loaded = new OpenLoop(client, 0, u -> workload.sample((u & 0x7fff_ffff) / (double) (1L << 31)),
+                        offered, S5_MAX_OUTSTANDING, plan.callTimeoutMs(), seed++)
+                        .run(plan.scenarioWarmupMs(), plan.s5LoadMs(), plan.callTimeoutMs());
+            }
+            results.put(workload.name(), new S5Workload(maxPerSecond, offered, loaded));
         }
         return new S5Raw(system, calibration, results);
     }

@@ -1,0 +1,117 @@
+package io.homa.bench;
+
+import io.homa.bench.scenario.OpenLoop;
+import io.homa.bench.systems.SystemKind;
+import io.homa.bench.systems.SystemSettings;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * S5's open loop from several testbed hosts at once ({@code --s5-client-hosts}): one
+ * {@link LoadAgent} process per client host, each at its share of the rate, their results merged
+ * into one {@link OpenLoop.Result} (every recorded call, failures and skips summed).
+ */
+final class AgentProcess {
+    /** Time an agent's JVM gets to start and connect before the warm-up counts, ms. */
+    static final long AGENT_START_MS = 4_000;
+    /** Longest closed-loop warm-up of an agent, ms. */
+    static final long MAX_AGENT_WARMUP_MS = 5_000;
+
+    private AgentProcess() {}
+
+    /**
+     * Runs the agents and merges what they measured.
+     *
+     * @param hosts the client hosts (each gets {@code ratePerSecond / hosts.size()})
+     * @param settings the run's settings (each agent binds its own host's address)
+     * @throws UncheckedIOException if an agent cannot start or reports nothing
+     */
+    static OpenLoop.Result run(Testbed testbed, List<Integer> hosts, Placement placement, SystemKind system,
+            SystemSettings settings, InetSocketAddress server, String workload, double ratePerSecond, long warmupMs,
+            long measureMs, long timeoutMs, long seed, Path logDir) {
+        List<CompletableFuture<OpenLoop.Result>> agents = new ArrayList<>();
+        // Every window starts at the same instant: JVM start-up (a few seconds here), then a
+        // closed-loop warm-up of the workload's messages until then.
+        long startAtEpochMs = System.currentTimeMillis() + AGENT_START_MS + Math.min(warmupMs * 5, MAX_AGENT_WARMUP_MS);
+        for (int i = 0; i < hosts.size(); i++) {
+            int host = hosts.get(i);
+            List<String> command = new ArrayList<>(testbed.hostPrefix(host));
+            command.addAll(placement.clientPrefix());
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path"),
+                    LoadAgent.class.getName(), "--system=" + system.id(),
+                    "--server=" + server.getAddress().getHostAddress() + ":" + server.getPort(),
+                    "--workload=" + workload, "--rps=" + ratePerSecond / hosts.size(), "--warmup-ms=" + warmupMs,
+                    "--measure-ms=" + measureMs, "--timeout-ms=" + timeoutMs, "--seed=" + (seed * 31 + i),
+                    "--start-at-epoch-ms=" + startAtEpochMs));
+            command.addAll(ServerProcess.settingsArguments(settings.withBindHost(testbed.address(host))));
+            Path log = logDir.resolve("agent-" + system.id() + "-" + workload + "-h" + host + ".log");
+            agents.add(CompletableFuture.supplyAsync(() -> runOne(command, log, warmupMs + measureMs + 2 * timeoutMs + 60_000)));
+        }
+        List<OpenLoop.Result> results = agents.stream().map(CompletableFuture::join).toList();
+        return merge(results);
+    }
+
+    private static OpenLoop.Result runOne(List<String> command, Path log, long limitMs) {
+        try {
+            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            String result = null;
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                    if (line.startsWith(LoadAgent.RESULT_PREFIX)) {
+                        result = line.substring(LoadAgent.RESULT_PREFIX.length());
+                    }
+                }
+            }
+            if (!process.waitFor(limitMs, TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+            }
+            if (result == null) {
+                throw new UncheckedIOException(new IOException("a load agent reported no result; see " + log));
+            }
+            return JsonMapper.builder().build().readValue(result, OpenLoop.Result.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while a load agent ran", e);
+        }
+    }
+
+    /** One result holding every call of {@code results}, counts summed, the first error kept. */
+    static OpenLoop.Result merge(List<OpenLoop.Result> results) {
+        int total = results.stream().mapToInt(OpenLoop.Result::recorded).sum();
+        int[] lengths = new int[total];
+        long[] rtts = new long[total];
+        int at = 0;
+        long issued = 0;
+        long failed = 0;
+        long skipped = 0;
+        String firstError = null;
+        for (OpenLoop.Result r : results) {
+            System.arraycopy(r.lengthsBytes(), 0, lengths, at, r.recorded());
+            System.arraycopy(r.rttNs(), 0, rtts, at, r.recorded());
+            at += r.recorded();
+            issued += r.issuedInWindow();
+            failed += r.failed();
+            skipped += r.skipped();
+            if (firstError == null) {
+                firstError = r.firstError();
+            }
+        }
+        double window = results.stream().mapToDouble(OpenLoop.Result::windowSeconds).max().orElse(1);
+        return new OpenLoop.Result(Arrays.copyOf(lengths, total), Arrays.copyOf(rtts, total), total, issued, failed,
+                skipped, window, firstError);
+    }
+}

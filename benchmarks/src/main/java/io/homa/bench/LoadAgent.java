@@ -1,0 +1,91 @@
+package io.homa.bench;
+
+import tools.jackson.databind.json.JsonMapper;
+import io.homa.bench.scenario.ClosedLoop;
+import io.homa.bench.scenario.OpenLoop;
+import io.homa.bench.systems.EchoProtocol;
+import io.homa.bench.systems.EchoClient;
+import io.homa.bench.systems.SystemKind;
+import io.homa.workloads.Workload;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * A load process on another host of the testbed (S5 with {@code --s5-client-hosts}): connects one
+ * system's client to one server, runs an open loop of one workload at a Poisson rate, and prints
+ * one line {@code RESULT <json>} with every recorded length and round trip ({@link OpenLoop.Result}),
+ * then exits. Started by the load generator ({@link AgentProcess}).
+ */
+@Command(name = "homa-bench-agent", mixinStandardHelpOptions = true,
+        description = "Open-loop load from one testbed host, for the load generator (started by it).")
+public final class LoadAgent implements Callable<Integer> {
+    /** The line prefix the load generator reads. */
+    public static final String RESULT_PREFIX = "RESULT ";
+
+    @Option(names = "--system", required = true, description = "System id.")
+    String system;
+
+    @Option(names = "--server", required = true, description = "The server's IPv4 address and port, a.b.c.d:port.")
+    String server;
+
+    @Option(names = "--workload", required = true, description = "w1..w5.")
+    String workload;
+
+    @Option(names = "--rps", required = true, description = "Poisson rate, calls per second.")
+    double ratePerSecond;
+
+    @Option(names = "--warmup-ms", description = "Load before the window.")
+    long warmupMs = 1_000;
+
+    @Option(names = "--measure-ms", description = "The window.")
+    long measureMs = 10_000;
+
+    @Option(names = "--timeout-ms", description = "A call not answered within it fails.")
+    long timeoutMs = 10_000;
+
+    @Option(names = "--max-outstanding", description = "Arrivals beyond this many calls in flight are skipped.")
+    int maxOutstanding = 256;
+
+    @Option(names = "--start-at-epoch-ms", description = "Wall-clock time (ms since the epoch) at which the open loop starts, so that every agent's window is the same; until then the agent warms up with a closed loop of the workload's messages (JIT, connections). 0: at once.")
+    long startAtEpochMs;
+
+    @Option(names = "--seed", description = "Random seed of arrivals and lengths.")
+    long seed = 42;
+
+    @CommandLine.Mixin
+    SettingsOptions options = new SettingsOptions();
+
+    public static void main(String[] args) {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
+        System.exit(new CommandLine(new LoadAgent()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        int colon = server.lastIndexOf(':');
+        InetSocketAddress address = new InetSocketAddress(server.substring(0, colon), Integer.parseInt(server.substring(colon + 1)));
+        Workload w = Workload.load(workload);
+        try (EchoClient client = SystemKind.fromId(system).connect(List.of(address), options.settings())) {
+            long warmupUntilMs = startAtEpochMs - System.currentTimeMillis();
+            if (warmupUntilMs > 100) {
+                ClosedLoop warm = new ClosedLoop(client, 0, () -> EchoProtocol.echoRequest(w.sample(ThreadLocalRandom.current())),
+                        4, timeoutMs);
+                ClosedLoop.runTogether(0, warmupUntilMs - 100, timeoutMs, warm);
+            }
+            long waitMs = startAtEpochMs - System.currentTimeMillis();
+            if (waitMs > 0) {
+                Thread.sleep(waitMs);
+            }
+            OpenLoop.Result result = new OpenLoop(client, 0, u -> w.sample((u & 0x7fff_ffff) / (double) (1L << 31)),
+                    ratePerSecond, maxOutstanding, timeoutMs, seed).run(warmupMs, measureMs, timeoutMs);
+            System.out.println(RESULT_PREFIX + JsonMapper.builder().build().writeValueAsString(result));
+            System.out.flush();
+        }
+        return 0;
+    }
+}
