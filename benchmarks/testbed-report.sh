@@ -8,6 +8,7 @@
 #   full/                  S1-S6, every system (Homa with priorities and incast marking on)
 #   s7-50/, s7-80/         S7, the paper's Figure 8: W3-W5 at 50% and 80% of the link, RPC systems
 #   s7-80-clients/         S7 at 80% from every host but the server's at once (--s5-client-hosts)
+#   s7-80-clients-no-priorities/  the same for Homa with its priorities off
 #   s7-80-no-priorities/   the same at 80% for Homa with its priorities off
 #   s8-no-incast-marking/  S6 (the paper's Figure 9) for Homa with incast marking off
 # then writes README.md over them (io.homa.bench.report.TestbedSummary) and takes the rack down.
@@ -50,6 +51,8 @@ run s7-80-no-priorities --systems=homa,homa-rpc "${s7[@]}" --s5-link-load=0.8 --
 # The same from every host but the server's at once, so that several senders share its switch port.
 clients=$(( $(sed -n 's/^HOSTS=//p' "/run/${HOMA_TESTBED_PREFIX:-homa}-testbed.env") - 1 ))
 run s7-80-clients --systems=$rpc_systems "${s7[@]}" --s5-link-load=0.8 --s5-client-hosts=$clients
+run s7-80-clients-no-priorities --systems=homa,homa-rpc "${s7[@]}" --s5-link-load=0.8 --s5-client-hosts=$clients \
+  --homa-priority-tos=off
 run s8-no-incast-marking --systems=homa,homa-rpc --scenarios=s6 --no-homa-incast-marking
 java -cp "benchmarks/target/classes:$(cat benchmarks/target/run-classpath.txt)" \
   io.homa.bench.report.TestbedSummary "$out"

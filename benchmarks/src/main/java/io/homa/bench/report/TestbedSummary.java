@@ -38,7 +38,7 @@ public final class TestbedSummary {
     public static String write(Path dir) throws IOException {
         Map<String, Map<String, Object>> runs = new LinkedHashMap<>();
         for (String name : List.of("full", "s7-50", "s7-80", "s7-80-no-priorities", "s7-80-clients",
-                "s8-no-incast-marking")) {
+                "s7-80-clients-no-priorities", "s8-no-incast-marking")) {
             Path json = dir.resolve(name).resolve(ReportWriter.JSON_FILE);
             if (Files.isRegularFile(json)) {
                 runs.put(name, ReportWriter.readJson(json));
@@ -63,6 +63,7 @@ public final class TestbedSummary {
         describe(md, runs, "s7-80-no-priorities", "S7 at 80% with Homa's priorities off (one FIFO class)");
         describe(md, runs, "s7-80-clients", "S7 at 80% from every host but the server's at once (several senders"
                 + " share the server's switch port)");
+        describe(md, runs, "s7-80-clients-no-priorities", "the same with Homa's priorities off");
         describe(md, runs, "s8-no-incast-marking", "S8 (Figure 9): S6 for Homa with incast marking off");
         md.append('\n');
 
@@ -88,13 +89,15 @@ public final class TestbedSummary {
                 .append(" any system for that length, measured from host 1 on the same rack.\n\n");
         md.append("| load | workload | system | p99 slowdown, shortest half | p99 slowdown, all | p50 slowdown | offered / achieved RPCs/s | failed |\n")
                 .append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-        for (String run : List.of("s7-50", "s7-80", "s7-80-no-priorities", "s7-80-clients")) {
+        for (String run : List.of("s7-50", "s7-80", "s7-80-no-priorities", "s7-80-clients",
+                "s7-80-clients-no-priorities")) {
             Map<String, Object> report = runs.get(run);
             if (report == null) {
                 continue;
             }
-            String load = run.startsWith("s7-50") ? "50%" : "80%" + (run.endsWith("no-priorities") ? ", priorities off"
-                    : run.endsWith("clients") ? ", " + clientHosts(report) : "");
+            String load = run.startsWith("s7-50") ? "50%" : "80%"
+                    + (run.contains("clients") ? ", " + clientHosts(report) : "")
+                    + (run.endsWith("no-priorities") ? ", priorities off" : "");
             for (String workload : List.of("w3", "w4", "w5")) {
                 for (String system : systems(report)) {
                     Map<?, ?> w = workload(report, system, workload);
@@ -179,6 +182,12 @@ public final class TestbedSummary {
             off += String.format(Locale.ROOT, " From %s: Homa %.1f, gRPC %.1f, RSocket %.1f.", clientHosts(many), homaMany,
                     number(workload(many, "grpc", "w4"), "p99_slowdown_shortest_half"),
                     number(workload(many, "rsocket", "w4"), "p99_slowdown_shortest_half"));
+            Map<String, Object> manyOff = runs.get("s7-80-clients-no-priorities");
+            if (manyOff != null) {
+                double homaManyOff = number(workload(manyOff, "homa", "w4"), "p99_slowdown_shortest_half");
+                off += String.format(Locale.ROOT, " With priorities off from %s Homa's is %.1f (%.2fx).",
+                        clientHosts(manyOff), homaManyOff, homaManyOff / homaMany);
+            }
         }
         return String.format(Locale.ROOT, "S7 check, W4 at 80%%: Homa's p99 slowdown for the shortest half is %.1f "
                 + "(the paper: %.1f); %s: %s.%s", homa, PAPER_W4_80_SHORT_HALF_P99, String.join(", ", parts), verdict, off);
