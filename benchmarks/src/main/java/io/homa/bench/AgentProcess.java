@@ -48,7 +48,7 @@ final class AgentProcess {
             int host = hosts.get(i);
             List<String> command = new ArrayList<>(testbed.hostPrefix(host));
             command.addAll(placement.clientPrefix());
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.add(ServerProcess.javaCommand());
             command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path"),
                     LoadAgent.class.getName(), "--system=" + system.id(),
                     "--server=" + server.getAddress().getHostAddress() + ":" + server.getPort(),

@@ -81,7 +81,7 @@ public final class LoadAgent implements Callable<Integer> {
             if (waitMs > 0) {
                 Thread.sleep(waitMs);
             }
-            OpenLoop.Result result = new OpenLoop(client, 0, u -> w.sample((u & 0x7fff_ffff) / (double) (1L << 31)),
+            OpenLoop.Result result = new OpenLoop(client, 0, OpenLoop.lengthsOf(w),
                     ratePerSecond, maxOutstanding, timeoutMs, seed).run(warmupMs, measureMs, timeoutMs);
             System.out.println(RESULT_PREFIX + JsonMapper.builder().build().writeValueAsString(result));
             System.out.flush();

@@ -51,7 +51,7 @@ public final class ServerProcess implements AutoCloseable {
             Placement placement, List<String> extraJvmOptions, Path log) throws IOException {
         List<String> command = new ArrayList<>(hostPrefix);
         command.addAll(placement.serverPrefix());
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(javaCommand());
         command.addAll(JVM_OPTIONS);
         command.addAll(extraJvmOptions);
         command.add("-cp");
@@ -96,6 +96,11 @@ public final class ServerProcess implements AutoCloseable {
             parsed.put(SystemKind.fromId(parts[0]), Integer.parseInt(parts[1]));
         }
         return new ServerProcess(process, parsed, settings);
+    }
+
+    /** The {@code java} of this process's JDK, for the processes it spawns. */
+    static String javaCommand() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     /** The arguments of {@link ServerMain} that serve {@code systems} with {@code settings}. */

@@ -143,16 +143,6 @@ public record Testbed(String prefix, String subnet, int hosts, int mtuBytes, int
         }
     }
 
-    /** {@code after - before}, class by class. */
-    public static Map<Integer, long[]> delta(Map<Integer, long[]> before, Map<Integer, long[]> after) {
-        Map<Integer, long[]> delta = new LinkedHashMap<>();
-        after.forEach((priority, counts) -> {
-            long[] earlier = before.getOrDefault(priority, new long[2]);
-            delta.put(priority, new long[] {counts[0] - earlier[0], counts[1] - earlier[1]});
-        });
-        return delta;
-    }
-
     private static String run(List<String> command) {
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -42,7 +42,7 @@ class TestbedTest {
         assertThat(totals.get(7)).containsExactly(2 * 15_969L, 4);
         assertThat(totals.get(0)).as("the root's own counters are not a class").containsExactly(2 * 40_915L, 62);
         Map<Integer, long[]> later = Map.of(0, new long[] {2 * 40_915L + 5, 63}, 7, new long[] {2 * 15_969L, 4});
-        assertThat(Testbed.delta(totals, later).get(0)).containsExactly(5, 1);
+        assertThat(io.homa.bench.scenario.ScenarioRunner.classDelta(totals, later).get(0)).containsExactly(5, 1);
     }
 
     @Test

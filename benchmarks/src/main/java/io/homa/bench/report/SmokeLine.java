@@ -2,7 +2,6 @@ package io.homa.bench.report;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -16,8 +15,8 @@ public final class SmokeLine {
 
     public static void main(String[] args) throws IOException {
         Map<String, Object> report = ReportWriter.readJson(Path.of(args[0]).resolve(ReportWriter.JSON_FILE));
-        Map<?, ?> s1 = result(report, "s1");
-        Map<?, ?> s6 = result(report, "s6");
+        Map<?, ?> s1 = TestbedSummary.result(report, "s1", "homa");
+        Map<?, ?> s6 = TestbedSummary.result(report, "s6", "homa");
         if (s1 == null || s6 == null) {
             System.err.println("testbed smoke: FAILED, S1 or S6 did not run for homa (see " + args[0] + "/report.md)");
             System.exit(1);
@@ -28,17 +27,5 @@ public final class SmokeLine {
                 "testbed smoke: homa S1 p50 %s µs; S8 N=%s in %s ms, %s failed calls, %s packets dropped in the rack",
                 m1.get("p50_us"), m6.get("max_n"), m6.get("completion_ms_at_max_n"), m6.get("failures"),
                 m6.containsKey("network_dropped_packets") ? m6.get("network_dropped_packets") : "?"));
-    }
-
-    private static Map<?, ?> result(Map<String, Object> report, String scenario) {
-        if (report.get("results") instanceof List<?> results) {
-            for (Object entry : results) {
-                if (entry instanceof Map<?, ?> r && scenario.equals(r.get("scenario")) && "homa".equals(r.get("system"))
-                        && "ok".equals(r.get("status"))) {
-                    return r;
-                }
-            }
-        }
-        return null;
     }
 }

@@ -218,7 +218,8 @@ public final class TestbedSummary {
         return systems;
     }
 
-    private static Map<?, ?> result(Map<String, Object> report, String scenario, String system) {
+    /** A report's result of {@code system} in {@code scenario} with status ok, or null. */
+    static Map<?, ?> result(Map<String, Object> report, String scenario, String system) {
         if (report.get("results") instanceof List<?> results) {
             for (Object entry : results) {
                 Map<?, ?> r = map(entry);

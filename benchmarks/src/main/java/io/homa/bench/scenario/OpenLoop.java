@@ -2,8 +2,10 @@ package io.homa.bench.scenario;
 
 import io.homa.bench.systems.EchoClient;
 import io.homa.bench.systems.EchoProtocol;
+import io.homa.workloads.Workload;
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import io.homa.workloads.Workload;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,6 +27,11 @@ public final class OpenLoop {
         public double achievedPerSecond() {
             return recorded / windowSeconds;
         }
+    }
+
+    /** Request lengths drawn from {@code workload}, for {@code lengths}: a uniform int mapped to [0, 1). */
+    public static IntUnaryOperator lengthsOf(Workload workload) {
+        return u -> workload.sample((u & 0x7fff_ffff) / (double) (1L << 31));
     }
 
     private final EchoClient client;

@@ -88,6 +88,16 @@ public final class ScenarioRunner {
 
     private Supplier<Map<Integer, long[]>> networkCounters = Map::of;
 
+    /** Network counters {sent, dropped} per priority class: {@code after - before}, class by class. */
+    public static Map<Integer, long[]> classDelta(Map<Integer, long[]> before, Map<Integer, long[]> after) {
+        Map<Integer, long[]> delta = new LinkedHashMap<>();
+        after.forEach((priority, counts) -> {
+            long[] earlier = before.getOrDefault(priority, new long[2]);
+            delta.put(priority, new long[] {counts[0] - earlier[0], counts[1] - earlier[1]});
+        });
+        return delta;
+    }
+
     /** S5's Poisson load run from elsewhere (other hosts) instead of from this process's client. */
     public interface RemoteLoad {
         /**
@@ -272,7 +282,7 @@ public final class ScenarioRunner {
             if (remoteLoad != null) {
                 loaded = remoteLoad.run(system, workload.name(), offered, seed++);
             } else {
-                loaded = new OpenLoop(client, 0, u -> workload.sample((u & 0x7fff_ffff) / (double) (1L << 31)),
+                loaded = new OpenLoop(client, 0, OpenLoop.lengthsOf(workload),
                         offered, S5_MAX_OUTSTANDING, plan.callTimeoutMs(), seed++)
                         .run(plan.scenarioWarmupMs(), plan.s5LoadMs(), plan.callTimeoutMs());
             }
@@ -491,10 +501,9 @@ public final class ScenarioRunner {
             if (!networkBefore.isEmpty() && !networkAfter.isEmpty()) {
                 long dropped = 0;
                 Map<String, Long> sentByClass = new LinkedHashMap<>();
-                for (Map.Entry<Integer, long[]> entry : networkAfter.entrySet()) {
-                    long[] before = networkBefore.getOrDefault(entry.getKey(), new long[2]);
-                    dropped += entry.getValue()[1] - before[1];
-                    sentByClass.put("priority" + entry.getKey(), entry.getValue()[0] - before[0]);
+                for (Map.Entry<Integer, long[]> entry : classDelta(networkBefore, networkAfter).entrySet()) {
+                    dropped += entry.getValue()[1];
+                    sentByClass.put("priority" + entry.getKey(), entry.getValue()[0]);
                 }
                 row.put("network_dropped_packets", dropped);
                 row.put("network_packets_by_class", sentByClass);

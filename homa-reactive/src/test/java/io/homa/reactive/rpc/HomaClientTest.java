@@ -68,7 +68,7 @@ class HomaClientTest {
     @Test
     void shouldDecodeGenericResultType() {
         Mono<List<Greeting>> names =
-                client.call("greeter", "names", null, JsonPayloadCodecTest.listOf(Greeting.class));
+                client.call("greeter", "names", null, TestTypes.listOf(Greeting.class));
 
         assertThat(names.block(TIMEOUT)).containsExactly(new Greeting("a", 1));
     }

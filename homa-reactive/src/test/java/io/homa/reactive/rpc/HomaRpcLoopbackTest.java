@@ -92,7 +92,7 @@ class HomaRpcLoopbackTest {
 
         assertThat(entries).hasSize(200).allSatisfy(e -> assertThat(e.value()).hasSize(
                 Integer.parseInt(e.key().substring(1)) * 100));
-        assertThat(client.call("kv", "keys", null, JsonPayloadCodecTest.listOf(String.class))
+        assertThat(client.call("kv", "keys", null, TestTypes.listOf(String.class))
                 .map(keys -> ((List<?>) keys).size())
                 .block(TIMEOUT)).isEqualTo(200);
     }

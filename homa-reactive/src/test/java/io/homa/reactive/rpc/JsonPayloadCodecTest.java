@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
-import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -40,7 +39,7 @@ class JsonPayloadCodecTest {
 
     @Test
     void shouldDecodeGenericTypes() {
-        Type listOfItems = listOf(Item.class);
+        Type listOfItems = TestTypes.listOf(Item.class);
         byte[] json = codec.encode(List.of(new Item("a", 1), new Item("b", 2)));
 
         assertThat(codec.decode(json, listOfItems)).isEqualTo(List.of(new Item("a", 1), new Item("b", 2)));
@@ -80,25 +79,6 @@ class JsonPayloadCodecTest {
 
         assertThat(injected.mapper()).isSameAs(mapper);
         assertThat(injected.decode(injected.encode(Map.of("k", 1)), Map.class)).isEqualTo(Map.of("k", 1));
-    }
-
-    static Type listOf(Type element) {
-        return new ParameterizedType() {
-            @Override
-            public Type[] getActualTypeArguments() {
-                return new Type[] {element};
-            }
-
-            @Override
-            public Type getRawType() {
-                return List.class;
-            }
-
-            @Override
-            public Type getOwnerType() {
-                return null;
-            }
-        };
     }
 
     @Test

@@ -38,7 +38,7 @@ class PayloadCodecsTest {
     @MethodSource("codecs")
     void shouldRoundTripValuesGenericTypesAndNull(PayloadCodec codec) {
         Item item = new Item("ä", 3, new byte[] {1, 2, 3});
-        Type listOfItems = JsonPayloadCodecTest.listOf(Item.class);
+        Type listOfItems = TestTypes.listOf(Item.class);
 
         assertThat(codec.decode(codec.encode(item), Item.class)).isEqualTo(item);
         assertThat(codec.decode(codec.encode(List.of(item, item)), listOfItems)).isEqualTo(List.of(item, item));
@@ -51,7 +51,7 @@ class PayloadCodecsTest {
     @MethodSource("codecs")
     void shouldRoundTripZeroOneAndSeveralArguments(PayloadCodec codec) {
         Item item = new Item("x", 1, new byte[0]);
-        Type listOfStrings = JsonPayloadCodecTest.listOf(String.class);
+        Type listOfStrings = TestTypes.listOf(String.class);
 
         assertThat(codec.encodeArguments(new Object[0])).isEmpty();
         assertThat(codec.encodeArguments(null)).isEmpty();

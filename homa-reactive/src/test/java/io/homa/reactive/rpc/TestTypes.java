@@ -2,6 +2,7 @@ package io.homa.reactive.rpc;
 
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.util.List;
 import reactor.core.publisher.Flux;
 
 /** Generic types for tests that register methods by hand. */
@@ -10,6 +11,16 @@ public final class TestTypes {
 
     /** {@code Flux<element>}: the parameter type of a request stream. */
     public static ParameterizedType fluxOf(Type element) {
+        return parameterized(Flux.class, element);
+    }
+
+    /** {@code List<element>}: a generic result type. */
+    public static ParameterizedType listOf(Type element) {
+        return parameterized(List.class, element);
+    }
+
+    /** {@code raw<element>}, a top-level generic type with one argument. */
+    public static ParameterizedType parameterized(Class<?> raw, Type element) {
         return new ParameterizedType() {
             @Override
             public Type[] getActualTypeArguments() {
@@ -18,7 +29,7 @@ public final class TestTypes {
 
             @Override
             public Type getRawType() {
-                return Flux.class;
+                return raw;
             }
 
             @Override
@@ -28,7 +39,7 @@ public final class TestTypes {
 
             @Override
             public String getTypeName() {
-                return Flux.class.getName() + "<" + element.getTypeName() + ">";
+                return raw.getName() + "<" + element.getTypeName() + ">";
             }
 
             @Override
