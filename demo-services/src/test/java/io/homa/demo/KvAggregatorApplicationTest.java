@@ -26,6 +26,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.annotation.DirtiesContext;
@@ -71,6 +72,15 @@ class KvAggregatorApplicationTest {
         assertThat(addresses).containsOnlyKeys(0, 1, 2);
         assertThat(new HashSet<>(addresses.values())).hasSize(SHARDS).doesNotContain(own);
         assertThat(shards.count()).isEqualTo(SHARDS);
+    }
+
+    @Test
+    void shouldKeepTheDemosLoggingOnWhileItsShardsRunInThisJvm() {
+        // A shard's own SpringApplication once ran Spring Cloud's LoggingSystemShutdownListener,
+        // which suppressed every later log line of the demo (e.g. server mode's "listening" line).
+        assertThat(shardServers.addresses()).hasSize(SHARDS);
+        assertThat(LoggerFactory.getLogger(DemoRunner.class).isInfoEnabled()).isTrue();
+        assertThat(LoggerFactory.getLogger(DemoRunner.class).isWarnEnabled()).isTrue();
     }
 
     @Test

@@ -13,6 +13,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.context.logging.LoggingApplicationListener;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 
@@ -52,11 +53,23 @@ public class KvShardApplication {
                 .web(WebApplicationType.NONE)
                 .properties(Map.of("spring.autoconfigure.exclude", String.join(",", unusedAutoConfigurations())))
                 .registerShutdownHook(false); // the demo application closes its shards
-        // The demo has set up logging already; a second initialisation would reset it under its feet.
         builder.application().setListeners(builder.application().getListeners().stream()
-                .filter(listener -> !(listener instanceof LoggingApplicationListener))
+                .filter(KvShardApplication::keepsListener)
                 .toList());
         return builder.run(args.toArray(String[]::new));
+    }
+
+    /**
+     * Whether a shard's {@code SpringApplication} keeps this listener. The demo has set up logging
+     * already, in this JVM: a shard drops Spring Boot's {@link LoggingApplicationListener} (a second
+     * initialisation would reset it under the demo's feet) and Spring Cloud's listeners, which a shard
+     * does not use and one of which ({@code LoggingSystemShutdownListener}) shuts logging down to
+     * suppress every line until that second initialisation, which then never comes: the demo's own
+     * log lines went silent whenever a shard ran in the same JVM.
+     */
+    static boolean keepsListener(ApplicationListener<?> listener) {
+        return !(listener instanceof LoggingApplicationListener)
+                && !listener.getClass().getName().startsWith("org.springframework.cloud.");
     }
 
     /** The auto-configurations on the class path that a shard does not use. */
