@@ -147,6 +147,7 @@ final class Receiver {
             cutoffs.record(messageLength);
             rpcs.addServerRpc(rpc);
             rpc.nextTimerNs = nowNs + rpc.resendIntervalNs();
+            rpc.lastRequestDataNs = nowNs;
             timers.armAtOrBefore(rpc, rpc.nextTimerNs);
         } else if (rpc.request.lengthBytes != messageLength) {
             if (rpc.state() == ServerRpc.State.RECEIVING_REQUEST) {
@@ -173,6 +174,7 @@ final class Receiver {
             return true;
         }
         rpc.heard(nowNs);
+        rpc.lastRequestDataNs = nowNs;
         if (!request.agreesWithReceived(packet, offset + DataHeader.HEADER_LENGTH, dataOffset, dataBytes)) {
             // Not executed yet: forget the request; the client's packets or RESEND start it over.
             counters.conflictingDataPackets++;
@@ -420,12 +422,17 @@ final class Receiver {
      * missing. The client is alive and believes it sent them, so the answer is a RESEND for the
      * first gap rather than BUSY: our own timed RESEND may keep losing its probe slot to our other
      * RPCs with that peer, and BUSY alone would keep both ends answering each other forever
-     * (found by {@code BadInputProperties}). One RESEND answers one packet, as BUSY would.
+     * (found by {@code BadInputProperties}). One RESEND answers one packet, as BUSY would. Only
+     * once no request DATA has arrived for the client's RTO: while bytes arrive, the missing ones
+     * are most likely on their way (a 1 MiB echo's request is still in the socket buffer when the
+     * client's RESEND for the response comes), and asking for them again would make the client
+     * send them twice; BUSY answers then.
      *
      * @return whether it answered (else the RESEND is the sender's to answer)
      */
     boolean answerResendWhileReceiving(ServerRpc rpc, InetSocketAddress from, long nowNs) {
-        if (rpc.state() != ServerRpc.State.RECEIVING_REQUEST || rpc.request.receivedBytes() >= rpc.request.grantedOffset) {
+        if (rpc.state() != ServerRpc.State.RECEIVING_REQUEST || rpc.request.receivedBytes() >= rpc.request.grantedOffset
+                || nowNs - rpc.lastRequestDataNs < rpc.client.rtt.rtoNs()) {
             return false;
         }
         rpc.lastHeardNs = nowNs;

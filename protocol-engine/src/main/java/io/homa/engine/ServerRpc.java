@@ -48,6 +48,8 @@ final class ServerRpc extends TimerEntry {
     OutboundMessage response;
     private State state = State.RECEIVING_REQUEST;
     long lastHeardNs;
+    /** When request DATA last arrived (while receiving it); the RPC's creation before the first. */
+    long lastRequestDataNs;
     /** When the next RESEND (while receiving) or NEED_ACK (while awaiting ack) is due. */
     long nextTimerNs;
     int resendsWithoutAnswer;

@@ -166,9 +166,10 @@ class SenderTest {
                 rig.cutoffs.version()))).isTrue();
         rig.drain(0);
         long resendsBefore = rig.counters.resendsSent();
+        long rtoNs = rig.config.resendIntervalNs();
 
-        assertThat(rig.onResend(10, PEER, ComponentRig.resend(rpcId, 0, 1_000))).isTrue();
-        List<Sent> sent = rig.drain(10);
+        assertThat(rig.onResend(rtoNs, PEER, ComponentRig.resend(rpcId, 0, 1_000))).isTrue();
+        List<Sent> sent = rig.drain(rtoNs);
         assertThat(sent).extracting(Sent::type).containsExactly(PacketType.RESEND);
         ResendHeader resend = new ResendHeader().wrap(sent.get(0).buffer(), 0);
         assertThat(resend.rpcId()).as("from the server: S bit").isEqualTo(rpcId | HomaHeader.FROM_SERVER_BIT);
@@ -176,6 +177,29 @@ class SenderTest {
         assertThat(resend.length()).isEqualTo(payload);
         assertThat(rig.counters.resendsSent()).isEqualTo(resendsBefore + 1);
         assertThat(rig.counters.busySent()).isZero();
+    }
+
+    @Test
+    void shouldAnswerBusyToAClientResendWhileRequestBytesStillArrive() {
+        // The missing bytes are most likely on their way: asking for them again would make the
+        // client send them twice.
+        ComponentRig rig = new ComponentRig();
+        byte[] request = ComponentRig.pattern(3 * rig.payload(), 5);
+        long rpcId = 902;
+        int payload = rig.payload();
+        long rtoNs = rig.config.resendIntervalNs();
+        assertThat(rig.onData(0, PEER, ComponentRig.data(rpcId, request, request.length, 0, payload,
+                rig.cutoffs.version()))).isTrue();
+        assertThat(rig.onData(rtoNs / 2, PEER, ComponentRig.data(rpcId, request, request.length, 2 * payload, payload,
+                rig.cutoffs.version()))).isTrue();
+        rig.drain(rtoNs / 2);
+        long resendsBefore = rig.counters.resendsSent();
+
+        long nowNs = rtoNs / 2 + rtoNs - 1;
+        assertThat(rig.onResend(nowNs, PEER, ComponentRig.resend(rpcId, 0, 1_000))).isTrue();
+
+        assertThat(rig.drain(nowNs)).extracting(Sent::type).containsExactly(PacketType.BUSY);
+        assertThat(rig.counters.resendsSent()).isEqualTo(resendsBefore);
     }
 
     @Test
