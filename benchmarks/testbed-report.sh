@@ -9,6 +9,7 @@
 #   s7-50/, s7-80/         S7, the paper's Figure 8: W3-W5 at 50% and 80% of the link, RPC systems
 #   s7-80-clients/         S7 at 80% from every host but the server's at once (--s5-client-hosts)
 #   s7-80-clients-no-priorities/  the same for Homa with its priorities off
+#   s7-80-all-to-all/      S7 at 80% all-to-all: every host calls the servers of all the others (--s5-all-to-all)
 #   s7-80-no-priorities/   the same at 80% for Homa with its priorities off
 #   s8-no-incast-marking/  S6 (the paper's Figure 9) for Homa with incast marking off
 # then writes README.md over them (io.homa.bench.report.TestbedSummary) and takes the rack down.
@@ -24,7 +25,7 @@ for arg in "$@"; do
     --out=*) out=${arg#--out=} ;;
     --quick) mode=quick ;;
     --hosts=*|--mtu=*|--link-mbps=*|--port-buffer-bytes=*) up_options+=("$arg") ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "testbed-report: unknown option '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -53,6 +54,8 @@ clients=$(( $(sed -n 's/^HOSTS=//p' "/run/${HOMA_TESTBED_PREFIX:-homa}-testbed.e
 run s7-80-clients --systems=$rpc_systems "${s7[@]}" --s5-link-load=0.8 --s5-client-hosts=$clients
 run s7-80-clients-no-priorities --systems=homa,homa-rpc "${s7[@]}" --s5-link-load=0.8 --s5-client-hosts=$clients \
   --homa-priority-tos=off
+# All-to-all: every host sends to the servers of all the others, each link loaded 80% both ways.
+run s7-80-all-to-all --systems=$rpc_systems "${s7[@]}" --s5-link-load=0.8 --s5-all-to-all
 run s8-no-incast-marking --systems=homa,homa-rpc --scenarios=s6 --no-homa-incast-marking
 java -cp "benchmarks/target/classes:$(cat benchmarks/target/run-classpath.txt)" \
   io.homa.bench.report.TestbedSummary "$out"

@@ -15,12 +15,14 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * S5's open loop from several testbed hosts at once ({@code --s5-client-hosts}): one
- * {@link LoadAgent} process per client host, each at its share of the rate, their results merged
- * into one {@link OpenLoop.Result} (every recorded call, failures and skips summed).
+ * S5's open loop from several testbed hosts at once ({@code --s5-client-hosts},
+ * {@code --s5-all-to-all}): one {@link LoadAgent} process per client host, each at its share of the
+ * rate to its own servers, their results merged into one {@link OpenLoop.Result} (every recorded
+ * call, failures and skips summed).
  */
 final class AgentProcess {
     /** Time an agent's JVM gets to start and connect before the warm-up counts, ms. */
@@ -34,11 +36,12 @@ final class AgentProcess {
      * Runs the agents and merges what they measured.
      *
      * @param hosts the client hosts (each gets {@code ratePerSecond / hosts.size()})
+     * @param serversOf the servers a client host calls, by host (each call to one of them, drawn uniformly)
      * @param settings the run's settings (each agent binds its own host's address)
      * @throws UncheckedIOException if an agent cannot start or reports nothing
      */
     static OpenLoop.Result run(Testbed testbed, List<Integer> hosts, Placement placement, SystemKind system,
-            SystemSettings settings, InetSocketAddress server, String workload, double ratePerSecond, long warmupMs,
+            SystemSettings settings, IntFunction<List<InetSocketAddress>> serversOf, String workload, double ratePerSecond, long warmupMs,
             long measureMs, long timeoutMs, long seed, Path logDir) {
         List<CompletableFuture<OpenLoop.Result>> agents = new ArrayList<>();
         // Every window starts at the same instant: JVM start-up (a few seconds here), then a
@@ -50,9 +53,11 @@ final class AgentProcess {
             command.addAll(placement.clientPrefix());
             command.add(ServerProcess.javaCommand());
             command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path"),
-                    LoadAgent.class.getName(), "--system=" + system.id(),
-                    "--server=" + server.getAddress().getHostAddress() + ":" + server.getPort(),
-                    "--workload=" + workload, "--rps=" + ratePerSecond / hosts.size(), "--warmup-ms=" + warmupMs,
+                    LoadAgent.class.getName(), "--system=" + system.id()));
+            for (InetSocketAddress server : serversOf.apply(host)) {
+                command.add("--server=" + server.getAddress().getHostAddress() + ":" + server.getPort());
+            }
+            command.addAll(List.of("--workload=" + workload, "--rps=" + ratePerSecond / hosts.size(), "--warmup-ms=" + warmupMs,
                     "--measure-ms=" + measureMs, "--timeout-ms=" + timeoutMs, "--seed=" + (seed * 31 + i),
                     "--start-at-epoch-ms=" + startAtEpochMs));
             command.addAll(ServerProcess.settingsArguments(settings.withBindHost(testbed.address(host))));

@@ -16,8 +16,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * A load process on another host of the testbed (S5 with {@code --s5-client-hosts}): connects one
- * system's client to one server, runs an open loop of one workload at a Poisson rate, and prints
+ * A load process on another host of the testbed (S5 with {@code --s5-client-hosts} or
+ * {@code --s5-all-to-all}): connects one system's client to one server or several (each call then
+ * goes to one of them, drawn uniformly), runs an open loop of one workload at a Poisson rate, and prints
  * one line {@code RESULT <json>} with every recorded length and round trip ({@link OpenLoop.Result}),
  * then exits. Started by the load generator ({@link AgentProcess}).
  */
@@ -30,8 +31,8 @@ public final class LoadAgent implements Callable<Integer> {
     @Option(names = "--system", required = true, description = "System id.")
     String system;
 
-    @Option(names = "--server", required = true, description = "The server's IPv4 address and port, a.b.c.d:port.")
-    String server;
+    @Option(names = "--server", required = true, description = "A server's IPv4 address and port, a.b.c.d:port; repeatable: each call goes to one of them, drawn uniformly.")
+    List<String> servers;
 
     @Option(names = "--workload", required = true, description = "w1..w5.")
     String workload;
@@ -67,21 +68,26 @@ public final class LoadAgent implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        int colon = server.lastIndexOf(':');
-        InetSocketAddress address = new InetSocketAddress(server.substring(0, colon), Integer.parseInt(server.substring(colon + 1)));
+        List<InetSocketAddress> addresses = servers.stream().map(server -> {
+            int colon = server.lastIndexOf(':');
+            return new InetSocketAddress(server.substring(0, colon), Integer.parseInt(server.substring(colon + 1)));
+        }).toList();
         Workload w = Workload.load(workload);
-        try (EchoClient client = SystemKind.fromId(system).connect(List.of(address), options.settings())) {
+        try (EchoClient client = SystemKind.fromId(system).connect(addresses, options.settings())) {
             long warmupUntilMs = startAtEpochMs - System.currentTimeMillis();
             if (warmupUntilMs > 100) {
-                ClosedLoop warm = new ClosedLoop(client, 0, () -> EchoProtocol.echoRequest(w.sample(ThreadLocalRandom.current())),
-                        4, timeoutMs);
+                ClosedLoop[] warm = new ClosedLoop[addresses.size()];
+                for (int target = 0; target < warm.length; target++) {
+                    warm[target] = new ClosedLoop(client, target,
+                            () -> EchoProtocol.echoRequest(w.sample(ThreadLocalRandom.current())), 4, timeoutMs);
+                }
                 ClosedLoop.runTogether(0, warmupUntilMs - 100, timeoutMs, warm);
             }
             long waitMs = startAtEpochMs - System.currentTimeMillis();
             if (waitMs > 0) {
                 Thread.sleep(waitMs);
             }
-            OpenLoop.Result result = new OpenLoop(client, 0, OpenLoop.lengthsOf(w),
+            OpenLoop.Result result = new OpenLoop(client, addresses.size() == 1 ? 0 : OpenLoop.ANY_TARGET, OpenLoop.lengthsOf(w),
                     ratePerSecond, maxOutstanding, timeoutMs, seed).run(warmupMs, measureMs, timeoutMs);
             System.out.println(RESULT_PREFIX + JsonMapper.builder().build().writeValueAsString(result));
             System.out.flush();

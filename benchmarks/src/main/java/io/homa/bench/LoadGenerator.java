@@ -23,10 +23,13 @@ import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine;
@@ -103,6 +106,9 @@ public final class LoadGenerator implements Callable<Integer> {
 
     @Option(names = "--s5-client-hosts", description = "With --net=testbed: S5's Poisson load comes from this many client hosts at once (every host but the first server's, host 1 first), one load process each at its share of the rate, all to the first server: several senders share its switch port, as in the paper's Figure 8. Default: 0 (the load generator alone).")
     int s5ClientHosts;
+
+    @Option(names = "--s5-all-to-all", description = "With --net=testbed: S5's Poisson load comes from every host at once, each calling the servers of all the other hosts (one drawn uniformly per call; a server runs on every host), the paper's all-to-all variant of Figure 8. With --s5-link-load F every host sends at half the single-client rate, so that each direction of every link carries F of its capacity (requests from the others and responses to its own calls). Default: off.")
+    boolean s5AllToAll;
 
     @Option(names = "--homa-mtu-bytes", description = "MTU of every Homa engine, 256..65535, or 0 for the transport's default, the device's (65,535 on loopback). Default: ${DEFAULT-VALUE}.")
     int homaMtuBytes = SystemSettings.defaults().homaMtuBytes();
@@ -189,6 +195,9 @@ public final class LoadGenerator implements Callable<Integer> {
             throw new IllegalArgumentException("--s5-client-hosts needs --net=testbed and must be between 1 and the"
                     + " testbed's hosts - 1, was " + s5ClientHosts);
         }
+        if (s5AllToAll && (testbed == null || s5ClientHosts != 0)) {
+            throw new IllegalArgumentException("--s5-all-to-all needs --net=testbed and excludes --s5-client-hosts");
+        }
         int linkMbps = homaLinkMbps != null ? homaLinkMbps
                 : testbed != null ? testbed.linkMbps() : SystemSettings.defaults().homaLinkMbps();
         SystemSettings settings = new SystemSettings(linkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity,
@@ -214,6 +223,7 @@ public final class LoadGenerator implements Callable<Integer> {
         Thread cleanup = new Thread(() -> serverProcesses.forEach(ServerProcess::close));
         Runtime.getRuntime().addShutdownHook(cleanup);
         try {
+            Map<Integer, Integer> serverHosts = new HashMap<>(); // all-to-all's extra servers: index -> host
             for (int i = 0; i < serverCount; i++) {
                 List<String> extra = serverJvmOptions.stream().map(o -> o.replace("{index}", Integer.toString(serverProcesses.size()))).toList();
                 int host = testbed == null ? 0 : testbed.serverHost(i);
@@ -222,7 +232,22 @@ public final class LoadGenerator implements Callable<Integer> {
                         testbed == null ? List.of() : testbed.hostPrefix(host), placement, extra,
                         out.resolve("server-" + i + ".log")));
             }
-            progress(serverCount + " server process(es) up: pids "
+            if (s5AllToAll) {
+                // A server on every host: the hosts that have none yet (host 1, the load generator's, at least).
+                Set<Integer> served = new HashSet<>();
+                for (int i = 0; i < serverProcesses.size(); i++) {
+                    served.add(testbed.serverHost(i));
+                }
+                for (int host = 1; host <= testbed.hosts(); host++) {
+                    if (served.add(host)) {
+                        serverHosts.put(serverProcesses.size(), host);
+                        serverProcesses.add(ServerProcess.start(systemKinds, settings.withBindHost(testbed.address(host)),
+                                testbed.hostPrefix(host), placement, List.of(),
+                                out.resolve("server-" + serverProcesses.size() + ".log")));
+                    }
+                }
+            }
+            progress(serverProcesses.size() + " server process(es) up: pids "
                     + serverProcesses.stream().map(ServerProcess::pid).toList());
             for (SystemKind system : systemKinds) {
                 try {
@@ -249,7 +274,30 @@ public final class LoadGenerator implements Callable<Integer> {
                 ServerProcess first = serverProcesses.get(0);
                 RunPlan agentPlan = plan;
                 runner.s5RemoteLoad((system, workload, rate, seed) -> AgentProcess.run(rack, clientHosts, placement, system,
-                        settings, first.address(system), workload, rate, agentPlan.scenarioWarmupMs(), agentPlan.s5LoadMs(),
+                        settings, host -> List.of(first.address(system)), workload, rate, agentPlan.scenarioWarmupMs(),
+                        agentPlan.s5LoadMs(), agentPlan.callTimeoutMs(), seed, out));
+            }
+            if (s5AllToAll) {
+                Testbed rack = testbed;
+                List<Integer> everyHost = new ArrayList<>();
+                for (int host = 1; host <= rack.hosts(); host++) {
+                    everyHost.add(host);
+                }
+                List<ServerProcess> processes = List.copyOf(serverProcesses);
+                RunPlan agentPlan = plan;
+                // Half the single-client rate per host (see --s5-all-to-all): H hosts in all.
+                double totalRateFactor = rack.hosts() / 2.0;
+                runner.s5RemoteLoad((system, workload, rate, seed) -> AgentProcess.run(rack, everyHost, placement, system,
+                        settings, host -> {
+                            List<java.net.InetSocketAddress> others = new ArrayList<>();
+                            for (int i = 0; i < processes.size(); i++) {
+                                int serverHost = serverHosts.getOrDefault(i, rack.serverHost(i));
+                                if (serverHost != host) {
+                                    others.add(processes.get(i).address(system));
+                                }
+                            }
+                            return others;
+                        }, workload, rate * totalRateFactor, agentPlan.scenarioWarmupMs(), agentPlan.s5LoadMs(),
                         agentPlan.callTimeoutMs(), seed, out));
             }
             for (SystemKind system : clients.keySet()) {
@@ -386,6 +434,7 @@ public final class LoadGenerator implements Callable<Integer> {
                 + (net == Net.TESTBED ? " --net=testbed" : "")
                 + (s5LinkLoad == null ? "" : " --s5-link-load=" + s5LinkLoad)
                 + (s5ClientHosts == 0 ? "" : " --s5-client-hosts=" + s5ClientHosts)
+                + (s5AllToAll ? " --s5-all-to-all" : "")
                 + " --homa-link-mbps=" + settings.homaLinkMbps() + " --homa-mtu-bytes=" + homaMtuBytes + (homaGso ? "" : " --no-homa-gso")
                 + (homaPriorityTos == io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO ? ""
                         : " --homa-priority-tos=" + homaPriorityTos.name().toLowerCase(Locale.ROOT))
@@ -409,6 +458,10 @@ public final class LoadGenerator implements Callable<Integer> {
         if (s5ClientHosts > 0) {
             s.put("S5 clients", "from " + s5ClientHosts + " client hosts at once (one load process each, its share of"
                     + " the rate) to the first server; calibration and maximum from host 1");
+        }
+        if (s5AllToAll) {
+            s.put("S5 clients", "all-to-all: every host at once (one load process each, half the single-client rate),"
+                    + " each call to a server on one of the other hosts, drawn uniformly; calibration and maximum from host 1");
         }
         s.put("server processes", serverCount + " (S1-S5 use the first; S6 fans out over all)");
         List<String> serverOptions = new ArrayList<>(ServerProcess.JVM_OPTIONS);

@@ -38,7 +38,7 @@ public final class TestbedSummary {
     public static String write(Path dir) throws IOException {
         Map<String, Map<String, Object>> runs = new LinkedHashMap<>();
         for (String name : List.of("full", "s7-50", "s7-80", "s7-80-no-priorities", "s7-80-clients",
-                "s7-80-clients-no-priorities", "s8-no-incast-marking")) {
+                "s7-80-clients-no-priorities", "s7-80-all-to-all", "s8-no-incast-marking")) {
             Path json = dir.resolve(name).resolve(ReportWriter.JSON_FILE);
             if (Files.isRegularFile(json)) {
                 runs.put(name, ReportWriter.readJson(json));
@@ -64,6 +64,8 @@ public final class TestbedSummary {
         describe(md, runs, "s7-80-clients", "S7 at 80% from every host but the server's at once (several senders"
                 + " share the server's switch port)");
         describe(md, runs, "s7-80-clients-no-priorities", "the same with Homa's priorities off");
+        describe(md, runs, "s7-80-all-to-all", "S7 at 80% all-to-all: every host calls the servers of all the"
+                + " other hosts at once, each link loaded 80% in both directions");
         describe(md, runs, "s8-no-incast-marking", "S8 (Figure 9): S6 for Homa with incast marking off");
         md.append('\n');
 
@@ -84,19 +86,21 @@ public final class TestbedSummary {
         md.append("## S7: the paper's Figure 8 (p99 slowdown, shortest half of the messages)\n\n");
         md.append("The 50% and 80% runs send from one client host to one server host; the \"80%, N client hosts\"")
                 .append(" run sends from every other host at once to the same server (the paper: several clients to")
-                .append(" one server; the all-to-all variant is not built yet). Every RPC is an echo, so both directions")
+                .append(" one server); the \"all-to-all\" run sends from every host to the servers of all the others (each")
+                .append(" call to one, drawn uniformly). Every RPC is an echo, so both directions")
                 .append(" of the server's link carry the load. Slowdown: round trip over the best unloaded round trip of")
                 .append(" any system for that length, measured from host 1 on the same rack.\n\n");
         md.append("| load | workload | system | p99 slowdown, shortest half | p99 slowdown, all | p50 slowdown | offered / achieved RPCs/s | failed |\n")
                 .append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (String run : List.of("s7-50", "s7-80", "s7-80-no-priorities", "s7-80-clients",
-                "s7-80-clients-no-priorities")) {
+                "s7-80-clients-no-priorities", "s7-80-all-to-all")) {
             Map<String, Object> report = runs.get(run);
             if (report == null) {
                 continue;
             }
             String load = run.startsWith("s7-50") ? "50%" : "80%"
                     + (run.contains("clients") ? ", " + clientHosts(report) : "")
+                    + (run.contains("all-to-all") ? ", all-to-all" : "")
                     + (run.endsWith("no-priorities") ? ", priorities off" : "");
             for (String workload : List.of("w3", "w4", "w5")) {
                 for (String system : systems(report)) {

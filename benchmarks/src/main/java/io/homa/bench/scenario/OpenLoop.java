@@ -34,6 +34,9 @@ public final class OpenLoop {
         return u -> workload.sample((u & 0x7fff_ffff) / (double) (1L << 31));
     }
 
+    /** The target index that sends each call to one of the client's targets, drawn uniformly. */
+    public static final int ANY_TARGET = -1;
+
     private final EchoClient client;
     private final int target;
     private final IntUnaryOperator lengths;
@@ -43,6 +46,7 @@ public final class OpenLoop {
     private final long seed;
 
     /**
+     * @param target the client's target index the calls go to, or {@link #ANY_TARGET}
      * @param lengths maps a uniform random int (any value) to a request length in bytes
      * @param ratePerSecond mean arrival rate, > 0
      * @param maxOutstanding cap on calls in flight, >= 1
@@ -95,6 +99,7 @@ public final class OpenLoop {
                 continue;
             }
             int length = Math.max(EchoProtocol.HEADER_BYTES, lengths.applyAsInt(random.nextInt()));
+            int to = target == ANY_TARGET ? random.nextInt(client.targets()) : target;
             byte[] request = EchoProtocol.echoRequest(length);
             if (inWindow) {
                 issuedInWindow++;
@@ -103,7 +108,7 @@ public final class OpenLoop {
             long startNs = System.nanoTime();
             CompletableFuture<byte[]> call;
             try {
-                call = client.call(target, request);
+                call = client.call(to, request);
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             }

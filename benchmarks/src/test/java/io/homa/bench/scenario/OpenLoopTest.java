@@ -1,0 +1,60 @@
+package io.homa.bench.scenario;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.homa.bench.systems.EchoClient;
+import io.homa.bench.systems.EchoProtocol;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.junit.jupiter.api.Test;
+
+/** S5's open loop: where its calls go (the all-to-all variant spreads them over every target). */
+class OpenLoopTest {
+    /** Answers every call at once with a response of the requested length, counting calls per target. */
+    private static final class CountingClient implements EchoClient {
+        final AtomicIntegerArray calls;
+
+        CountingClient(int targets) {
+            calls = new AtomicIntegerArray(targets);
+        }
+
+        @Override
+        public CompletableFuture<byte[]> call(int target, byte[] request) {
+            calls.incrementAndGet(target);
+            return CompletableFuture.completedFuture(EchoProtocol.respond(request));
+        }
+
+        @Override
+        public int targets() {
+            return calls.length();
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    @Test
+    void shouldSpreadCallsOverEveryTargetWithAnyTarget() {
+        CountingClient client = new CountingClient(3);
+
+        OpenLoop.Result result = new OpenLoop(client, OpenLoop.ANY_TARGET, u -> 100, 20_000, 64, 1_000, 7)
+                .run(0, 300, 100);
+
+        int total = client.calls.get(0) + client.calls.get(1) + client.calls.get(2);
+        assertThat(total).isGreaterThan(300);
+        for (int target = 0; target < 3; target++) {
+            assertThat(client.calls.get(target)).as("target %d's share", target).isBetween(total / 6, total / 2);
+        }
+        assertThat(result.failed()).isZero();
+    }
+
+    @Test
+    void shouldSendEveryCallToTheOneTargetNamed() {
+        CountingClient client = new CountingClient(3);
+
+        new OpenLoop(client, 1, u -> 100, 20_000, 64, 1_000, 7).run(0, 100, 100);
+
+        assertThat(client.calls.get(1)).isPositive();
+        assertThat(client.calls.get(0) + client.calls.get(2)).isZero();
+    }
+}
