@@ -84,11 +84,6 @@ final class Peer extends TimerEntry {
      */
     long nextProbeNs;
     long probeBackoffNs;
-    /**
-     * When the next RESEND for a response not yet started may go to this server, for any of our
-     * RPCs with it ({@link Timers}): one per interval, not one per RPC.
-     */
-    long nextResponseProbeNs;
     /** Whether a probe ever went to this peer for its silence, and when the last one did. */
     boolean probedSilent;
     long probedSilentNs;
@@ -102,7 +97,6 @@ final class Peer extends TimerEntry {
         this.lastHeardNs = nowNs;
         this.lastUsedNs = nowNs;
         this.nextProbeNs = nowNs;
-        this.nextResponseProbeNs = nowNs;
         this.rtt = new RttEstimate(minRtoNs, maxRtoNs);
         this.responseTime = new RttEstimate(minRtoNs, maxRtoNs);
     }

@@ -18,12 +18,6 @@ import java.util.ArrayDeque;
  *       unanswered, or is answered BUSY, doubles the wait, up to
  *       {@link EngineConfig#maxResendIntervalNs()} (RFC 6298 §5.5). Any packet about the RPC
  *       ends its backoff, so loss recovery from a peer that talks stays prompt.
- *   <li><b>One "where is my response" per server.</b> A RESEND for a response none of which
- *       has arrived goes for one RPC per server per interval (its response-start RTO); the
- *       others are deferred without backing off (Linux Homa's {@code homa_timer.c}: many RPCs
- *       waiting on one peer mean the peer is overloaded, and a RESEND each only adds to its load;
- *       a fan-out of 1,000 drew thousands of RESENDs and BUSYs). Missing bytes of a response
- *       that has started are still asked for per RPC: that is loss recovery.
  *   <li><b>One probe per silent peer.</b> A peer is silent when no packet about any RPC held with
  *       it arrived within its RTO. Then its RPCs' RESENDs (and NEED_ACKs) are not all sent: one
  *       goes per backoff step of the peer, the others are deferred (many RPCs waiting on one
@@ -147,19 +141,12 @@ final class Timers {
             if (waitingOnUs) {
                 rpc.resendsWithoutAnswer = 0;
                 rpc.resendBackoffNs = 0;
-            } else if (rpc.response == null && nowNs - server.nextResponseProbeNs < 0) {
-                // Another RPC with this server asked for its response within the interval: the
-                // server talks, so it is busy, not dead or losing packets (its answer tells).
-                counters.resendsDeferred++;
             } else if (mayProbe(server, nowNs)) {
                 receiver.requestMissingResponse(rpc, nowNs);
                 rpc.resendsWithoutAnswer++;
                 rpc.resendProbeAmbiguous = rpc.resendProbe;
                 rpc.resendProbe = true;
                 rpc.resendProbeSentNs = nowNs;
-                if (rpc.response == null) {
-                    server.nextResponseProbeNs = nowNs + rpc.resendIntervalNs();
-                }
             }
             if (!waitingOnUs) {
                 rpc.resendBackoffNs = backedOff(rpc.resendIntervalNs());
