@@ -662,8 +662,12 @@ public class HomaProperties implements InitializingBean {
          */
         private int maxOvercommit = 8;
 
-        /** Of the messages granted to at once, at most this many from one sending peer, 1..64. */
-        private int maxGrantsPerPeer = 1;
+        /**
+         * Of the messages granted to at once, at most this many from one sending peer, 1..64: more
+         * than one lets several long messages from one peer (e.g. concurrent large uploads) keep
+         * the link busy while one of them waits.
+         */
+        private int maxGrantsPerPeer = 4;
 
         /**
          * Cap on bytes granted (or sent unscheduled) but not yet received, over all inbound

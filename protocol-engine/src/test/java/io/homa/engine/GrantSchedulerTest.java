@@ -107,8 +107,27 @@ class GrantSchedulerTest {
     }
 
     @Test
-    void shouldGrantOneMessagePerPeerByDefault() {
+    void shouldGrantUpToFourMessagesOfOnePeerByDefault() {
         GrantScheduler scheduler = scheduler(EngineConfig.builder().maxIncomingBytes(10_000_000).build());
+        Peer busy = newPeer();
+        List<InboundMessage> fromBusy = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            fromBusy.add(message(scheduler, 200_000 + i * 100_000, busy));
+        }
+        InboundMessage other = message(scheduler, 900_000, newPeer());
+        fromBusy.forEach(m -> receiveAll(scheduler, m));
+        receiveAll(scheduler, other);
+        grants.clear();
+        scheduler.schedule(8, sink);
+        // SRPT among the chosen; the fifth of the busy peer waits (the FIFO share may follow, to the oldest).
+        assertThat(grants).extracting(Grant::message)
+                .startsWith(fromBusy.get(0), fromBusy.get(1), fromBusy.get(2), fromBusy.get(3), other)
+                .doesNotContain(fromBusy.get(4));
+    }
+
+    @Test
+    void shouldGrantOneMessagePerPeerWhenCappedAtOne() {
+        GrantScheduler scheduler = scheduler(EngineConfig.builder().maxIncomingBytes(10_000_000).maxGrantsPerPeer(1).build());
         Peer busy = newPeer();
         InboundMessage first = message(scheduler, 200_000, busy);
         InboundMessage second = message(scheduler, 300_000, busy);
