@@ -23,13 +23,10 @@ import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine;
@@ -223,10 +220,11 @@ public final class LoadGenerator implements Callable<Integer> {
         Thread cleanup = new Thread(() -> serverProcesses.forEach(ServerProcess::close));
         Runtime.getRuntime().addShutdownHook(cleanup);
         try {
-            Map<Integer, Integer> serverHosts = new HashMap<>(); // all-to-all's extra servers: index -> host
+            List<Integer> serverHosts = new ArrayList<>(); // the testbed host of each server process (0: loopback)
             for (int i = 0; i < serverCount; i++) {
                 List<String> extra = serverJvmOptions.stream().map(o -> o.replace("{index}", Integer.toString(serverProcesses.size()))).toList();
                 int host = testbed == null ? 0 : testbed.serverHost(i);
+                serverHosts.add(host);
                 serverProcesses.add(ServerProcess.start(systemKinds,
                         testbed == null ? settings : settings.withBindHost(testbed.address(host)),
                         testbed == null ? List.of() : testbed.hostPrefix(host), placement, extra,
@@ -234,13 +232,9 @@ public final class LoadGenerator implements Callable<Integer> {
             }
             if (s5AllToAll) {
                 // A server on every host: the hosts that have none yet (host 1, the load generator's, at least).
-                Set<Integer> served = new HashSet<>();
-                for (int i = 0; i < serverProcesses.size(); i++) {
-                    served.add(testbed.serverHost(i));
-                }
                 for (int host = 1; host <= testbed.hosts(); host++) {
-                    if (served.add(host)) {
-                        serverHosts.put(serverProcesses.size(), host);
+                    if (!serverHosts.contains(host)) {
+                        serverHosts.add(host);
                         serverProcesses.add(ServerProcess.start(systemKinds, settings.withBindHost(testbed.address(host)),
                                 testbed.hostPrefix(host), placement, List.of(),
                                 out.resolve("server-" + serverProcesses.size() + ".log")));
@@ -251,7 +245,9 @@ public final class LoadGenerator implements Callable<Integer> {
                     + serverProcesses.stream().map(ServerProcess::pid).toList());
             for (SystemKind system : systemKinds) {
                 try {
-                    List<java.net.InetSocketAddress> addresses = serverProcesses.stream().map(p -> p.address(system)).toList();
+                    // S1-S6 call the first serverCount servers (all-to-all's extra ones serve only its agents).
+                    List<java.net.InetSocketAddress> addresses = serverProcesses.subList(0, serverCount).stream()
+                            .map(p -> p.address(system)).toList();
                     clients.put(system, system.connect(addresses, settings));
                 } catch (Exception e) {
                     connectErrors.put(system, "client could not connect: " + e);
@@ -263,41 +259,32 @@ public final class LoadGenerator implements Callable<Integer> {
             if (testbed != null) {
                 runner.networkCounters(testbed::classCounters);
             }
-            if (s5ClientHosts > 0) {
+            if (s5ClientHosts > 0 || s5AllToAll) {
+                // --s5-client-hosts: that many hosts (not the first server's) call the first server.
+                // --s5-all-to-all: every host calls the servers of all the other hosts, at half the
+                // single-client rate each (see the option): H/2 times the rate in all.
                 Testbed rack = testbed;
                 List<Integer> clientHosts = new ArrayList<>();
-                for (int host = 1; host <= rack.hosts() && clientHosts.size() < s5ClientHosts; host++) {
-                    if (host != rack.serverHost(0)) {
+                for (int host = 1; host <= rack.hosts() && (s5AllToAll || clientHosts.size() < s5ClientHosts); host++) {
+                    if (s5AllToAll || host != serverHosts.get(0)) {
                         clientHosts.add(host);
                     }
                 }
-                ServerProcess first = serverProcesses.get(0);
+                int calledServers = s5AllToAll ? serverProcesses.size() : 1;
+                double rateFactor = s5AllToAll ? rack.hosts() / 2.0 : 1;
+                List<ServerProcess> processes = List.copyOf(serverProcesses);
+                List<Integer> hosts = List.copyOf(serverHosts);
                 RunPlan agentPlan = plan;
                 runner.s5RemoteLoad((system, workload, rate, seed) -> AgentProcess.run(rack, clientHosts, placement, system,
-                        settings, host -> List.of(first.address(system)), workload, rate, agentPlan.scenarioWarmupMs(),
-                        agentPlan.s5LoadMs(), agentPlan.callTimeoutMs(), seed, out));
-            }
-            if (s5AllToAll) {
-                Testbed rack = testbed;
-                List<Integer> everyHost = new ArrayList<>();
-                for (int host = 1; host <= rack.hosts(); host++) {
-                    everyHost.add(host);
-                }
-                List<ServerProcess> processes = List.copyOf(serverProcesses);
-                RunPlan agentPlan = plan;
-                // Half the single-client rate per host (see --s5-all-to-all): H hosts in all.
-                double totalRateFactor = rack.hosts() / 2.0;
-                runner.s5RemoteLoad((system, workload, rate, seed) -> AgentProcess.run(rack, everyHost, placement, system,
                         settings, host -> {
-                            List<java.net.InetSocketAddress> others = new ArrayList<>();
-                            for (int i = 0; i < processes.size(); i++) {
-                                int serverHost = serverHosts.getOrDefault(i, rack.serverHost(i));
-                                if (serverHost != host) {
-                                    others.add(processes.get(i).address(system));
+                            List<java.net.InetSocketAddress> servers = new ArrayList<>();
+                            for (int i = 0; i < calledServers; i++) {
+                                if (hosts.get(i) != host) {
+                                    servers.add(processes.get(i).address(system));
                                 }
                             }
-                            return others;
-                        }, workload, rate * totalRateFactor, agentPlan.scenarioWarmupMs(), agentPlan.s5LoadMs(),
+                            return servers;
+                        }, workload, rate * rateFactor, agentPlan.scenarioWarmupMs(), agentPlan.s5LoadMs(),
                         agentPlan.callTimeoutMs(), seed, out));
             }
             for (SystemKind system : clients.keySet()) {

@@ -157,14 +157,9 @@ class SenderTest {
     @Test
     void shouldAnswerAClientResendWithAResendForMissingRequestBytes() {
         ComponentRig rig = new ComponentRig();
-        byte[] request = ComponentRig.pattern(3 * rig.payload(), 5);
         long rpcId = 900;
         int payload = rig.payload();
-        assertThat(rig.onData(0, PEER, ComponentRig.data(rpcId, request, request.length, 0, payload,
-                rig.cutoffs.version()))).isTrue();
-        assertThat(rig.onData(0, PEER, ComponentRig.data(rpcId, request, request.length, 2 * payload, payload,
-                rig.cutoffs.version()))).isTrue();
-        rig.drain(0);
+        receiveRequestWithoutItsMiddlePacket(rig, rpcId, 0);
         long resendsBefore = rig.counters.resendsSent();
         long rtoNs = rig.config.resendIntervalNs();
 
@@ -179,20 +174,28 @@ class SenderTest {
         assertThat(rig.counters.busySent()).isZero();
     }
 
+    /**
+     * Server side: the first and last packets of a 3-packet request from {@code PEER} arrive (the
+     * first at 0, the last at {@code lastAtNs}), the middle one is missing; sends are drained.
+     */
+    private static void receiveRequestWithoutItsMiddlePacket(ComponentRig rig, long rpcId, long lastAtNs) {
+        int payload = rig.payload();
+        byte[] request = ComponentRig.pattern(3 * payload, 5);
+        assertThat(rig.onData(0, PEER, ComponentRig.data(rpcId, request, request.length, 0, payload,
+                rig.cutoffs.version()))).isTrue();
+        assertThat(rig.onData(lastAtNs, PEER, ComponentRig.data(rpcId, request, request.length, 2 * payload, payload,
+                rig.cutoffs.version()))).isTrue();
+        rig.drain(lastAtNs);
+    }
+
     @Test
     void shouldAnswerBusyToAClientResendWhileRequestBytesStillArrive() {
         // The missing bytes are most likely on their way: asking for them again would make the
         // client send them twice.
         ComponentRig rig = new ComponentRig();
-        byte[] request = ComponentRig.pattern(3 * rig.payload(), 5);
         long rpcId = 902;
-        int payload = rig.payload();
         long rtoNs = rig.config.resendIntervalNs();
-        assertThat(rig.onData(0, PEER, ComponentRig.data(rpcId, request, request.length, 0, payload,
-                rig.cutoffs.version()))).isTrue();
-        assertThat(rig.onData(rtoNs / 2, PEER, ComponentRig.data(rpcId, request, request.length, 2 * payload, payload,
-                rig.cutoffs.version()))).isTrue();
-        rig.drain(rtoNs / 2);
+        receiveRequestWithoutItsMiddlePacket(rig, rpcId, rtoNs / 2);
         long resendsBefore = rig.counters.resendsSent();
 
         long nowNs = rtoNs / 2 + rtoNs - 1;
