@@ -339,7 +339,8 @@ final class NettyHomaTransport extends HomaTransport {
 
     /**
      * The engine's settings: {@code config.engine()} with the transport's pacer settings
-     * ({@link HomaTransportConfig#linkMbps()}, {@link HomaTransportConfig#maxNicQueueNs()}), and with
+     * ({@link HomaTransportConfig#linkMbps()}, {@link HomaTransportConfig#maxNicQueueNs()}), its
+     * incast buffer ({@link HomaTransportConfig#incastBufferBytes()}; automatic: larger on loopback), and with
      * the MTU of the bound interface when {@link HomaTransportConfig#deviceMtu()} is on and the
      * address is not the wildcard (capped at 65,535, and so that a full packet fits in
      * {@code max-incoming}). With packet authentication on ({@link HomaTransportConfig#security()}),
@@ -349,6 +350,12 @@ final class NettyHomaTransport extends HomaTransport {
     static EngineConfig engineConfig(HomaTransportConfig config, InetSocketAddress bindAddress) {
         EngineConfig engine = config.engine();
         EngineConfig.Builder builder = engine.toBuilder().linkMbps(config.linkMbps()).maxNicQueueNs(config.maxNicQueueNs());
+        if (config.incastBufferBytes() != HomaTransportConfig.AUTO_INCAST_BUFFER) {
+            builder.incastBufferBytes(config.incastBufferBytes());
+        } else if (bindAddress.getAddress().isLoopbackAddress()) {
+            builder.incastBufferBytes((int) Math.min(1 << 30,
+                    (long) HomaTransportConfig.LOOPBACK_INCAST_BUFFER_FACTOR * config.receiveBufferBytes()));
+        }
         int mtu = Math.max(deviceMtu(config, bindAddress), engine.mtuBytes());
         builder.mtuBytes(mtu - config.security().overheadBytes());
         return builder.build();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.engine.EngineConfig;
+import io.homa.engine.InvalidSettingException;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
 
@@ -77,6 +78,20 @@ class HomaTransportConfigTest {
         EngineConfig smallWindow = EngineConfig.builder().maxIncomingBytes(20_000).build();
         assertThat(NettyHomaTransport.engineConfig(config.toBuilder().engine(smallWindow).build(), loopback).mtuBytes())
                 .as("a full packet fits in max-incoming").isEqualTo(20_084);
+    }
+
+    @Test
+    void shouldSizeTheIncastBufferByTheBoundAddressUnlessItIsSet() {
+        HomaTransportConfig auto = HomaTransportConfig.builder().receiveBufferBytes(1 << 20).build();
+        assertThat(NettyHomaTransport.engineConfig(auto, new InetSocketAddress("127.0.0.1", 0)).incastBufferBytes())
+                .as("loopback: 4 x the receive buffer").isEqualTo(4 << 20);
+        assertThat(NettyHomaTransport.engineConfig(auto, new InetSocketAddress("0.0.0.0", 0)).incastBufferBytes())
+                .as("elsewhere: the engine's").isEqualTo(EngineConfig.DEFAULT_INCAST_BUFFER_BYTES);
+        HomaTransportConfig set = auto.toBuilder().incastBufferBytes(300_000).build();
+        assertThat(NettyHomaTransport.engineConfig(set, new InetSocketAddress("127.0.0.1", 0)).incastBufferBytes())
+                .as("a set value wins").isEqualTo(300_000);
+        assertThatThrownBy(() -> auto.toBuilder().incastBufferBytes(-2).build())
+                .isInstanceOf(InvalidSettingException.class).hasMessageContaining("incast-buffer-bytes");
     }
 
     @Test

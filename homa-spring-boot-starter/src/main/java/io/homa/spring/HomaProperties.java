@@ -703,6 +703,17 @@ public class HomaProperties implements InitializingBean {
         private DataSize incastUnscheduledBytes = DataSize.ofBytes(400);
 
         /**
+         * The buffer a client's fan-out may fill with the unscheduled heads of its responses,
+         * 0B..1GB (a plain number means bytes): a request leaving with k RPCs outstanding (past
+         * incast-threshold) lets its response start with this / k bytes, at least
+         * incast-unscheduled-bytes. Set it to the port buffer of the switch in front of the
+         * clients. Unset (the default): 4 x receive-buffer-size when bound to a loopback address,
+         * 2MB otherwise; 0: every marked response starts with incast-unscheduled-bytes.
+         */
+        @DataSizeUnit(DataUnit.BYTES)
+        private DataSize incastBufferBytes;
+
+        /**
          * Whether a server sends a client address at most 3x the bytes it received from it until
          * the client echoes the server's address token (QUIC's anti-amplification rule): forged
          * requests or RESENDs from a spoofed address cannot aim responses at it. Clients of this
@@ -798,6 +809,14 @@ public class HomaProperties implements InitializingBean {
 
         public void setIncastUnscheduledBytes(DataSize incastUnscheduledBytes) {
             this.incastUnscheduledBytes = incastUnscheduledBytes;
+        }
+
+        public DataSize getIncastBufferBytes() {
+            return this.incastBufferBytes;
+        }
+
+        public void setIncastBufferBytes(DataSize incastBufferBytes) {
+            this.incastBufferBytes = incastBufferBytes;
         }
 
         public boolean isAddressValidation() {

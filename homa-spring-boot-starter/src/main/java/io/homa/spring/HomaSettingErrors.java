@@ -31,6 +31,7 @@ final class HomaSettingErrors {
             protocol("priority-levels", HomaProperties.Protocol::getPriorityLevels),
             protocol("incast-threshold", HomaProperties.Protocol::getIncastThreshold),
             protocol("incast-unscheduled-bytes", HomaProperties.Protocol::getIncastUnscheduledBytes),
+            protocol("incast-buffer-bytes", HomaProperties.Protocol::getIncastBufferBytes),
             protocol("link-mbps", HomaProperties.Protocol::getLinkMbps),
             protocol("max-nic-queue", HomaProperties.Protocol::getMaxNicQueue),
             Map.entry("security.mode", new Property("homa.security.mode", (p) -> p.getSecurity().getMode())),

@@ -76,6 +76,7 @@ class HomaAutoConfigurationTests {
             assertThat(config.sendBufferBytes()).isEqualTo(4 * 1024 * 1024);
             assertThat(config.nativeTransport()).isTrue();
             assertThat(config.priorityTos()).isEqualTo(HomaTransportConfig.PriorityTos.AUTO);
+            assertThat(config.incastBufferBytes()).as("chosen by the bound address").isEqualTo(HomaTransportConfig.AUTO_INCAST_BUFFER);
             assertThat(config.engine()).isEqualTo(EngineConfig.defaults());
         });
     }
@@ -102,7 +103,7 @@ class HomaAutoConfigurationTests {
                         "homa.protocol.max-grants-per-peer=2", "homa.protocol.max-incoming=1MB",
                         "homa.protocol.fifo-grant-fraction=0.2", "homa.protocol.priority-levels=4",
                         "homa.protocol.incast-threshold=500", "homa.protocol.incast-unscheduled-bytes=2KB",
-                        "homa.transport.priority-tos=false")
+                        "homa.protocol.incast-buffer-bytes=3MB", "homa.transport.priority-tos=false")
                 .run((context) -> {
                     HomaTransportConfig config = context.getBean(HomaTransportConfig.class);
                     assertThat(config.engine().mtuBytes()).isEqualTo(9000);
@@ -125,6 +126,7 @@ class HomaAutoConfigurationTests {
                     assertThat(config.engine().priorityLevels()).isEqualTo(4);
                     assertThat(config.engine().incastThreshold()).isEqualTo(500);
                     assertThat(config.engine().incastUnscheduledBytes()).isEqualTo(2048);
+                    assertThat(config.incastBufferBytes()).isEqualTo(3 * 1024 * 1024);
                     assertThat(config.priorityTos()).isEqualTo(HomaTransportConfig.PriorityTos.OFF);
                 });
     }
@@ -189,6 +191,8 @@ class HomaAutoConfigurationTests {
             homa.protocol.incast-threshold     | 1000001 | between 1 and 1000000
             homa.protocol.incast-unscheduled-bytes | -1B | between 0B and 64MB
             homa.protocol.incast-unscheduled-bytes | 65MB | between 0B and 64MB
+            homa.protocol.incast-buffer-bytes  | -2B     | between 0B and 1GB
+            homa.protocol.incast-buffer-bytes  | 2GB     | between 0B and 1GB
             homa.client.default-timeout        | -1s     | between 0 (no deadline) and 1d
             homa.client.default-timeout        | 2d      | between 0 (no deadline) and 1d
             homa.client.stream-batch-size      | 0       | between 1 and 65536

@@ -1,6 +1,7 @@
 package io.homa.engine;
 
 import io.homa.engine.wire.AckHeader;
+import io.homa.engine.wire.DataHeader;
 
 /**
  * Values every component derives from an {@link EngineConfig} the same way, computed once.
@@ -18,6 +19,7 @@ import io.homa.engine.wire.AckHeader;
  *     5.2 (one run of {@code benchmarks/run.sh full --scenarios=s2,s4 --homa-mtu-bytes=1500})
  * @param incastUnscheduledBytes unscheduled bytes of a response to an INCAST request: at least 1,
  *     so that it can start (paper §3.6)
+ * @param incastBufferBytes {@link EngineConfig#incastBufferBytes()}, see {@link #incastHeadBytes}
  * @param grantIncrementBytes smallest increase of a message's granted offset worth a GRANT packet
  * @param controlPriority priority of control packets: the highest level in use
  * @param maxAcksPerPacket rpcids one ACK packet lists at most
@@ -32,6 +34,7 @@ record EngineParams(
         int unscheduledBytes,
         int rttBytes,
         int incastUnscheduledBytes,
+        int incastBufferBytes,
         int grantIncrementBytes,
         int controlPriority,
         int maxAcksPerPacket,
@@ -43,6 +46,21 @@ record EngineParams(
     /** The link rate a window is sized for when the pacer is off, Mbit/s. */
     static final int UNPACED_LINK_MBPS = 10_000;
 
+    /**
+     * The unscheduled head a client asks for the response to a request sent while
+     * {@code outstandingRpcs} RPCs are outstanding (SIGCOMM 2018 §3.6, sized by
+     * {@link EngineConfig#incastBufferBytes()}): {@code incastBufferBytes / outstandingRpcs}, at
+     * least {@code incastUnscheduledBytes}, whole packets where it is longer than one, at most {@code unscheduledBytes} and what the DATA
+     * header's field holds ({@link DataHeader#MAX_INCAST_HEAD_BYTES}), in bytes.
+     */
+    int incastHeadBytes(int outstandingRpcs) {
+        long head = incastBufferBytes / Math.max(1, outstandingRpcs);
+        if (head > payloadBytes) {
+            head = head / payloadBytes * payloadBytes; // whole packets
+        }
+        return (int) Math.max(incastUnscheduledBytes, Math.min(head, Math.min(unscheduledBytes, DataHeader.MAX_INCAST_HEAD_BYTES)));
+    }
+
     static EngineParams of(EngineConfig config) {
         int payloadBytes = config.maxDataPayloadBytes();
         int unscheduledBytes = (int) Math.min(EngineConfig.MAX_MESSAGE_BYTES_CAP,
@@ -52,6 +70,7 @@ record EngineParams(
                 unscheduledBytes,
                 rttBytes(config, unscheduledBytes, payloadBytes),
                 Math.max(1, Math.min(unscheduledBytes, config.incastUnscheduledBytes())),
+                config.incastBufferBytes(),
                 Math.max(payloadBytes, unscheduledBytes / 8 / payloadBytes * payloadBytes),
                 config.priorityLevels() - 1,
                 Math.min(AtMostOnce.MAX_ACKS_PER_PACKET, (config.maxDatagramBytes() - AckHeader.HEADER_LENGTH) / AckHeader.ACK_LENGTH),

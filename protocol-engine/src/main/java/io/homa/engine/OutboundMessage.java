@@ -27,6 +27,10 @@ final class OutboundMessage {
     int grantPriority;
     /** Extension flags for the DATA header (INCAST). */
     int flags;
+    /** A request marked INCAST: the head its response may start with (the DATA header's Incast Head). */
+    int incastHeadBytes;
+    /** A request whose first packet has left: whether it is marked INCAST is settled. */
+    boolean incastDecided;
     /** Set when the message no longer needs sending (RPC finished, cancelled or reclaimed). */
     boolean abandoned;
     /** Whether the message sits in the engine's SRPT queue. */

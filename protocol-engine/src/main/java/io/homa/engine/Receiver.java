@@ -162,7 +162,9 @@ final class Receiver {
         }
         InboundMessage request = rpc.request;
         if ((data.flags() & DataHeader.FLAG_INCAST) != 0) {
-            rpc.incast = true;
+            // The head the client names, never more than our own unscheduled bytes; none named: ours.
+            int named = data.incastHeadBytes();
+            rpc.incastHeadBytes = named == 0 ? params.incastUnscheduledBytes() : Math.min(named, params.unscheduledBytes());
         }
         grantScheduler.raised(request, stated);
         if (dataOffset + dataBytes > request.grantedOffset) {
@@ -398,10 +400,10 @@ final class Receiver {
     /** Client: RESENDs for the missing parts of the response, or for its start if none arrived. */
     void requestMissingResponse(ClientRpc rpc, long nowNs) {
         if (rpc.response == null) {
-            // An INCAST request's response starts with only incastUnscheduledBytes: asking for more
+            // An INCAST request's response starts with only the head it named: asking for more
             // would grant it, and every RESEND at once would make a new incast.
             control.resend(rpc.server.address, rpc.rpcId, 0, (rpc.request.flags & DataHeader.FLAG_INCAST) != 0
-                    ? params.incastUnscheduledBytes() : params.unscheduledBytes());
+                    ? rpc.request.incastHeadBytes : params.unscheduledBytes());
             counters.resendsSent++;
         } else {
             requestMissing(rpc.response, rpc.server.address, rpc.rpcId, nowNs);

@@ -91,15 +91,32 @@ final class Sender {
 
     // ---- messages in
 
-    /** Queues a new request; past {@code incastThreshold} RPCs in progress it is marked INCAST (paper §3.6). */
+    /** Queues a new request (marked INCAST or not when its first packet leaves: {@link #markIncast}). */
     void request(ClientRpc rpc, byte[] request) {
         rpc.request = new OutboundMessage(request, params.unscheduledBytes(), messageSequence++, rpc.server,
                 rpc.rpcId, rpc, null);
-        if (rpcs.clientRpcCount() >= config.incastThreshold()) {
-            rpc.request.flags |= DataHeader.FLAG_INCAST;
-            counters.incastMarked++;
-        }
         enqueue(rpc.request);
+    }
+
+    /**
+     * As a request's first packet leaves: with more than {@code incastThreshold} RPCs outstanding it
+     * is marked INCAST and names the head its response may start with, when that is below
+     * {@code unscheduledBytes} (paper §3.6; {@link EngineParams#incastHeadBytes}). Counted when the
+     * packet leaves rather than when the request is queued, so that every request of a fan-out
+     * queued at once is sized for all of it: their heads then sum to at most
+     * {@code incastBufferBytes}.
+     */
+    private void markIncast(OutboundMessage request) {
+        request.incastDecided = true;
+        int outstanding = rpcs.clientRpcCount() - 1;
+        if (outstanding >= config.incastThreshold()) {
+            int headBytes = params.incastHeadBytes(outstanding + 1);
+            if (headBytes < params.unscheduledBytes()) {
+                request.flags |= DataHeader.FLAG_INCAST;
+                request.incastHeadBytes = headBytes;
+                counters.incastMarked++;
+            }
+        }
     }
 
     /**
@@ -107,7 +124,7 @@ final class Sender {
      * client whose address is not validated no more than its credit pays ({@link AddressValidation}).
      */
     void respond(ServerRpc rpc, byte[] response) {
-        int unscheduledBytes = rpc.incast ? params.incastUnscheduledBytes() : params.unscheduledBytes();
+        int unscheduledBytes = rpc.incastHeadBytes > 0 ? rpc.incastHeadBytes : params.unscheduledBytes();
         unscheduledBytes = validation.allow(rpc.client, Math.min(unscheduledBytes, response.length));
         rpc.response = new OutboundMessage(response, unscheduledBytes, messageSequence++, rpc.client,
                 rpc.rpcId | HomaHeader.FROM_SERVER_BIT, null, rpc);
@@ -504,6 +521,9 @@ final class Sender {
     }
 
     private void transmitData(OutboundMessage message, long nowNs, PacketSink sink) {
+        if (!message.incastDecided && message.clientRpc != null) {
+            markIncast(message);
+        }
         int dataOffset;
         int dataBytes;
         boolean retransmit = message.hasRetransmit();
@@ -534,6 +554,7 @@ final class Sender {
                 .cutoffVersion(peer.cutoffVersion)
                 .retransmitted(retransmit)
                 .flags(message.flags)
+                .incastHeadBytes(message.incastHeadBytes)
                 .dataOffset(dataOffset)
                 .segmentOffset(dataOffset);
         data.doff(DataHeader.DOFF);

@@ -57,8 +57,11 @@ final class ServerRpc extends TimerEntry {
     long resendBackoffNs;
     /** The complete request while the endpoint holds requests (not yet serving); null otherwise. */
     byte[] heldRequest;
-    /** The request carried the INCAST flag: send little of the response unscheduled (paper §3.6). */
-    boolean incast;
+    /**
+     * The request carried the INCAST flag: the response's unscheduled head, bytes (the one its
+     * client named, at most our unscheduled bytes; paper §3.6); 0 = not marked.
+     */
+    int incastHeadBytes;
 
     ServerRpc(long rpcId, Peer client, InboundMessage request) {
         this.rpcId = rpcId;

@@ -299,10 +299,27 @@ class ReceiverTest {
         assertThat(rpc.lastHeardNs).isEqualTo(100);
 
         rpc.request.flags |= io.homa.engine.wire.DataHeader.FLAG_INCAST;
+        rpc.request.incastHeadBytes = 3_000;
         rig.receiver.requestMissingResponse(rpc, 0);
         ResendHeader incast = new ResendHeader().wrap(rig.drainControl().get(0).buffer(), 0);
-        assertThat(incast.length()).as("an INCAST request's response starts small")
-                .isEqualTo(rig.params.incastUnscheduledBytes());
+        assertThat(incast.length()).as("an INCAST request's response starts with the head it named")
+                .isEqualTo(3_000);
+    }
+
+    @Test
+    void shouldTakeTheHeadAnIncastRequestNamesUpToOurUnscheduledBytesAndOurOwnWhenItNamesNone() {
+        byte[] request = new byte[100];
+        int[] named = {0, 3_000, 0xFFFF};
+        int[] expected = {rig.params.incastUnscheduledBytes(), 3_000, rig.params.unscheduledBytes()};
+        for (int i = 0; i < named.length; i++) {
+            ByteBuffer packet = ComponentRig.data(200 + 2 * i, request, request.length, 0, request.length, rig.cutoffs.version());
+            new io.homa.engine.wire.DataHeader().wrap(packet, 0).flags(io.homa.engine.wire.DataHeader.FLAG_INCAST)
+                    .incastHeadBytes(named[i]);
+            rig.onData(0, PEER, packet);
+            assertThat(rig.rpcs.serverRpc(PEER, 200 + 2 * i).incastHeadBytes).as("named %d", named[i]).isEqualTo(expected[i]);
+        }
+        rig.onData(0, PEER, ComponentRig.data(210, request, request.length, 0, request.length, rig.cutoffs.version()));
+        assertThat(rig.rpcs.serverRpc(PEER, 210).incastHeadBytes).as("not marked").isZero();
     }
 
     @Test

@@ -12,7 +12,9 @@ import io.homa.engine.wire.ResendHeader;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -410,27 +412,61 @@ class SenderTest {
     }
 
     @Test
-    void shouldSendLittleOfTheResponseToAnIncastRequestUnscheduled() {
+    void shouldSendOnlyTheHeadItsClientNamedOfTheResponseToAnIncastRequestUnscheduled() {
         ComponentRig rig = new ComponentRig();
         ServerRpc rpc = rig.serverRpcInService(0, PEER, 800, 10);
-        rpc.incast = true;
+        rpc.incastHeadBytes = 2_000;
         rig.sender.respond(rpc, new byte[5_000]);
         List<Sent> sent = rig.drain(0);
-        assertThat(sent).hasSize(1);
-        assertThat(sent.get(0).payloadBytes()).isEqualTo(EngineConfig.DEFAULT_INCAST_UNSCHEDULED_BYTES);
-        assertThat(sent.get(0).data().incoming()).isEqualTo(EngineConfig.DEFAULT_INCAST_UNSCHEDULED_BYTES);
+        assertThat(sent).extracting(Sent::payloadBytes).as("a whole packet, then what is left of the 2,000 B head")
+                .containsExactly(rig.params.payloadBytes(), 2_000 - rig.params.payloadBytes());
+        assertThat(sent.get(0).data().incoming()).isEqualTo(2_000);
     }
 
     @Test
-    void shouldMarkRequestsIncastPastTheThreshold() {
-        ComponentRig rig = new ComponentRig(EngineConfig.builder().incastThreshold(1).build());
+    void shouldMarkRequestsIncastPastTheThresholdWithAHeadOfTheIncastBufferOverTheRpcsOutstandingAsTheyLeave() {
+        int payload = EngineParams.of(EngineConfig.defaults()).payloadBytes();
+        ComponentRig rig = new ComponentRig(EngineConfig.builder().incastThreshold(2).incastBufferBytes(100_000).build());
+        List<ClientRpc> rpcs = new ArrayList<>();
+        Map<Long, Integer> headByRpcId = new HashMap<>();
+        for (int burst : new int[] {2, 3}) {
+            for (int i = 0; i < burst; i++) {
+                rpcs.add(rig.startRequest(0, PEER, new byte[10]));
+            }
+            for (Sent packet : rig.drain(0)) {
+                boolean incast = (packet.data().flags() & DataHeader.FLAG_INCAST) != 0;
+                assertThat(packet.data().incastHeadBytes() != 0).as("a head is named with the mark").isEqualTo(incast);
+                headByRpcId.put(packet.wireRpcId(), packet.data().incastHeadBytes());
+            }
+        }
+        // First two leave with one other outstanding (below the threshold); the next three, queued
+        // together, each leave with all five outstanding: 100,000 / 5 in whole packets.
+        int head = 100_000 / 5 / payload * payload;
+        assertThat(rpcs).extracting(rpc -> headByRpcId.get(rpc.rpcId)).containsExactly(0, 0, head, head, head);
+        assertThat(rig.counters.incastMarked()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldNotMarkARequestWhoseHeadWouldBeAllTheUnscheduledBytes() {
+        ComponentRig rig = new ComponentRig(EngineConfig.builder().incastThreshold(1).incastBufferBytes(1_000_000).build());
+        rig.startRequest(0, PEER, new byte[10]);
+        rig.startRequest(0, PEER, new byte[10]);
+        assertThat(rig.drain(0)).allSatisfy(packet -> assertThat(packet.data().flags()).isZero());
+        assertThat(rig.counters.incastMarked()).isZero();
+    }
+
+    @Test
+    void shouldNameTheFixedIncastHeadWithoutAnIncastBuffer() {
+        ComponentRig rig = new ComponentRig(EngineConfig.builder().incastThreshold(1).incastBufferBytes(0).build());
         ClientRpc first = rig.startRequest(0, PEER, new byte[10]);
+        List<Sent> sent = new ArrayList<>(rig.drain(0));
         ClientRpc second = rig.startRequest(0, PEER, new byte[20]);
-        List<Sent> sent = rig.drain(0);
+        sent.addAll(rig.drain(0));
         assertThat(sent).hasSize(2);
         for (Sent packet : sent) {
             boolean incast = (packet.data().flags() & DataHeader.FLAG_INCAST) != 0;
             assertThat(incast).as("rpc %d", packet.wireRpcId()).isEqualTo(packet.wireRpcId() == second.rpcId);
+            assertThat(packet.data().incastHeadBytes()).isEqualTo(incast ? EngineConfig.DEFAULT_INCAST_UNSCHEDULED_BYTES : 0);
         }
         assertThat(first.request.flags).isZero();
         assertThat(rig.counters.incastMarked()).isEqualTo(1);

@@ -22,7 +22,7 @@ import java.nio.ByteBuffer;
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * |        Ack Server Port        |        Cutoff Version         |  44
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |    Retrans    |     Flags     |           Reserved            |  48
+ * |    Retrans    |     Flags     |          Incast Head          |  48
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * |                            Offset                             |  52
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
@@ -30,8 +30,11 @@ import java.nio.ByteBuffer;
  * </pre>
  *
  * <p>{@code Flags} sits in a byte the draft reserves; bit 0 is this project's INCAST mark
- * (SIGCOMM 2018 §3.6). Receivers that do not know it ignore it. The payload length is the
- * packet length less {@link #HEADER_LENGTH}.
+ * (SIGCOMM 2018 §3.6). {@code Incast Head} sits in the two bytes the draft reserves after it:
+ * in a request marked INCAST, the unscheduled bytes its client lets the response start with
+ * (1..65,535; 0 = not named, the server uses its own {@code incast-unscheduled-bytes}).
+ * Receivers that do not know them ignore both. The payload length is the packet length less
+ * {@link #HEADER_LENGTH}.
  */
 public final class DataHeader extends HomaHeader {
     public static final int MESSAGE_LENGTH_OFFSET = 28;
@@ -41,6 +44,9 @@ public final class DataHeader extends HomaHeader {
     public static final int CUTOFF_VERSION_OFFSET = 46;
     public static final int RETRANS_OFFSET = 48;
     public static final int FLAGS_OFFSET = 49;
+    public static final int INCAST_HEAD_OFFSET = 50;
+    /** Largest head the {@code Incast Head} field names, bytes. */
+    public static final int MAX_INCAST_HEAD_BYTES = 0xFFFF;
     public static final int DATA_OFFSET_OFFSET = 52;
     /** Length in bytes of the DATA header; message data starts here. */
     public static final int HEADER_LENGTH = 56;
@@ -51,7 +57,7 @@ public final class DataHeader extends HomaHeader {
 
     /**
      * Writes the common header as {@link HomaHeader#writeCommon} does, and zeroes every DATA field
-     * after it (so reserved bytes 50-51 never carry stale bytes of a reused buffer).
+     * after it (so no field carries stale bytes of a reused buffer).
      */
     @Override
     public DataHeader writeCommon(PacketType type, int sourcePort, int destPort, long rpcIdWithSBit) {
@@ -129,6 +135,19 @@ public final class DataHeader extends HomaHeader {
 
     public DataHeader flags(int value) {
         buffer.put(offset + FLAGS_OFFSET, (byte) value);
+        return this;
+    }
+
+    /**
+     * In a request marked {@link #FLAG_INCAST}: the unscheduled bytes its client lets the response
+     * start with, 1..{@value #MAX_INCAST_HEAD_BYTES}; 0 = not named.
+     */
+    public int incastHeadBytes() {
+        return Short.toUnsignedInt(buffer.getShort(offset + INCAST_HEAD_OFFSET));
+    }
+
+    public DataHeader incastHeadBytes(int value) {
+        buffer.putShort(offset + INCAST_HEAD_OFFSET, (short) value);
         return this;
     }
 

@@ -40,7 +40,7 @@ class DataHeaderTest {
             0x0A, 0x0B,                                     // cutoff version @46
             0x01,                                           // retrans @48
             0x01,                                           // flags @49 = INCAST
-            0x00, 0x00,                                     // reserved @50
+            0x2E, 0xE0,                                     // incast head @50 = 12000
             0x00, 0x00, 0x2B, 0xC0                          // offset @52 = 11200
     );
 
@@ -55,6 +55,7 @@ class DataHeaderTest {
                 .cutoffVersion(0x0A0B)
                 .retransmitted(true)
                 .flags(DataHeader.FLAG_INCAST)
+                .incastHeadBytes(12_000)
                 .dataOffset(11_200);
     }
 
@@ -68,6 +69,7 @@ class DataHeaderTest {
         assertThat(DataHeader.ACK_RPC_ID_OFFSET).isEqualTo(36);
         assertThat(DataHeader.ACK_SERVER_PORT_OFFSET).isEqualTo(44);
         assertThat(DataHeader.CUTOFF_VERSION_OFFSET).isEqualTo(46);
+        assertThat(DataHeader.INCAST_HEAD_OFFSET).isEqualTo(50);
         assertThat(DataHeader.RETRANS_OFFSET).isEqualTo(48);
         assertThat(DataHeader.FLAGS_OFFSET).isEqualTo(49);
         assertThat(DataHeader.DATA_OFFSET_OFFSET).isEqualTo(52);
@@ -105,7 +107,7 @@ class DataHeaderTest {
                 0xFF, 0xFF,                                     // cutoff version @46 = 65535
                 0x01,                                           // retrans @48
                 0x01,                                           // flags @49 = INCAST
-                0x00, 0x00,                                     // reserved @50
+                0x2E, 0xE0,                                     // incast head @50 = 12000
                 0x00, 0x0F, 0x42, 0x40,                         // offset @52 = 1000000
                 0x68, 0x69                                      // message data @56 ("hi")
         );
@@ -128,6 +130,7 @@ class DataHeaderTest {
         assertThat(data.retransmitted()).isTrue();
         assertThat(data.flags()).isEqualTo(0x01);
         assertThat(data.flags() & DataHeader.FLAG_INCAST).isNotZero();
+        assertThat(data.incastHeadBytes()).isEqualTo(12_000);
         assertThat(data.dataOffset()).isEqualTo(1_000_000);
     }
 
@@ -152,7 +155,7 @@ class DataHeaderTest {
                 0x00, 0x00,                                     // cutoff version @46 = 0
                 0x80,                                           // retrans @48: non-zero
                 0xFE,                                           // flags @49: all bits but INCAST
-                0x00, 0x00,                                     // reserved @50
+                0x00, 0x00,                                     // incast head @50 = 0 (none)
                 0x00, 0x00, 0x00, 0x00                          // offset @52 = 0
         );
         DataHeader data = new DataHeader();
@@ -167,6 +170,7 @@ class DataHeaderTest {
         assertThat(data.retransmitted()).isTrue();
         assertThat(data.flags()).isEqualTo(0xFE);
         assertThat(data.flags() & DataHeader.FLAG_INCAST).isZero();
+        assertThat(data.incastHeadBytes()).isZero();
 
         packet[48] = 0x00; // retrans @48 = 0
         assertThat(data.retransmitted()).isFalse();
@@ -233,6 +237,7 @@ class DataHeaderTest {
         assertThat(reader.cutoffVersion()).isEqualTo(0x0A0B);
         assertThat(reader.retransmitted()).isTrue();
         assertThat(reader.flags()).isEqualTo(DataHeader.FLAG_INCAST);
+        assertThat(reader.incastHeadBytes()).isEqualTo(12_000);
         assertThat(reader.dataOffset()).isEqualTo(11_200);
         assertUntouchedOutside(other, 61, 56);
     }
