@@ -197,8 +197,11 @@ public final class LoadGenerator implements Callable<Integer> {
         }
         int linkMbps = homaLinkMbps != null ? homaLinkMbps
                 : testbed != null ? testbed.linkMbps() : SystemSettings.defaults().homaLinkMbps();
+        // On the testbed, heads share one priority class's FIFO of the switch port (issue 13: the
+        // incast buffer is the port's); on loopback the transport sizes it from its socket.
         SystemSettings settings = new SystemSettings(linkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity,
-                homaPriorityTos, homaIncastMarking, testbed != null ? testbed.address(1) : SystemSettings.LOOPBACK_HOST);
+                homaPriorityTos, homaIncastMarking, testbed != null ? testbed.address(1) : SystemSettings.LOOPBACK_HOST,
+                testbed != null ? testbed.portBufferBytes() / 8 : io.homa.reactive.HomaTransportConfig.AUTO_INCAST_BUFFER);
         RunPlan plan = mode == Mode.FULL ? RunPlan.full() : RunPlan.quick();
         if (s6Fanouts != null) {
             plan = plan.withS6Fanouts(s6Fanouts);
@@ -442,6 +445,9 @@ public final class LoadGenerator implements Callable<Integer> {
         s.put("Homa priorities (IP TOS)", homaPriorityTos.name().toLowerCase(Locale.ROOT)
                 + (homaPriorityTos == io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO ? " (off on loopback)" : ""));
         s.put("Homa incast marking", homaIncastMarking ? "on" : "off");
+        s.put("Homa incast buffer", settings.homaIncastBufferBytes() == io.homa.reactive.HomaTransportConfig.AUTO_INCAST_BUFFER
+                ? "the transport's (4 x the socket receive buffer on loopback)"
+                : String.format("%,d B (the switch's per-class buffer)", settings.homaIncastBufferBytes()));
         if (s5ClientHosts > 0) {
             s.put("S5 clients", "from " + s5ClientHosts + " client hosts at once (one load process each, its share of"
                     + " the rate) to the first server; calibration and maximum from host 1");

@@ -121,7 +121,8 @@ public final class ServerProcess implements AutoCloseable {
                 "--homa-security=" + settings.homaSecurity().propertyValue(),
                 "--homa-priority-tos=" + settings.homaPriorityTos().name(),
                 settings.homaIncastMarking() ? "--homa-incast-marking" : "--no-homa-incast-marking",
-                "--bind-host=" + settings.bindHost());
+                "--bind-host=" + settings.bindHost(),
+                "--homa-incast-buffer-bytes=" + settings.homaIncastBufferBytes());
     }
 
     /** The address of a system's server in this process. */

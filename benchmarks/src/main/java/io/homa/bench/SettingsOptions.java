@@ -31,6 +31,9 @@ public final class SettingsOptions {
     @Option(names = "--no-homa-incast-marking", negatable = true, description = "INCAST marking of Homa requests.")
     boolean homaIncastMarking = true;
 
+    @Option(names = "--homa-incast-buffer-bytes", description = "Incast buffer of the Homa transports, bytes (-1 = the transport's choice).")
+    int homaIncastBufferBytes = HomaTransportConfig.AUTO_INCAST_BUFFER;
+
     @Option(names = "--bind-host", description = "IPv4 address every server and client of the process binds. Default: ${DEFAULT-VALUE}.")
     String bindHost = SystemSettings.LOOPBACK_HOST;
 
@@ -50,6 +53,6 @@ public final class SettingsOptions {
     /** The settings the command line gave. */
     public SystemSettings settings() {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity, homaPriorityTos,
-                homaIncastMarking, bindHost);
+                homaIncastMarking, bindHost, homaIncastBufferBytes);
     }
 }

@@ -31,7 +31,8 @@ class ServerArgumentsTest {
     void shouldPassTheMarkingAndTheHostOfATestbedServer() {
         for (io.homa.reactive.HomaTransportConfig.PriorityTos tos : io.homa.reactive.HomaTransportConfig.PriorityTos.values()) {
             for (boolean incast : new boolean[] {true, false}) {
-                SystemSettings settings = SystemSettings.defaults().withHomaMarking(tos, incast).withBindHost("198.18.0.3");
+                SystemSettings settings = SystemSettings.defaults().withHomaMarking(tos, incast).withBindHost("198.18.0.3")
+                        .withHomaIncastBuffer(37_500);
                 assertThat(roundTrip(settings)).isEqualTo(settings);
             }
         }

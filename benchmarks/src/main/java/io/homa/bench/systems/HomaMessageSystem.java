@@ -39,6 +39,7 @@ final class HomaMessageSystem {
                 .linkMbps(settings.homaLinkMbps())
                 .deviceMtu(settings.homaMtuBytes() == 0)
                 .segmentationOffload(settings.homaSegmentationOffload())
+                .incastBufferBytes(settings.homaIncastBufferBytes())
                 .security(settings.homaSecurityConfig())
                 .engine(engine.build())
                 .build();

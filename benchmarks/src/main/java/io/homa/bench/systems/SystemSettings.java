@@ -29,10 +29,13 @@ import java.util.Objects;
  *     incast-threshold outstanding RPCs (off: a threshold no run reaches)
  * @param bindHost the IPv4 address every server and client of this process binds: 127.0.0.1 on
  *     loopback, the host's address on the testbed ({@code --net=testbed})
+ * @param homaIncastBufferBytes the incast buffer of every Homa transport
+ *     ({@link HomaTransportConfig#incastBufferBytes()}), or {@link HomaTransportConfig#AUTO_INCAST_BUFFER}
+ *     (the transport's choice); the testbed sets its switch's per-class buffer
  */
 public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload,
         HomaSecurityConfig.Mode homaSecurity, HomaTransportConfig.PriorityTos homaPriorityTos, boolean homaIncastMarking,
-        String bindHost) {
+        String bindHost, int homaIncastBufferBytes) {
     /** The address every system binds unless told otherwise. */
     public static final String LOOPBACK_HOST = "127.0.0.1";
     /** The key of {@code --homa-security} runs, id 1: bytes 0..31. Public and fixed; never use it elsewhere. */
@@ -47,7 +50,7 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
     public SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload,
             HomaSecurityConfig.Mode homaSecurity) {
         this(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                HomaTransportConfig.PriorityTos.AUTO, true, LOOPBACK_HOST);
+                HomaTransportConfig.PriorityTos.AUTO, true, LOOPBACK_HOST, HomaTransportConfig.AUTO_INCAST_BUFFER);
     }
 
     public SystemSettings {
@@ -73,19 +76,25 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
     public SystemSettings authenticated() {
         return homaSecurity != HomaSecurityConfig.Mode.OFF ? this : new SystemSettings(homaLinkMbps, homaMtuBytes,
                 grpcDirectExecutor, homaSegmentationOffload, HomaSecurityConfig.Mode.AUTHENTICATE, homaPriorityTos,
-                homaIncastMarking, bindHost);
+                homaIncastMarking, bindHost, homaIncastBufferBytes);
     }
 
     /** These settings for a process bound to {@code host} (an IPv4 address). */
     public SystemSettings withBindHost(String host) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                homaPriorityTos, homaIncastMarking, host);
+                homaPriorityTos, homaIncastMarking, host, homaIncastBufferBytes);
+    }
+
+    /** These settings with Homa's incast buffer as given (bytes, or {@link HomaTransportConfig#AUTO_INCAST_BUFFER}). */
+    public SystemSettings withHomaIncastBuffer(int bytes) {
+        return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
+                homaPriorityTos, homaIncastMarking, bindHost, bytes);
     }
 
     /** These settings with Homa's priority marking and incast marking as given. */
     public SystemSettings withHomaMarking(HomaTransportConfig.PriorityTos priorityTos, boolean incastMarking) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                priorityTos, incastMarking, bindHost);
+                priorityTos, incastMarking, bindHost, homaIncastBufferBytes);
     }
 
     /** {@link #bindHost()} as an address. */
