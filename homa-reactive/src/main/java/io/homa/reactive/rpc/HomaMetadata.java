@@ -25,7 +25,8 @@ public final class HomaMetadata {
     /** The suffix of keys whose values are binary (base64 on the wire). */
     public static final String BINARY_SUFFIX = "-bin";
 
-    private final Map<String, String> entries = new LinkedHashMap<>();
+    /** Made at the first entry: most calls' response metadata stays empty. */
+    private @Nullable Map<String, String> entries;
     private final boolean readOnly;
 
     private HomaMetadata(boolean readOnly) {
@@ -43,11 +44,13 @@ public final class HomaMetadata {
      */
     public static HomaMetadata readOnlyOf(Map<String, String> wire) {
         HomaMetadata metadata = new HomaMetadata(true);
-        wire.forEach((key, value) -> {
-            if (!RpcMetadata.isReserved(key)) {
-                metadata.entries.put(key, value);
-            }
-        });
+        synchronized (metadata) {
+            wire.forEach((key, value) -> {
+                if (!RpcMetadata.isReserved(key)) {
+                    metadata.entries().put(key, value);
+                }
+            });
+        }
         return metadata;
     }
 
@@ -90,13 +93,20 @@ public final class HomaMetadata {
         if (readOnly) {
             throw new UnsupportedOperationException("this metadata is read-only (the request's, as received)");
         }
-        entries.put(key, value);
+        entries().put(key, value);
         return this;
+    }
+
+    private Map<String, String> entries() {
+        if (entries == null) {
+            entries = new LinkedHashMap<>();
+        }
+        return entries;
     }
 
     /** The text value of {@code key}, or {@code null}; for a binary key, its base64 text. */
     public synchronized @Nullable String get(String key) {
-        return entries.get(key);
+        return entries == null ? null : entries.get(key);
     }
 
     /**
@@ -115,12 +125,12 @@ public final class HomaMetadata {
 
     /** Whether there is no entry. */
     public synchronized boolean isEmpty() {
-        return entries.isEmpty();
+        return entries == null || entries.isEmpty();
     }
 
     /** The entries as they travel (binary values base64): an unmodifiable snapshot. */
     public synchronized Map<String, String> asMap() {
-        return Collections.unmodifiableMap(new LinkedHashMap<>(entries));
+        return entries == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(entries));
     }
 
     /** Calls {@code action} for each entry of a snapshot, in insertion order. */

@@ -328,6 +328,14 @@ public class RpcDispatcher implements HomaRequestHandler {
         }
     }
 
+    /** What a call in progress gets when the dispatcher aborts: one per dispatcher class, a new exception per call. */
+    private static final Mono<Object> ABORTED = Mono.error(RpcDispatcher::unavailable);
+
+    @SuppressWarnings("unchecked") // an error Mono emits no value of any type
+    private static <T> Mono<T> abortedCall() {
+        return (Mono<T>) ABORTED;
+    }
+
     private static HomaException unavailable() {
         return new HomaException(HomaStatus.UNAVAILABLE, "server is shutting down");
     }
@@ -457,7 +465,7 @@ public class RpcDispatcher implements HomaRequestHandler {
                     HomaStatus.DEADLINE_EXCEEDED, "deadline passed while " + call.fullMethodName() + " ran")));
         }
         return result
-                .timeout(aborted.asMono(), Mono.error(RpcDispatcher::unavailable))
+                .timeout(aborted.asMono(), abortedCall())
                 .contextWrite(reactor.util.context.Context.of(HomaCallContext.class, context))
                 .map(value -> ok(call, codec.encode(value)))
                 .switchIfEmpty(Mono.fromSupplier(() -> ok(call, codec.encode(null))))
@@ -467,6 +475,9 @@ public class RpcDispatcher implements HomaRequestHandler {
 
     /** {@code response} with the metadata the method set ({@link HomaCallContext#responseMetadata()}). */
     private static RpcEnvelope.Response withResponseMetadata(RpcEnvelope.Response response, HomaCallContext context) {
+        if (context.responseMetadata().isEmpty()) {
+            return response; // the usual case: no snapshot, no iterator
+        }
         RpcEnvelope.Response result = response;
         for (Map.Entry<String, String> entry : context.responseMetadata().asMap().entrySet()) {
             result = result.withMetadata(entry.getKey(), entry.getValue());

@@ -18,6 +18,8 @@ import reactor.core.publisher.Mono;
 public final class StaticServiceResolver implements ServiceResolver {
     private final Map<String, List<InetSocketAddress>> peers;
     private final Map<String, AtomicInteger> next = new ConcurrentHashMap<>();
+    /** The answer for each service with one endpoint, made once (not a Mono per call). */
+    private final Map<String, Mono<InetSocketAddress>> singleEndpoints;
 
     /**
      * One endpoint per service.
@@ -31,6 +33,13 @@ public final class StaticServiceResolver implements ServiceResolver {
 
     private StaticServiceResolver(Peers peers) {
         this.peers = peers.byService();
+        Map<String, Mono<InetSocketAddress>> single = new LinkedHashMap<>();
+        this.peers.forEach((service, endpoints) -> {
+            if (endpoints.size() == 1) {
+                single.put(service, Mono.just(endpoints.get(0)));
+            }
+        });
+        this.singleEndpoints = Map.copyOf(single);
     }
 
     /** Validated, immutable peer lists (a record, so the constructors do not clash by erasure). */
@@ -78,7 +87,8 @@ public final class StaticServiceResolver implements ServiceResolver {
      */
     @Override
     public Mono<InetSocketAddress> resolve(String service) {
-        return Mono.fromCallable(() -> resolveNow(service));
+        Mono<InetSocketAddress> single = singleEndpoints.get(service);
+        return single != null ? single : Mono.fromCallable(() -> resolveNow(service));
     }
 
     /**
