@@ -25,8 +25,11 @@ import java.util.Objects;
  *     wire, with at most {@code maxNicQueueNs} of it handed to the kernel ahead of time. A real NIC paces a
  *     sender; over loopback nothing does, and a receiver that cannot drain its socket as fast as
  *     the sender fills it drops datagrams, so set it to what a receiving endpoint can absorb.
- *     0 disables pacing (send as fast as the socket accepts). 0..1,000,000, default
- *     {@value #DEFAULT_LINK_MBPS}
+ *     0 disables pacing (send as fast as the socket accepts). 0..1,000,000, or
+ *     {@value #AUTO_LINK_MBPS} (the default, {@code auto}): the speed the bound device reports
+ *     ({@code /sys/class/net/DEVICE/speed} on Linux) when the bound address names one device that
+ *     reports one, otherwise {@value #DEFAULT_LINK_MBPS} (loopback, the wildcard address, virtual
+ *     devices without a speed, other systems). {@link HomaTransport#dataPath()} says which
  * @param priorityTos whether each packet carries its Homa priority (0..7, from the engine) in
  *     the IP TOS byte as {@code priority << 5} (DSCP class selectors CS0..CS7; IPV6_TCLASS for
  *     IPv6), so that switches with priority queues serve short messages and control packets
@@ -87,7 +90,10 @@ public record HomaTransportConfig(
     public static final int MIN_SEALED_MTU_BYTES = 256 + PacketSealer.TRAILER_BYTES;
     public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
     public static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
+    /** {@code linkMbps} when nothing better is known: a 10 Gbit/s link. */
     public static final int DEFAULT_LINK_MBPS = 10_000;
+    /** {@code linkMbps}: the bound device's speed ({@code auto}, the default). */
+    public static final int AUTO_LINK_MBPS = -1;
     public static final int MAX_LINK_MBPS = EngineConfig.MAX_LINK_MBPS;
     public static final long DEFAULT_MAX_NIC_QUEUE_NS = EngineConfig.DEFAULT_MAX_NIC_QUEUE_NS;
     public static final long MIN_MAX_NIC_QUEUE_NS = EngineConfig.MIN_MAX_NIC_QUEUE_NS;
@@ -104,7 +110,9 @@ public record HomaTransportConfig(
         EngineConfig.check("port", port, 0, 65535, InvalidSettingException.Unit.NONE);
         EngineConfig.check("receive-buffer-size", receiveBufferBytes, 64 * 1024, 1 << 30, InvalidSettingException.Unit.BYTES);
         EngineConfig.check("send-buffer-size", sendBufferBytes, 64 * 1024, 1 << 30, InvalidSettingException.Unit.BYTES);
-        EngineConfig.checkLinkMbps(linkMbps);
+        if (linkMbps != AUTO_LINK_MBPS) {
+            EngineConfig.checkLinkMbps(linkMbps);
+        }
         EngineConfig.checkMaxNicQueueNs(maxNicQueueNs);
         if (incastBufferBytes != AUTO_INCAST_BUFFER) {
             EngineConfig.check("incast-buffer-bytes", incastBufferBytes, 0, 1 << 30, InvalidSettingException.Unit.BYTES);
@@ -146,8 +154,9 @@ public record HomaTransportConfig(
 
     /**
      * The defaults: any address, free port, 4 MiB socket buffers, native transport, engine
-     * defaults, 10 Gbit/s pacer, priorities in the TOS byte except on loopback, the device's MTU,
-     * UDP GSO and GRO where available, packet authentication off.
+     * defaults, the pacer at the device's speed (10 Gbit/s where it reports none), priorities in
+     * the TOS byte except on loopback, the device's MTU, UDP GSO and GRO where available, packet
+     * authentication off.
      */
     public static HomaTransportConfig defaults() {
         return builder().build();
@@ -165,7 +174,7 @@ public record HomaTransportConfig(
         private int sendBufferBytes = DEFAULT_SOCKET_BUFFER_BYTES;
         private boolean nativeTransport = true;
         private EngineConfig engine = EngineConfig.defaults();
-        private int linkMbps = DEFAULT_LINK_MBPS;
+        private int linkMbps = AUTO_LINK_MBPS;
         private PriorityTos priorityTos = PriorityTos.AUTO;
         private long maxNicQueueNs = DEFAULT_MAX_NIC_QUEUE_NS;
         private boolean deviceMtu = true;
@@ -205,7 +214,7 @@ public record HomaTransportConfig(
             return this;
         }
 
-        /** The pacer's rate in Mbit/s; 0 disables pacing. */
+        /** The pacer's rate in Mbit/s; 0 disables pacing; {@link #AUTO_LINK_MBPS} (the default): the device's. */
         public Builder linkMbps(int value) {
             this.linkMbps = value;
             return this;

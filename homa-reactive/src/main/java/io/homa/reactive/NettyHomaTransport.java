@@ -328,6 +328,7 @@ final class NettyHomaTransport extends HomaTransport {
         return (epoll ? (recvmmsg ? "epoll, recvmmsg/sendmmsg" : "epoll, recvmsg/sendmmsg")
                         : channel.getClass().getSimpleName() + ", one datagram per system call")
                 + ", MTU " + engineConfig.mtuBytes()
+                + ", pacer " + (engineConfig.linkMbps() == 0 ? "off" : engineConfig.linkMbps() + " Mbit/s")
                 + ", GSO " + (batcher.enabled() ? "on (up to " + batcher.maxBatchBytes() + " B per send)" : "off")
                 + ", GRO " + (groOn ? "on" : "off")
                 + ", priorities in IP TOS " + (priorityTos ? "on" : "off")
@@ -349,7 +350,8 @@ final class NettyHomaTransport extends HomaTransport {
      */
     static EngineConfig engineConfig(HomaTransportConfig config, InetSocketAddress bindAddress) {
         EngineConfig engine = config.engine();
-        EngineConfig.Builder builder = engine.toBuilder().linkMbps(config.linkMbps()).maxNicQueueNs(config.maxNicQueueNs());
+        EngineConfig.Builder builder = engine.toBuilder().linkMbps(linkMbps(config, bindAddress))
+                .maxNicQueueNs(config.maxNicQueueNs());
         if (config.incastBufferBytes() != HomaTransportConfig.AUTO_INCAST_BUFFER) {
             builder.incastBufferBytes(config.incastBufferBytes());
         } else if (bindAddress.getAddress().isLoopbackAddress()) {
@@ -359,6 +361,42 @@ final class NettyHomaTransport extends HomaTransport {
         int mtu = Math.max(deviceMtu(config, bindAddress), engine.mtuBytes());
         builder.mtuBytes(mtu - config.security().overheadBytes());
         return builder.build();
+    }
+
+    /**
+     * The pacer's rate: {@link HomaTransportConfig#linkMbps()}, or for
+     * {@link HomaTransportConfig#AUTO_LINK_MBPS} the speed the bound device reports, else
+     * {@link HomaTransportConfig#DEFAULT_LINK_MBPS}; Mbit/s.
+     */
+    static int linkMbps(HomaTransportConfig config, InetSocketAddress bindAddress) {
+        if (config.linkMbps() != HomaTransportConfig.AUTO_LINK_MBPS) {
+            return config.linkMbps();
+        }
+        int deviceMbps = deviceSpeedMbps(bindAddress);
+        return deviceMbps > 0 ? deviceMbps : HomaTransportConfig.DEFAULT_LINK_MBPS;
+    }
+
+    /**
+     * The speed in Mbit/s that the device of {@code bindAddress} reports (Linux:
+     * {@code /sys/class/net/DEVICE/speed}, which loopback and many virtual devices leave unset), or
+     * -1: the wildcard address, no such device, no speed, or beyond {@link EngineConfig#MAX_LINK_MBPS}.
+     */
+    static int deviceSpeedMbps(InetSocketAddress bindAddress) {
+        if (bindAddress.getAddress().isAnyLocalAddress()) {
+            return -1;
+        }
+        try {
+            NetworkInterface device = NetworkInterface.getByInetAddress(bindAddress.getAddress());
+            if (device == null) {
+                return -1;
+            }
+            java.nio.file.Path speed = java.nio.file.Path.of("/sys/class/net", device.getName(), "speed");
+            int mbps = Integer.parseInt(java.nio.file.Files.readString(speed).trim());
+            return mbps > 0 && mbps <= EngineConfig.MAX_LINK_MBPS ? mbps : -1;
+        } catch (java.io.IOException | NumberFormatException | SecurityException e) {
+            // Loopback's speed file cannot be read (EINVAL); other systems have none.
+            return -1;
+        }
     }
 
     /** The bound interface's MTU as the engine may use it, or -1 where it does not apply. */

@@ -20,7 +20,7 @@ class HomaTransportConfigTest {
         assertThat(config.sendBufferBytes()).isEqualTo(4 * 1024 * 1024);
         assertThat(config.nativeTransport()).isTrue();
         assertThat(config.engine()).isEqualTo(EngineConfig.defaults());
-        assertThat(config.linkMbps()).isEqualTo(HomaTransportConfig.DEFAULT_LINK_MBPS);
+        assertThat(config.linkMbps()).as("auto").isEqualTo(HomaTransportConfig.AUTO_LINK_MBPS);
         assertThat(config.priorityTos()).isEqualTo(HomaTransportConfig.PriorityTos.AUTO);
         assertThat(config.maxNicQueueNs()).isEqualTo(50_000);
         assertThat(config.deviceMtu()).isTrue();
@@ -51,9 +51,9 @@ class HomaTransportConfigTest {
         assertThatThrownBy(() -> HomaTransportConfig.builder().receiveBufferBytes(1024).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("receive-buffer-size must be between 65536 and 1073741824 bytes, was 1024");
-        assertThatThrownBy(() -> HomaTransportConfig.builder().linkMbps(-1).build())
+        assertThatThrownBy(() -> HomaTransportConfig.builder().linkMbps(-2).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("link-mbps must be between 0 and 1000000 (0 = no pacing), was -1");
+                .hasMessage("link-mbps must be between 0 and 1000000 (0 = no pacing), was -2");
         assertThatThrownBy(() -> HomaTransportConfig.builder().maxNicQueueNs(999).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("max-nic-queue must be between 1000 and 10000000 ns, was 999 ns");
@@ -78,6 +78,37 @@ class HomaTransportConfigTest {
         EngineConfig smallWindow = EngineConfig.builder().maxIncomingBytes(20_000).build();
         assertThat(NettyHomaTransport.engineConfig(config.toBuilder().engine(smallWindow).build(), loopback).mtuBytes())
                 .as("a full packet fits in max-incoming").isEqualTo(20_084);
+    }
+
+    @Test
+    void shouldPaceAtTheDevicesSpeedWhereItReportsOneElseAtTenGigabitsAndAtASetRateAlways() throws Exception {
+        HomaTransportConfig auto = HomaTransportConfig.defaults();
+        InetSocketAddress loopback = new InetSocketAddress("127.0.0.1", 0);
+        assertThat(NettyHomaTransport.deviceSpeedMbps(loopback)).as("loopback reports no speed").isEqualTo(-1);
+        assertThat(NettyHomaTransport.engineConfig(auto, loopback).linkMbps()).isEqualTo(HomaTransportConfig.DEFAULT_LINK_MBPS);
+        assertThat(NettyHomaTransport.engineConfig(auto, new InetSocketAddress("0.0.0.0", 0)).linkMbps())
+                .as("wildcard: no one device").isEqualTo(HomaTransportConfig.DEFAULT_LINK_MBPS);
+        assertThat(NettyHomaTransport.engineConfig(auto.toBuilder().linkMbps(400).build(), loopback).linkMbps())
+                .as("a set value wins").isEqualTo(400);
+        assertThat(NettyHomaTransport.engineConfig(auto.toBuilder().linkMbps(0).build(), loopback).linkMbps())
+                .as("0: no pacing").isZero();
+        // Any device of this machine that reports a speed is paced at it.
+        for (java.net.NetworkInterface device : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+            java.nio.file.Path speedFile = java.nio.file.Path.of("/sys/class/net", device.getName(), "speed");
+            int reported;
+            try {
+                reported = Integer.parseInt(java.nio.file.Files.readString(speedFile).trim());
+            } catch (java.io.IOException | NumberFormatException e) {
+                continue;
+            }
+            for (java.net.InetAddress address : java.util.Collections.list(device.getInetAddresses())) {
+                int expected = reported > 0 ? reported : HomaTransportConfig.DEFAULT_LINK_MBPS;
+                assertThat(NettyHomaTransport.engineConfig(auto, new InetSocketAddress(address, 0)).linkMbps())
+                        .as("%s on %s, which reports %d", address, device.getName(), reported).isEqualTo(expected);
+            }
+        }
+        assertThatThrownBy(() -> auto.toBuilder().linkMbps(-2).build())
+                .isInstanceOf(InvalidSettingException.class).hasMessageContaining("link-mbps");
     }
 
     @Test

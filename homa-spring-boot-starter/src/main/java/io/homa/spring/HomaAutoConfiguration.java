@@ -378,7 +378,7 @@ public final class HomaAutoConfiguration {
         map.from(transport::getReceiveBufferSize).as(HomaAutoConfiguration::bytesAsInt).to(config::receiveBufferBytes);
         map.from(transport::getSendBufferSize).as(HomaAutoConfiguration::bytesAsInt).to(config::sendBufferBytes);
         map.from(transport::isNative).to(config::nativeTransport);
-        map.from(protocol::getLinkMbps).to(config::linkMbps);
+        map.from(protocol::resolvedLinkMbps).to(config::linkMbps);
         map.from(protocol::getIncastBufferBytes).as(HomaAutoConfiguration::bytesAsInt).to(config::incastBufferBytes);
         map.from(protocol::getMaxNicQueue).as(Duration::toNanos).to(config::maxNicQueueNs);
         map.from(transport::isDeviceMtu).to(config::deviceMtu);

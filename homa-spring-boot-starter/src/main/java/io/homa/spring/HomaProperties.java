@@ -138,6 +138,7 @@ public class HomaProperties implements InitializingBean {
             throw new InvalidConfigurationPropertyValueException("homa.transport.link-mbps", this.transport.linkMbps,
                     "has moved: set homa.protocol.link-mbps instead");
         }
+        this.protocol.resolvedLinkMbps();
         this.security.toConfig();
         // homa.protocol.*, homa.server.port and the socket buffer sizes are validated once, by the
         // engine's and the transport's config builders (HomaAutoConfiguration.transportConfig).
@@ -723,12 +724,14 @@ public class HomaProperties implements InitializingBean {
         private boolean addressValidation = true;
 
         /**
-         * Pacer rate (Homa's link_mbps) in megabits per second, 0..1000000 (0 = no pacing): the
-         * endpoint hands packets to the kernel no faster than this, so that its own queue, not
-         * the socket's, holds the backlog, in SRPT order, and loopback receivers are not overrun.
-         * Default: a 10 Gbit/s link; set it to the NIC's speed.
+         * Pacer rate (Homa's link_mbps) in megabits per second, 0..1000000 (0 = no pacing), or
+         * auto: the endpoint hands packets to the kernel no faster than this, so that its own
+         * queue, not the socket's, holds the backlog, in SRPT order, and loopback receivers are not
+         * overrun. auto (the default): the speed the bound device reports (Linux
+         * /sys/class/net/DEVICE/speed), else 10000 (loopback, the wildcard address, devices that
+         * report none); the start-up log's data path says which. An explicit value always wins.
          */
-        private int linkMbps = 10000; // HomaTransportConfig.DEFAULT_LINK_MBPS, as a literal for the metadata
+        private String linkMbps = "auto";
 
         /**
          * How far the pacer may run ahead of the link (Homa's max_nic_queue_ns), as time at
@@ -739,12 +742,36 @@ public class HomaProperties implements InitializingBean {
         @DurationUnit(ChronoUnit.NANOS)
         private Duration maxNicQueue = Duration.ofNanos(50_000);
 
-        public int getLinkMbps() {
+        public String getLinkMbps() {
             return this.linkMbps;
         }
 
-        public void setLinkMbps(int linkMbps) {
+        public void setLinkMbps(String linkMbps) {
             this.linkMbps = linkMbps;
+        }
+
+        /**
+         * {@code link-mbps} for the transport: {@link io.homa.reactive.HomaTransportConfig#AUTO_LINK_MBPS}
+         * for {@code auto}, else the number (its range is checked by the transport's config).
+         *
+         * @throws InvalidConfigurationPropertyValueException if it is neither auto nor a whole number
+         */
+        int resolvedLinkMbps() {
+            String value = this.linkMbps == null ? "auto" : this.linkMbps.trim();
+            if (value.equalsIgnoreCase("auto")) {
+                return io.homa.reactive.HomaTransportConfig.AUTO_LINK_MBPS;
+            }
+            int mbps;
+            try {
+                mbps = Integer.parseInt(value);
+            } catch (NumberFormatException e) {
+                mbps = -1;
+            }
+            if (mbps < 0) {
+                throw new InvalidConfigurationPropertyValueException("homa.protocol.link-mbps", this.linkMbps,
+                        "must be auto or a whole number of Mbit/s between 0 and 1000000 (0 = no pacing)");
+            }
+            return mbps;
         }
 
         public Duration getMaxNicQueue() {

@@ -77,6 +77,7 @@ class HomaAutoConfigurationTests {
             assertThat(config.nativeTransport()).isTrue();
             assertThat(config.priorityTos()).isEqualTo(HomaTransportConfig.PriorityTos.AUTO);
             assertThat(config.incastBufferBytes()).as("chosen by the bound address").isEqualTo(HomaTransportConfig.AUTO_INCAST_BUFFER);
+            assertThat(config.linkMbps()).as("the device's speed").isEqualTo(HomaTransportConfig.AUTO_LINK_MBPS);
             assertThat(config.engine()).isEqualTo(EngineConfig.defaults());
         });
     }
@@ -171,6 +172,8 @@ class HomaAutoConfigurationTests {
             homa.transport.receive-buffer-size | 1KB     | between 64KB and 1GB
             homa.transport.send-buffer-size    | 2GB     | between 64KB and 1GB
             homa.protocol.link-mbps            | -1      | between 0 and 1000000
+            homa.protocol.link-mbps            | fast    | must be auto or a whole number
+            homa.protocol.link-mbps            | 1000001 | between 0 and 1000000
             homa.protocol.max-nic-queue        | 500ns   | between 1us and 10ms
             homa.protocol.max-nic-queue        | 11ms    | between 1us and 10ms
             homa.transport.link-mbps           | 1000    | set homa.protocol.link-mbps instead

@@ -52,7 +52,7 @@ class HomaPropertiesMetadataTests {
         assertThat(properties.get("homa.protocol.mtu").get("defaultValue").asInt()).isEqualTo(1500);
         assertThat(properties.get("homa.protocol.resend-interval").get("defaultValue").asString()).isEqualTo("10ms");
         assertThat(properties.get("homa.protocol.max-nic-queue").get("defaultValue").asString()).isEqualTo("50us");
-        assertThat(properties.get("homa.protocol.link-mbps").get("defaultValue").asInt()).isEqualTo(10000);
+        assertThat(properties.get("homa.protocol.link-mbps").get("defaultValue").asString()).isEqualTo("auto");
         assertThat(properties.get("homa.transport.device-mtu").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.transport.segmentation-offload").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.transport.native").get("defaultValue").asBoolean()).isTrue();
