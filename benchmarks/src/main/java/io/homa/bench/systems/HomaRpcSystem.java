@@ -16,8 +16,9 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Homa's RPC layer with the JSON codec: service {@code bench}, method {@code echo}, a
- * {@code byte[]} argument and result (JSON base64 strings, so messages are about 4/3 of the
- * payload; the engine's message limit is raised to {@value #MAX_MESSAGE_BYTES} bytes for that).
+ * {@code byte[]} argument and result (which the codec carries raw, one tag byte before the
+ * bytes, not as base64 JSON; the engine's message limit is raised to {@value #MAX_MESSAGE_BYTES}
+ * bytes so that the envelope around a 1 MiB payload fits).
  */
 final class HomaRpcSystem {
     static final String SERVICE = "bench";
