@@ -39,7 +39,10 @@ public final class RpcCall {
         this.responseType = Objects.requireNonNull(responseType, "responseType must not be null");
         this.options = Objects.requireNonNull(options, "options must not be null");
         this.streaming = streaming;
-        this.metadata = new ConcurrentHashMap<>(options.metadata());
+        // ConcurrentHashMap's copy constructor makes a table even for an empty map; this one waits
+        // for the first entry (most calls carry none).
+        Map<String, String> initial = options.metadata();
+        this.metadata = initial.isEmpty() ? new ConcurrentHashMap<>() : new ConcurrentHashMap<>(initial);
     }
 
     /** The service name. */
