@@ -201,7 +201,7 @@ public final class LoadGenerator implements Callable<Integer> {
         // incast buffer is the port's); on loopback the transport sizes it from its socket.
         SystemSettings settings = new SystemSettings(linkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity,
                 homaPriorityTos, homaIncastMarking, testbed != null ? testbed.address(1) : SystemSettings.LOOPBACK_HOST,
-                testbed != null ? testbed.portBufferBytes() / 8 : io.homa.reactive.HomaTransportConfig.AUTO_INCAST_BUFFER);
+                testbed != null ? testbed.classBufferBytes() : io.homa.reactive.HomaTransportConfig.AUTO_INCAST_BUFFER);
         RunPlan plan = mode == Mode.FULL ? RunPlan.full() : RunPlan.quick();
         if (s6Fanouts != null) {
             plan = plan.withS6Fanouts(s6Fanouts);
@@ -446,7 +446,8 @@ public final class LoadGenerator implements Callable<Integer> {
                 + (homaPriorityTos == io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO ? " (off on loopback)" : ""));
         s.put("Homa incast marking", homaIncastMarking ? "on" : "off");
         s.put("Homa incast buffer", settings.homaIncastBufferBytes() == io.homa.reactive.HomaTransportConfig.AUTO_INCAST_BUFFER
-                ? "the transport's (4 x the socket receive buffer on loopback)"
+                ? "the transport's (" + io.homa.reactive.HomaTransportConfig.LOOPBACK_INCAST_BUFFER_FACTOR
+                        + " x the socket receive buffer on loopback)"
                 : String.format("%,d B (the switch's per-class buffer)", settings.homaIncastBufferBytes()));
         if (s5ClientHosts > 0) {
             s.put("S5 clients", "from " + s5ClientHosts + " client hosts at once (one load process each, its share of"

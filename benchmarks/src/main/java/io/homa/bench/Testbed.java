@@ -86,12 +86,17 @@ public record Testbed(String prefix, String subnet, int hosts, int mtuBytes, int
                 + " is not a local address); benchmarks/run.sh runs it there with ip netns exec " + prefix + "-h1");
     }
 
+    /** Bytes each of a switch port's 8 priority classes buffers (its bfifo). */
+    public int classBufferBytes() {
+        return portBufferBytes / 8;
+    }
+
     /** One line for the report: hosts, MTU, link rate, buffers, queues. */
     public String description() {
         return hosts + " hosts (" + prefix + "-h1.." + prefix + "-h" + hosts + ", " + address(1) + ".." + address(hosts)
                 + ") on one switch (a bridge), MTU " + mtuBytes + " B, every link " + linkMbps
                 + " Mbit/s each way (HTB) with 8 strict-priority classes on the IP TOS bits, each a bfifo of "
-                + portBufferBytes / 8 + " B (" + portBufferBytes + " B per port); client on host 1, server process k"
+                + classBufferBytes() + " B (" + portBufferBytes + " B per port); client on host 1, server process k"
                 + " on host 2 + k mod " + (hosts - 1);
     }
 

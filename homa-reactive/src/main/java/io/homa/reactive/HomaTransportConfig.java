@@ -115,7 +115,7 @@ public record HomaTransportConfig(
         }
         EngineConfig.checkMaxNicQueueNs(maxNicQueueNs);
         if (incastBufferBytes != AUTO_INCAST_BUFFER) {
-            EngineConfig.check("incast-buffer-bytes", incastBufferBytes, 0, 1 << 30, InvalidSettingException.Unit.BYTES);
+            EngineConfig.checkIncastBufferBytes(incastBufferBytes);
         }
         Objects.requireNonNull(security, "security must not be null");
         if (security.enabled() && engine.mtuBytes() < MIN_SEALED_MTU_BYTES) {

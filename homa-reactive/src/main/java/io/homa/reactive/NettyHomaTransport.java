@@ -382,14 +382,11 @@ final class NettyHomaTransport extends HomaTransport {
      * -1: the wildcard address, no such device, no speed, or beyond {@link EngineConfig#MAX_LINK_MBPS}.
      */
     static int deviceSpeedMbps(InetSocketAddress bindAddress) {
-        if (bindAddress.getAddress().isAnyLocalAddress()) {
+        NetworkInterface device = boundDevice(bindAddress);
+        if (device == null) {
             return -1;
         }
         try {
-            NetworkInterface device = NetworkInterface.getByInetAddress(bindAddress.getAddress());
-            if (device == null) {
-                return -1;
-            }
             java.nio.file.Path speed = java.nio.file.Path.of("/sys/class/net", device.getName(), "speed");
             int mbps = Integer.parseInt(java.nio.file.Files.readString(speed).trim());
             return mbps > 0 && mbps <= EngineConfig.MAX_LINK_MBPS ? mbps : -1;
@@ -399,16 +396,29 @@ final class NettyHomaTransport extends HomaTransport {
         }
     }
 
+    /** The one device {@code bindAddress} names, or null: the wildcard address, or none found. */
+    private static @Nullable NetworkInterface boundDevice(InetSocketAddress bindAddress) {
+        if (bindAddress.getAddress().isAnyLocalAddress()) {
+            return null;
+        }
+        try {
+            return NetworkInterface.getByInetAddress(bindAddress.getAddress());
+        } catch (SocketException e) {
+            log.debug("Homa transport: no device for {}", bindAddress, e);
+            return null;
+        }
+    }
+
     /** The bound interface's MTU as the engine may use it, or -1 where it does not apply. */
     private static int deviceMtu(HomaTransportConfig config, InetSocketAddress bindAddress) {
         EngineConfig engine = config.engine();
-        if (!config.deviceMtu() || bindAddress.getAddress().isAnyLocalAddress()) {
+        NetworkInterface device = config.deviceMtu() ? boundDevice(bindAddress) : null;
+        if (device == null) {
             return -1;
         }
         int deviceMtu;
         try {
-            NetworkInterface device = NetworkInterface.getByInetAddress(bindAddress.getAddress());
-            deviceMtu = device == null ? -1 : device.getMTU();
+            deviceMtu = device.getMTU();
         } catch (SocketException e) {
             log.debug("Homa transport: no MTU for {}; using {}", bindAddress, engine.mtuBytes(), e);
             return -1;

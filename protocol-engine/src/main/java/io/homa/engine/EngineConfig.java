@@ -61,8 +61,8 @@ import io.homa.engine.InvalidSettingException.Unit;
  *     (a request whose head would not be smaller than {@code unscheduledBytes} is not marked). The
  *     rule: the requests of a fan-out of N queued together each leave with the N outstanding, so
  *     N heads fit the buffer, while a response no longer than its head needs no GRANT round
- *     trip at all. 0 leaves every marked response at
- *     {@code incastUnscheduledBytes} (the paper's fixed head). 0..1 GiB, default 2 MiB, a shallow
+ *     trip at all. 0 leaves every marked response at {@code incastUnscheduledBytes} (the
+ *     paper's fixed head). 0..1 GiB, default 2 MiB, a shallow
  *     switch port ({@code IncastSimulationTest}: 1,000 responses of 10 KB from 16 servers through a
  *     2 MB port, no drop, the last at 8.82 ms against 8.78 for the wire alone); a transport bound
  *     to loopback uses more ({@code HomaTransportConfig.incastBufferBytes}).
@@ -179,9 +179,16 @@ public record EngineConfig(
         check("priority-levels", priorityLevels, 1, 8, Unit.NONE);
         check("incast-threshold", incastThreshold, 1, 1_000_000, Unit.NONE);
         check("incast-unscheduled-bytes", incastUnscheduledBytes, 0, MAX_MESSAGE_BYTES_CAP, Unit.BYTES);
-        check("incast-buffer-bytes", incastBufferBytes, 0, 1 << 30, Unit.BYTES);
+        checkIncastBufferBytes(incastBufferBytes);
         checkLinkMbps(linkMbps);
         checkMaxNicQueueNs(maxNicQueueNs);
+    }
+
+    /**
+     * @throws InvalidSettingException if {@code incastBufferBytes} is outside 0..1 GiB
+     */
+    public static void checkIncastBufferBytes(int incastBufferBytes) {
+        check("incast-buffer-bytes", incastBufferBytes, 0, 1 << 30, Unit.BYTES);
     }
 
     /**
@@ -382,8 +389,8 @@ public record EngineConfig(
         public EngineConfig build() {
             return new EngineConfig(mtuBytes, unscheduledBytes, maxMessageBytes, resendIntervalNs, peerSilenceTimeoutNs,
                     peerIdleTimeoutNs, maxInboundBufferBytes, maxOvercommit, maxGrantsPerPeer, maxIncomingBytes,
-                    fifoGrantFraction, priorityLevels, incastThreshold, incastUnscheduledBytes, incastBufferBytes, linkMbps, maxNicQueueNs,
-                    addressValidation);
+                    fifoGrantFraction, priorityLevels, incastThreshold, incastUnscheduledBytes, incastBufferBytes,
+                    linkMbps, maxNicQueueNs, addressValidation);
         }
     }
 }

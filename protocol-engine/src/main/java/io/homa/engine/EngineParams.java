@@ -49,16 +49,18 @@ record EngineParams(
     /**
      * The unscheduled head a client asks for the response to a request sent while
      * {@code outstandingRpcs} RPCs are outstanding (SIGCOMM 2018 §3.6, sized by
-     * {@link EngineConfig#incastBufferBytes()}): {@code incastBufferBytes / outstandingRpcs}, at
-     * least {@code incastUnscheduledBytes}, whole packets where it is longer than one, at most {@code unscheduledBytes} and what the DATA
-     * header's field holds ({@link DataHeader#MAX_INCAST_HEAD_BYTES}), in bytes.
+     * {@link EngineConfig#incastBufferBytes()}): {@code incastBufferBytes / outstandingRpcs}, in
+     * whole packets where it is longer than one, at least {@code incastUnscheduledBytes}, at most
+     * {@code unscheduledBytes} and what the DATA header's field holds
+     * ({@link DataHeader#MAX_INCAST_HEAD_BYTES}), in bytes.
      */
     int incastHeadBytes(int outstandingRpcs) {
-        long head = incastBufferBytes / Math.max(1, outstandingRpcs);
+        int head = incastBufferBytes / Math.max(1, outstandingRpcs);
         if (head > payloadBytes) {
             head = head / payloadBytes * payloadBytes; // whole packets
         }
-        return (int) Math.max(incastUnscheduledBytes, Math.min(head, Math.min(unscheduledBytes, DataHeader.MAX_INCAST_HEAD_BYTES)));
+        int most = Math.min(unscheduledBytes, DataHeader.MAX_INCAST_HEAD_BYTES);
+        return Math.max(incastUnscheduledBytes, Math.min(head, most));
     }
 
     static EngineParams of(EngineConfig config) {

@@ -108,9 +108,9 @@ final class Sender {
      */
     private void markIncast(OutboundMessage request) {
         request.incastDecided = true;
-        int outstanding = rpcs.clientRpcCount() - 1;
-        if (outstanding >= config.incastThreshold()) {
-            int headBytes = params.incastHeadBytes(outstanding + 1);
+        int outstanding = rpcs.clientRpcCount(); // this request's RPC included
+        if (outstanding > config.incastThreshold()) {
+            int headBytes = params.incastHeadBytes(outstanding);
             if (headBytes < params.unscheduledBytes()) {
                 request.flags |= DataHeader.FLAG_INCAST;
                 request.incastHeadBytes = headBytes;
