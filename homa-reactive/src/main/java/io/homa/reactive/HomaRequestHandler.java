@@ -13,7 +13,10 @@ public interface HomaRequestHandler {
      * Produces the response to a request.
      *
      * @param request the request; its payload is valid until the returned {@code Mono} terminates
-     * @return the response bytes (1..maxMessageBytes; the transport releases the buffer). An
+     * @return the response bytes (1..maxMessageBytes; the transport releases the buffer and copies
+     *     its bytes, except whole arrays of unpooled heap buffers, which it keeps until the response
+     *     is sent: see {@link HomaTransport#call(java.net.InetSocketAddress, ByteBuf)}; so the
+     *     request's own payload, retained, is answered without a copy). An
      *     empty or failed {@code Mono}, or a response of the wrong size, is a handler bug: it is
      *     logged at WARN and the request is aborted. The server forgets the RPC without executing
      *     it again, and the caller's {@code Mono} fails with a {@link HomaException} of status

@@ -100,9 +100,11 @@ public abstract class HomaTransport implements Disposable {
 
     /**
      * Sends a request and emits its response. Lazy: nothing is sent before subscribe; cancelling
-     * abandons the RPC. The request bytes are copied when this method is called and the buffer is
+     * abandons the RPC. The request bytes are taken when this method is called and the buffer is
      * released at once, so the returned {@code Mono} may be subscribed again (each subscription is
-     * a new RPC).
+     * a new RPC). They are copied, except where they are exactly one or two whole arrays of unpooled
+     * heap buffers ({@code Unpooled.wrappedBuffer(array)} or {@code Unpooled.wrappedBuffer(head, body)}):
+     * those arrays are kept as {@link #call(InetSocketAddress, byte[], byte[])} keeps them.
      *
      * @param server the server endpoint
      * @param request the request bytes, 1..maxMessageBytes; the transport releases it
@@ -121,6 +123,24 @@ public abstract class HomaTransport implements Disposable {
      * {@code request} (no copy) until the RPC ends: do not modify it meanwhile.
      */
     public abstract Mono<byte[]> call(InetSocketAddress server, byte[] request);
+
+    /**
+     * {@link #call(InetSocketAddress, byte[])} with a request of two parts, {@code head} then
+     * {@code body}, sent as one message without joining them (a framing header in front of a
+     * payload the caller already holds: the RPC layer's envelope). The transport keeps both arrays
+     * (no copy) until the RPC ends: do not modify them meanwhile. This default joins them; the
+     * Netty transport does not.
+     *
+     * @param server the server endpoint
+     * @param head the request's first bytes, {@code body} the rest; together 1..maxMessageBytes bytes
+     * @return the response bytes, or an error as {@link #call(InetSocketAddress, ByteBuf)} gives
+     */
+    public Mono<byte[]> call(InetSocketAddress server, byte[] head, byte[] body) {
+        byte[] request = new byte[head.length + body.length];
+        System.arraycopy(head, 0, request, 0, head.length);
+        System.arraycopy(body, 0, request, head.length, body.length);
+        return call(server, request);
+    }
 
     /** The bound local address (with the actual port when bound to port 0). */
     public abstract InetSocketAddress localAddress();

@@ -8,9 +8,7 @@ import io.homa.engine.PacketSink;
 import io.homa.engine.wire.DataHeader;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.buffer.UnpooledHeapByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -467,25 +465,33 @@ final class NettyHomaTransport extends HomaTransport {
     public Mono<ByteBuf> call(InetSocketAddress server, ByteBuf request) {
         Objects.requireNonNull(server, "server must not be null");
         Objects.requireNonNull(request, "request must not be null");
-        byte[] bytes;
+        MessageParts parts;
         try {
-            bytes = ByteBufUtil.getBytes(request);
+            parts = MessageParts.of(request);
         } finally {
             ReferenceCountUtil.release(request);
         }
-        return call(server, bytes).map(Unpooled::wrappedBuffer);
+        return call(server, parts.head(), parts.body()).map(Unpooled::wrappedBuffer);
     }
 
     @Override
     public Mono<byte[]> call(InetSocketAddress server, byte[] request) {
-        Objects.requireNonNull(server, "server must not be null");
         Objects.requireNonNull(request, "request must not be null");
+        return call(server, request, MessageParts.NO_BYTES);
+    }
+
+    @Override
+    public Mono<byte[]> call(InetSocketAddress server, byte[] head, byte[] body) {
+        Objects.requireNonNull(server, "server must not be null");
+        Objects.requireNonNull(head, "head must not be null");
+        Objects.requireNonNull(body, "body must not be null");
         return Mono.create(sink -> {
-            if (request.length < 1 || request.length > maxMessageBytes) {
+            long lengthBytes = (long) head.length + body.length;
+            if (lengthBytes < 1 || lengthBytes > maxMessageBytes) {
                 // Too long is RESOURCE_EXHAUSTED, as gRPC says of a message over its limit.
-                sink.error(new HomaException(request.length < 1 ? HomaStatus.INVALID_ARGUMENT : HomaStatus.RESOURCE_EXHAUSTED,
+                sink.error(new HomaException(lengthBytes < 1 ? HomaStatus.INVALID_ARGUMENT : HomaStatus.RESOURCE_EXHAUSTED,
                         "request length must be between 1 and " + maxMessageBytes + " bytes (max-message-size), was "
-                                + request.length));
+                                + lengthBytes));
                 return;
             }
             if (server.isUnresolved()) {
@@ -496,7 +502,7 @@ final class NettyHomaTransport extends HomaTransport {
                 sink.error(unavailable("transport is disposed"));
                 return;
             }
-            PendingCall call = new PendingCall(server, request, sink);
+            PendingCall call = new PendingCall(server, new MessageParts(head, body), sink);
             sink.onCancel(call);
             if (!runOnLoop(call::start)) {
                 sink.error(unavailable("event loop is shut down"));
@@ -1011,15 +1017,15 @@ final class NettyHomaTransport extends HomaTransport {
 
     /** Called with the handler's response, on the loop or off it; answers the RPC on the loop. */
     private void respond(HomaRequest request, ByteBuf response) {
-        byte[] bytes;
+        MessageParts parts;
         try {
-            bytes = toArray(response);
+            parts = MessageParts.of(response);
         } finally {
             ReferenceCountUtil.release(response);
         }
-        if (bytes.length < 1 || bytes.length > maxMessageBytes) {
+        if (parts.lengthBytes() < 1 || parts.lengthBytes() > maxMessageBytes) {
             log.warn("Homa handler answered RPC {} from {} with {} bytes, outside 1..{}; request aborted",
-                    request.rpcId(), request.client(), bytes.length, maxMessageBytes);
+                    request.rpcId(), request.client(), parts.lengthBytes(), maxMessageBytes);
             abortRequest(request);
             return;
         }
@@ -1027,7 +1033,7 @@ final class NettyHomaTransport extends HomaTransport {
             if (closed) {
                 return;
             }
-            if (!engine.sendResponse(clock.nanoTime(), request.client(), request.rpcId(), bytes)) {
+            if (!engine.sendResponse(clock.nanoTime(), request.client(), request.rpcId(), parts.head(), parts.body())) {
                 log.debug("Homa RPC {} from {} no longer known; response dropped", request.rpcId(), request.client());
             }
             requestDrive();
@@ -1045,18 +1051,6 @@ final class NettyHomaTransport extends HomaTransport {
                 requestDrive();
             }
         });
-    }
-
-    /** The readable bytes; an exclusively owned, exactly filled unpooled heap buffer gives its array without a copy. */
-    private static byte[] toArray(ByteBuf buffer) {
-        if (buffer.getClass() == UnpooledHeapByteBuf.class
-                && buffer.refCnt() == 1
-                && buffer.arrayOffset() == 0
-                && buffer.readerIndex() == 0
-                && buffer.writerIndex() == buffer.array().length) {
-            return buffer.array();
-        }
-        return ByteBufUtil.getBytes(buffer);
     }
 
     /** Closes the engine: RPCs in flight fail with UNAVAILABLE. Idempotent; runs on the event loop. */
@@ -1129,12 +1123,12 @@ final class NettyHomaTransport extends HomaTransport {
     private final class PendingCall implements Disposable {
         final InetSocketAddress server;
         final MonoSink<byte[]> sink;
-        private byte @Nullable [] request;
+        private @Nullable MessageParts request;
         private volatile boolean cancelled;
         /** 0 until started; then the engine's rpcid. Event loop only. */
         private long rpcId;
 
-        PendingCall(InetSocketAddress server, byte[] request, MonoSink<byte[]> sink) {
+        PendingCall(InetSocketAddress server, MessageParts request, MonoSink<byte[]> sink) {
             this.server = server;
             this.request = request;
             this.sink = sink;
@@ -1142,9 +1136,9 @@ final class NettyHomaTransport extends HomaTransport {
 
         /** On the loop. */
         void start() {
-            byte[] bytes = request;
+            MessageParts parts = request;
             request = null;
-            if (cancelled || bytes == null) {
+            if (cancelled || parts == null) {
                 return;
             }
             if (closed) {
@@ -1164,7 +1158,7 @@ final class NettyHomaTransport extends HomaTransport {
                 shuttingDownUntilNs.remove(server);
             }
             try {
-                rpcId = engine.sendRequest(clock.nanoTime(), server, bytes);
+                rpcId = engine.sendRequest(clock.nanoTime(), server, parts.head(), parts.body());
             } catch (RuntimeException e) {
                 sink.error(new HomaException(HomaStatus.INTERNAL, "Homa engine refused the request: " + e, e));
                 return;

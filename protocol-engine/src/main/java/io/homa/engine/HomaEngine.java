@@ -53,6 +53,8 @@ public final class HomaEngine {
      * before it.
      */
     public static final int MAX_RPC_ID_STEP = 512;
+    /** The empty body of a message sent as one array. */
+    private static final byte[] NO_BYTES = new byte[0];
     private final ArrayDeque<HomaEvent> events = new ArrayDeque<>();
     private final EngineCounters counters = new EngineCounters();
     private final GrantScheduler grantScheduler;
@@ -186,14 +188,30 @@ public final class HomaEngine {
      * @throws IllegalArgumentException if the request is empty or longer than maxMessageBytes
      */
     public long sendRequest(long nowNs, InetSocketAddress server, byte[] request) {
-        checkMessageLength("request", request);
+        return sendRequest(nowNs, server, request, NO_BYTES);
+    }
+
+    /**
+     * Client: starts an RPC whose request is {@code head} followed by {@code body}, sent as one
+     * message without joining them (a framing header and a payload the caller already holds, for
+     * example); otherwise as {@link #sendRequest(long, InetSocketAddress, byte[])}.
+     *
+     * @param nowNs current time
+     * @param server the server endpoint
+     * @param head the request's first bytes, {@code body} the rest; together 1..{@code maxMessageBytes}
+     *     bytes; the engine keeps both arrays (do not modify them afterwards)
+     * @return the RPC's rpcid (even)
+     * @throws IllegalArgumentException if the request is empty or longer than maxMessageBytes
+     */
+    public long sendRequest(long nowNs, InetSocketAddress server, byte[] head, byte[] body) {
+        checkMessageLength("request", head, body);
         long rpcId = nextRpcId;
         nextRpcId += rpcIdSteps == null ? 2 : 2 + 2L * rpcIdSteps.nextInt(MAX_RPC_ID_STEP / 2);
         Peer peer = rpcs.peer(server, nowNs);
         peer.lastUsedNs = nowNs;
         ClientRpc rpc = new ClientRpc(rpcId, peer);
         rpc.lastHeardNs = nowNs;
-        sender.request(rpc, request);
+        sender.request(rpc, head, body);
         rpcs.addClientRpc(rpc);
         counters.rpcsStarted++;
         return rpcId;
@@ -211,12 +229,28 @@ public final class HomaEngine {
      * @throws IllegalArgumentException if the response is empty or longer than maxMessageBytes
      */
     public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, byte[] response) {
-        checkMessageLength("response", response);
+        return sendResponse(nowNs, client, rpcId, response, NO_BYTES);
+    }
+
+    /**
+     * Server: answers a request with {@code head} followed by {@code body}, sent as one message
+     * without joining them; otherwise as {@link #sendResponse(long, InetSocketAddress, long, byte[])}.
+     *
+     * @param nowNs current time
+     * @param client the client endpoint from the event
+     * @param rpcId the rpcid from the event
+     * @param head the response's first bytes, {@code body} the rest; together 1..{@code maxMessageBytes}
+     *     bytes; the engine keeps both arrays
+     * @return {@code false} if the engine no longer knows the RPC, in which case the response is dropped
+     * @throws IllegalArgumentException if the response is empty or longer than maxMessageBytes
+     */
+    public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, byte[] head, byte[] body) {
+        checkMessageLength("response", head, body);
         ServerRpc rpc = rpcs.serverRpc(client, rpcId);
         if (rpc == null || rpc.state() != ServerRpc.State.IN_SERVICE) {
             return false;
         }
-        sender.respond(rpc, response);
+        sender.respond(rpc, head, body);
         return true;
     }
 
@@ -340,10 +374,11 @@ public final class HomaEngine {
         return receiver.heldRequests();
     }
 
-    private void checkMessageLength(String what, byte[] message) {
-        if (message.length < 1 || message.length > config.maxMessageBytes()) {
+    private void checkMessageLength(String what, byte[] head, byte[] body) {
+        long lengthBytes = (long) head.length + body.length;
+        if (lengthBytes < 1 || lengthBytes > config.maxMessageBytes()) {
             throw new IllegalArgumentException(what + " length must be between 1 and "
-                    + config.maxMessageBytes() + " bytes (max-message-size), was " + message.length);
+                    + config.maxMessageBytes() + " bytes (max-message-size), was " + lengthBytes);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.homa.engine;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -7,7 +8,10 @@ import java.util.Arrays;
  * been sent, what the receiver has granted, and ranges it asked to have sent again.
  */
 final class OutboundMessage {
-    final byte[] data;
+    /** The message's first bytes (may be empty). */
+    final byte[] head;
+    /** The bytes after {@link #head} (may be empty): a message is sent as {@code head} then {@code body}, neither copied. */
+    final byte[] body;
     final int lengthBytes;
     /** Where the message goes. */
     final Peer peer;
@@ -51,21 +55,34 @@ final class OutboundMessage {
     private int retransmitCount;
 
     /**
+     * @param head the message's first bytes, {@code body} the rest: kept, not copied
      * @param unscheduledBytes bytes sent before any GRANT, already rounded up to whole packets
      */
-    OutboundMessage(byte[] data, int unscheduledBytes, long sequence, Peer peer, long wireRpcId,
+    OutboundMessage(byte[] head, byte[] body, int unscheduledBytes, long sequence, Peer peer, long wireRpcId,
             ClientRpc clientRpc, ServerRpc serverRpc) {
-        this.data = data;
+        this.head = head;
+        this.body = body;
         this.peer = peer;
         this.wireRpcId = wireRpcId;
         this.clientRpc = clientRpc;
         this.serverRpc = serverRpc;
-        this.lengthBytes = data.length;
+        this.lengthBytes = head.length + body.length;
         this.grantedOffset = Math.min(lengthBytes, unscheduledBytes);
         this.unscheduledBytes = this.grantedOffset;
         this.sequence = sequence;
         this.retransmitBudgetBytes = (long) Sender.RETRANSMIT_BUDGET_FACTOR
                 * Math.max(lengthBytes, Sender.RETRANSMIT_BUDGET_FLOOR_BYTES);
+    }
+
+    /** Copies the message's bytes {@code [offset, offset + length)} into {@code to} at {@code toIndex}. */
+    void copyTo(int offset, int length, ByteBuffer to, int toIndex) {
+        int fromHead = Math.max(0, Math.min(length, head.length - offset));
+        if (fromHead > 0) {
+            to.put(toIndex, head, offset, fromHead);
+        }
+        if (fromHead < length) {
+            to.put(toIndex + fromHead, body, offset + fromHead - head.length, length - fromHead);
+        }
     }
 
     /** Bytes never sent: the SRPT key (fewest first). */

@@ -80,7 +80,7 @@ final class ComponentRig {
         peer.lastUsedNs = nowNs;
         ClientRpc rpc = new ClientRpc(rpcId, peer);
         rpc.lastHeardNs = nowNs;
-        sender.request(rpc, request);
+        sender.request(rpc, request, new byte[0]);
         rpcs.addClientRpc(rpc);
         return rpc;
     }

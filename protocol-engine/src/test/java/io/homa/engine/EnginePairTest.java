@@ -1,8 +1,10 @@
 package io.homa.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import io.homa.engine.wire.PacketType;
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -66,6 +68,52 @@ class EnginePairTest {
         } else {
             assertThat(pair.server.counters().packetsSent(PacketType.GRANT)).isZero();
         }
+    }
+
+    @ParameterizedTest(name = "message of a {0}-byte head and a body, 5,000 bytes in all")
+    @ValueSource(ints = {0, 1, 100, 1416, 1417, 4999, 5000})
+    void shouldSendHeadThenBodyAsOneMessage(int headBytes) {
+        Random random = new Random(headBytes);
+        EnginePair pair = new EnginePair(CONFIG);
+        byte[] request = randomBytes(random, 5_000);
+        byte[] response = randomBytes(random, 5_000);
+        byte[] requestHead = Arrays.copyOfRange(request, 0, headBytes);
+        byte[] requestBody = Arrays.copyOfRange(request, headBytes, request.length);
+
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, requestHead, requestBody);
+        HomaEvent.ResponseReceived done = null;
+        for (int step = 0; step < 1_000 && done == null; step++) {
+            pair.collect();
+            pair.deliverShuffled(random);
+            pair.nowNs += 1_000;
+            HomaEvent event;
+            while ((event = pair.server.pollEvent()) != null) {
+                HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
+                assertThat(received.message()).as("request as sent, head then body").isEqualTo(request);
+                assertThat(pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(),
+                        Arrays.copyOfRange(response, 0, headBytes),
+                        Arrays.copyOfRange(response, headBytes, response.length))).isTrue();
+            }
+            while ((event = pair.client.pollEvent()) != null) {
+                done = (HomaEvent.ResponseReceived) event;
+            }
+        }
+        assertThat(done).as("response arrived").isNotNull();
+        assertThat(done.rpcId()).isEqualTo(rpcId);
+        assertThat(done.message()).as("response as sent, head then body").isEqualTo(response);
+    }
+
+    @Test
+    void shouldRefuseAnEmptyOrOversizedTwoPartMessage() {
+        EnginePair pair = new EnginePair(CONFIG);
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[0], new byte[0]))
+                .withMessageContaining("was 0");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[1],
+                        new byte[CONFIG.maxMessageBytes()]))
+                .withMessageContaining("was " + (CONFIG.maxMessageBytes() + 1));
+        assertThat(pair.client.activeClientRpcs()).isZero();
     }
 
     @Test

@@ -277,9 +277,13 @@ public class HomaClient {
         long timeoutNs = timeoutNs(call);
         long startNs = clock.nanoTime();
         Mono<byte[]> exchange = resolve(call).flatMap(server -> {
-            byte[] request = encodeRequest(call, codec, startNs, timeoutNs, Map.of(),
-                    codec.encodeArguments(call.arguments()));
-            return transport.call(server, request);
+            byte[] payload = codec.encodeArguments(call.arguments());
+            if (payload.length < RpcEnvelope.SEPARATE_PAYLOAD_BYTES) {
+                return transport.call(server, encodeRequest(call, codec, startNs, timeoutNs, Map.of(), payload));
+            }
+            // The envelope goes in front of the payload, not copied behind it (payload = the rest).
+            byte[] envelope = encodeRequest(call, codec, startNs, timeoutNs, Map.of(), RpcEnvelope.NO_PAYLOAD);
+            return transport.call(server, envelope, payload);
         });
         if (timeoutNs > 0) {
             exchange = exchange.timeout(Duration.ofNanos(timeoutNs), Mono.error(() -> deadlineExceeded(call, timeoutNs)));

@@ -363,19 +363,27 @@ public class RpcDispatcher implements HomaRequestHandler {
         }
         return response
                 .onErrorResume(error -> Mono.just(errorResponse(error, "request " + request.rpcId())))
-                .map(r -> Unpooled.wrappedBuffer(encodeWithinLimit(r, "request " + request.rpcId())));
+                .map(r -> encodeWithinLimit(r, "request " + request.rpcId()));
     }
 
     /**
-     * The response's bytes; one longer than {@link #maxResponseBytes(int)} (its payload checked
-     * in {@link #execute}, its metadata only here) becomes a RESOURCE_EXHAUSTED error response.
+     * The response's bytes: its envelope, then its payload, which a long payload is not copied
+     * behind ({@link RpcEnvelope#SEPARATE_PAYLOAD_BYTES}: the transport sends the two arrays as
+     * one message). One longer than {@link #maxResponseBytes(int)} (its
+     * payload checked in {@link #execute}, its metadata only here) becomes a RESOURCE_EXHAUSTED
+     * error response.
      */
-    private byte[] encodeWithinLimit(RpcEnvelope.Response response, String what) {
-        byte[] bytes = RpcEnvelope.encodeResponse(response);
-        if (bytes.length <= maxResponseBytes) {
-            return bytes;
+    private ByteBuf encodeWithinLimit(RpcEnvelope.Response response, String what) {
+        byte[] payload = response.payload();
+        boolean separate = payload.length >= RpcEnvelope.SEPARATE_PAYLOAD_BYTES;
+        byte[] envelope = separate
+                ? RpcEnvelope.encodeResponse(response.status(), response.message(), response.metadata(), RpcEnvelope.NO_PAYLOAD)
+                : RpcEnvelope.encodeResponse(response);
+        long lengthBytes = envelope.length + (separate ? (long) payload.length : 0);
+        if (lengthBytes > maxResponseBytes) {
+            return Unpooled.wrappedBuffer(RpcEnvelope.encodeResponse(errorResponse(tooLarge(what, lengthBytes), what)));
         }
-        return RpcEnvelope.encodeResponse(errorResponse(tooLarge(what, bytes.length), what));
+        return separate ? Unpooled.wrappedBuffer(envelope, payload) : Unpooled.wrappedBuffer(envelope);
     }
 
     private HomaException tooLarge(String what, long lengthBytes) {

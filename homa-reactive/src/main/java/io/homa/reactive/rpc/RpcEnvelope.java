@@ -61,7 +61,15 @@ public final class RpcEnvelope {
     /** Bytes of a response envelope before the error message: version, kind, status, messageLen. */
     static final int RESPONSE_PREFIX_BYTES = 5;
 
-    private static final byte[] EMPTY = new byte[0];
+    /**
+     * Payloads at least this long are sent behind their envelope as a second array, without a copy
+     * ({@link io.homa.reactive.HomaTransport#call(java.net.InetSocketAddress, byte[], byte[])});
+     * shorter ones are copied into the envelope, which costs less than a second part's bookkeeping.
+     */
+    static final int SEPARATE_PAYLOAD_BYTES = 4096;
+    /** The payload of an envelope encoded alone, to go in front of a payload sent after it. */
+    static final byte[] NO_PAYLOAD = new byte[0];
+    private static final byte[] EMPTY = NO_PAYLOAD;
 
     private RpcEnvelope() {}
 

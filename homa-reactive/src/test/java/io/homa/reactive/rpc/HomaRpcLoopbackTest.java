@@ -12,10 +12,13 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -51,6 +54,7 @@ class HomaRpcLoopbackTest {
                             ? Mono.error(new HomaException(HomaStatus.NOT_FOUND, "no key '" + key + "'"))
                             : Mono.just(entry);
                 }))
+                .register(new RpcMethod("kv", "echo", byte[].class, arg -> Mono.just(arg)))
                 .register(new RpcMethod("kv", "keys", null, arg -> Mono.just(List.copyOf(store.keySet()))))
                 .register(new RpcMethod("kv", "crash", null, arg -> {
                     throw new IllegalStateException("disk on fire");
@@ -79,6 +83,20 @@ class HomaRpcLoopbackTest {
         StepVerifier.create(client.call("kv", "put", new Put("colour", "green"), Entry.class)
                         .then(client.call("kv", "get", "colour", Entry.class)))
                 .expectNext(new Entry("colour", "green", 2))
+                .expectComplete()
+                .verify(TIMEOUT);
+    }
+
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {1, RpcEnvelope.SEPARATE_PAYLOAD_BYTES - 2, RpcEnvelope.SEPARATE_PAYLOAD_BYTES - 1,
+            RpcEnvelope.SEPARATE_PAYLOAD_BYTES, 300_000, 1_000_000})
+    void shouldEchoRawBytesWhetherTheirEnvelopeIsJoinedToThemOrSentInFront(int lengthBytes) {
+        // Payloads of SEPARATE_PAYLOAD_BYTES and more go behind their envelope as a second array
+        // (1 tag byte + the bytes: the threshold falls between the second and third case).
+        byte[] bytes = new byte[lengthBytes];
+        new Random(lengthBytes).nextBytes(bytes);
+        StepVerifier.create(client.call("kv", "echo", bytes, byte[].class))
+                .assertNext(echoed -> assertThat(echoed).isEqualTo(bytes))
                 .expectComplete()
                 .verify(TIMEOUT);
     }
