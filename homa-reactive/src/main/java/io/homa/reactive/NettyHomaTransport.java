@@ -68,7 +68,9 @@ import reactor.netty.resources.LoopResources;
  *
  * <p>Receiving: each readiness notification drains the socket (Netty's epoll transport is
  * edge-triggered), using recvmmsg(2) on epoll, and drives the engine every
- * {@value #DATAGRAMS_PER_DRIVE} datagrams and when the read completes.
+ * {@value #DATAGRAMS_PER_DRIVE} datagrams and when the read completes. A timer that runs more than
+ * {@value #LATE_TIMER_NS} ns late (this process was paused) waits for one pass of the loop's I/O,
+ * so that what arrived during the pause is read before the engine judges any silence.
  *
  * <p>Pacing is the engine's ({@link EngineConfig#linkMbps()}, draft "Pacing"): the transport hands
  * the engine {@link HomaTransportConfig#linkMbps()} and {@link HomaTransportConfig#maxNicQueueNs()},
@@ -102,6 +104,12 @@ final class NettyHomaTransport extends HomaTransport {
     static final int MAX_DATAGRAM_BYTES = 65_535 - EngineConfig.IP_UDP_HEADER_BYTES;
     /** Reads (recvmsg or recvmmsg calls) per readiness notification: in effect, until the socket is empty. */
     static final int MAX_READS_PER_READINESS = 1 << 16;
+    /**
+     * A timer that runs later than this after its deadline waits for one pass of the loop's I/O
+     * first ({@link #runTimerTask}): longer than a busy loop's lateness, far shorter than the
+     * engine's smallest retransmission timeout.
+     */
+    static final long LATE_TIMER_NS = 2_000_000;
     /** Datagrams handed to the engine between two {@link #drive()}s while a read drains the socket. */
     static final int DATAGRAMS_PER_DRIVE = 64;
     /** Datagrams one recvmmsg(2) call may return (native epoll only). */
@@ -162,6 +170,10 @@ final class NettyHomaTransport extends HomaTransport {
     private long readNowNs;
     private @Nullable ScheduledFuture<?> timer;
     private long timerDeadlineNs;
+    /** Whether the pending timer is a late one put behind a pass of the loop's I/O ({@link #runTimerTask}). */
+    private boolean timerDeferred;
+    /** Timers that ran late and waited for a pass of the loop's I/O; written on the loop only. */
+    private volatile long lateTimers;
     /** Servers that refused one of our requests because they are shutting down, until when calls to them fail at once. */
     private final Map<InetSocketAddress, Long> shuttingDownUntilNs = new HashMap<>();
     private final long shuttingDownHoldNs;
@@ -547,6 +559,11 @@ final class NettyHomaTransport extends HomaTransport {
         return eventLoopLagNs;
     }
 
+    /** Timers that ran more than {@link #LATE_TIMER_NS} after their deadline and waited for a pass of the loop's I/O. */
+    long lateTimers() {
+        return lateTimers;
+    }
+
     @Override
     public void dispose() {
         if (!disposed.compareAndSet(false, true)) {
@@ -910,6 +927,17 @@ final class NettyHomaTransport extends HomaTransport {
         if (closed) {
             return;
         }
+        if (!timerDeferred && clock.nanoTime() - timerDeadlineNs > LATE_TIMER_NS) {
+            // This process was paused past the deadline (GC, a descheduled VM): the loop may have
+            // left epoll_wait, on its timeout, before datagrams that came during the pause, and the
+            // engine would take their absence for silence (RESENDs, retransmissions of bytes that
+            // are here). Once, it waits for the next pass of the loop, whose I/O comes first.
+            timerDeferred = true;
+            timer = eventLoop.schedule(timerTask, 0, TimeUnit.NANOSECONDS);
+            lateTimers = lateTimers + 1;
+            return;
+        }
+        timerDeferred = false;
         try {
             engine.onTimeout(clock.nanoTime());
         } catch (RuntimeException e) {

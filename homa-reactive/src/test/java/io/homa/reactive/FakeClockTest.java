@@ -84,6 +84,37 @@ class FakeClockTest {
         }
     }
 
+    @Test
+    void shouldLetATimerThatRunsLateAfterAPauseWaitForOnePassOfTheLoopsIo() throws Exception {
+        FakeClock clock = new FakeClock();
+        LoopResources loops = LoopResources.create("late-timer-test", 1, true);
+        try (DatagramSocket silent = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            HomaTransport client = HomaTransport.create(HomaTransportConfig.builder().bindAddress("127.0.0.1").build())
+                    .runOn(loops)
+                    .clock(clock)
+                    .bindNow(TIMEOUT);
+            try {
+                client.call(new InetSocketAddress(InetAddress.getLoopbackAddress(), silent.getLocalPort()), new byte[] {1})
+                        .subscribe(response -> { }, error -> { });
+                long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
+                while (client.counters().block(TIMEOUT).rpcsStarted() == 0 && System.nanoTime() - deadlineNs < 0) {
+                    Thread.sleep(1);
+                }
+                assertThat(((NettyHomaTransport) client).lateTimers()).isZero();
+
+                // 50 ms pass at once, as over a GC pause: the RESEND timer (due at 10 ms) runs 40 ms
+                // late, so it first lets the loop read what came meanwhile, then sends its RESEND.
+                clock.advance(Duration.ofMillis(50));
+                awaitResends(client, 1);
+                assertThat(((NettyHomaTransport) client).lateTimers()).isEqualTo(1);
+            } finally {
+                client.disposeNow();
+            }
+        } finally {
+            loops.disposeLater(Duration.ZERO, Duration.ofSeconds(2)).block(TIMEOUT);
+        }
+    }
+
     private static void awaitResends(HomaTransport client, long resends) throws InterruptedException {
         long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
         while (client.counters().block(TIMEOUT).resendsSent() < resends && System.nanoTime() - deadlineNs < 0) {
