@@ -4,8 +4,9 @@ import io.netty.buffer.ByteBuf;
 import reactor.core.publisher.Mono;
 
 /**
- * Server side of the message layer: request bytes in, response bytes out. Called off the event
- * loop, on the transport's handler scheduler.
+ * Server side of the message layer: request bytes in, response bytes out. Called on the transport's
+ * event loop, where it must not block (a response produced there leaves in the same pass of the
+ * loop), or on the scheduler given to {@link HomaTransportSpec#handlerScheduler}.
  */
 @FunctionalInterface
 public interface HomaRequestHandler {

@@ -16,7 +16,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import reactor.core.publisher.Mono;
 
-/** Homa's message layer: {@link HomaTransport#call(InetSocketAddress, byte[])}, handler on the default scheduler. */
+/**
+ * Homa's message layer: {@link HomaTransport#call(InetSocketAddress, byte[])}, the echo handler on
+ * the transport's event loop (the default), answering with the request's own payload.
+ */
 final class HomaMessageSystem {
     static final Duration BIND_TIMEOUT = Duration.ofSeconds(10);
     /** An incast threshold (outstanding RPCs) no run reaches: incast marking off. */
