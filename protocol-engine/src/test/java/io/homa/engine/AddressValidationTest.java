@@ -118,20 +118,8 @@ class AddressValidationTest {
         byte[] response = new byte[RESPONSE_BYTES];
         new Random(3).nextBytes(response);
         long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
-        HomaEvent.ResponseReceived done = null;
-        for (int step = 0; step < 10_000 && done == null; step++) {
-            pair.collect();
-            pair.deliverShuffled(new Random(step));
-            pair.nowNs += 1_000;
-            HomaEvent event;
-            while ((event = pair.server.pollEvent()) != null) {
-                HomaEvent.RequestReceived request = (HomaEvent.RequestReceived) event;
-                pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), response);
-            }
-            while ((event = pair.client.pollEvent()) != null) {
-                done = (HomaEvent.ResponseReceived) event;
-            }
-        }
+        HomaEvent.ResponseReceived done = pair.runToResponse(new Random(4), 10_000,
+                request -> pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), response));
         assertThat(done).isNotNull();
         assertThat(done.rpcId()).isEqualTo(rpcId);
         assertThat(done.message()).isEqualTo(response);

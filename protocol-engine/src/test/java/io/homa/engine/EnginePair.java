@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Consumer;
 
 /**
  * Two engines on an in-memory link (client and server), with a virtual clock. Packets are
@@ -86,6 +87,29 @@ final class EnginePair {
         return inFlight.stream().filter(p -> p.from().equals(CLIENT)
                 && p.bytes()[io.homa.engine.wire.HomaHeader.TYPE_OFFSET] == io.homa.engine.wire.PacketType.DATA.code())
                 .findFirst().orElseThrow();
+    }
+
+    /**
+     * Runs the client's RPC to its end, 1 µs per round of shuffled delivery (no timer fires): each
+     * request the server receives goes to {@code server}, which answers it (or not).
+     *
+     * @return the client's response, or null if none came within {@code maxRounds}
+     */
+    HomaEvent.ResponseReceived runToResponse(Random random, int maxRounds, Consumer<HomaEvent.RequestReceived> server) {
+        HomaEvent.ResponseReceived done = null;
+        for (int round = 0; round < maxRounds && done == null; round++) {
+            collect();
+            deliverShuffled(random);
+            nowNs += 1_000;
+            HomaEvent event;
+            while ((event = this.server.pollEvent()) != null) {
+                server.accept((HomaEvent.RequestReceived) event);
+            }
+            while ((event = client.pollEvent()) != null) {
+                done = (HomaEvent.ResponseReceived) event;
+            }
+        }
+        return done;
     }
 
     /** Advances the clock and runs both engines' timers. */

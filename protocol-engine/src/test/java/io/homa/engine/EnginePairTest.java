@@ -32,23 +32,12 @@ class EnginePairTest {
         long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
         assertThat(rpcId % 2).isZero();
 
-        HomaEvent.ResponseReceived done = null;
-        for (int step = 0; step < 10_000 && done == null; step++) {
-            pair.collect();
-            pair.deliverShuffled(random);
-            pair.nowNs += 1_000; // 1 µs per round trip: no timer fires
-            HomaEvent event;
-            while ((event = pair.server.pollEvent()) != null) {
-                HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
-                assertThat(received.rpcId()).isEqualTo(rpcId);
-                assertThat(received.client()).isEqualTo(EnginePair.CLIENT);
-                assertThat(received.message()).isEqualTo(request);
-                assertThat(pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), response)).isTrue();
-            }
-            while ((event = pair.client.pollEvent()) != null) {
-                done = (HomaEvent.ResponseReceived) event;
-            }
-        }
+        HomaEvent.ResponseReceived done = pair.runToResponse(random, 10_000, received -> {
+            assertThat(received.rpcId()).isEqualTo(rpcId);
+            assertThat(received.client()).isEqualTo(EnginePair.CLIENT);
+            assertThat(received.message()).isEqualTo(request);
+            assertThat(pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), response)).isTrue();
+        });
         assertThat(done).as("response arrived").isNotNull();
         assertThat(done.rpcId()).isEqualTo(rpcId);
         assertThat(done.message()).isEqualTo(response);
@@ -81,23 +70,12 @@ class EnginePairTest {
         byte[] requestBody = Arrays.copyOfRange(request, headBytes, request.length);
 
         long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, requestHead, requestBody);
-        HomaEvent.ResponseReceived done = null;
-        for (int step = 0; step < 1_000 && done == null; step++) {
-            pair.collect();
-            pair.deliverShuffled(random);
-            pair.nowNs += 1_000;
-            HomaEvent event;
-            while ((event = pair.server.pollEvent()) != null) {
-                HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
-                assertThat(received.message()).as("request as sent, head then body").isEqualTo(request);
-                assertThat(pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(),
-                        Arrays.copyOfRange(response, 0, headBytes),
-                        Arrays.copyOfRange(response, headBytes, response.length))).isTrue();
-            }
-            while ((event = pair.client.pollEvent()) != null) {
-                done = (HomaEvent.ResponseReceived) event;
-            }
-        }
+        HomaEvent.ResponseReceived done = pair.runToResponse(random, 1_000, received -> {
+            assertThat(received.message()).as("request as sent, head then body").isEqualTo(request);
+            assertThat(pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(),
+                    Arrays.copyOfRange(response, 0, headBytes),
+                    Arrays.copyOfRange(response, headBytes, response.length))).isTrue();
+        });
         assertThat(done).as("response arrived").isNotNull();
         assertThat(done.rpcId()).isEqualTo(rpcId);
         assertThat(done.message()).as("response as sent, head then body").isEqualTo(response);

@@ -77,21 +77,10 @@ class UrgentTransmitTest {
         Random random = new Random(7);
         byte[] request = EnginePairTest.randomBytes(random, 1_048_576);
         long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
-        HomaEvent.ResponseReceived done = null;
-        for (int step = 0; step < 10_000 && done == null; step++) {
-            pair.collect();
-            pair.deliverShuffled(random);
-            pair.nowNs += 1_000;
-            HomaEvent event;
-            while ((event = pair.server.pollEvent()) != null) {
-                HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
-                assertThat(received.message()).isEqualTo(request);
-                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), request);
-            }
-            while ((event = pair.client.pollEvent()) != null) {
-                done = (HomaEvent.ResponseReceived) event;
-            }
-        }
+        HomaEvent.ResponseReceived done = pair.runToResponse(random, 10_000, received -> {
+            assertThat(received.message()).isEqualTo(request);
+            pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), request);
+        });
         assertThat(done).as("response arrived").isNotNull();
         assertThat(done.rpcId()).isEqualTo(rpcId);
         assertThat(done.message()).isEqualTo(request);
