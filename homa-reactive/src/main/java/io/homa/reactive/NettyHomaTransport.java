@@ -927,7 +927,8 @@ final class NettyHomaTransport extends HomaTransport {
         if (closed) {
             return;
         }
-        if (!timerDeferred && clock.nanoTime() - timerDeadlineNs > LATE_TIMER_NS) {
+        long nowNs = clock.nanoTime();
+        if (!timerDeferred && nowNs - timerDeadlineNs > LATE_TIMER_NS) {
             // This process was paused past the deadline (GC, a descheduled VM): the loop may have
             // left epoll_wait, on its timeout, before datagrams that came during the pause, and the
             // engine would take their absence for silence (RESENDs, retransmissions of bytes that
@@ -939,7 +940,7 @@ final class NettyHomaTransport extends HomaTransport {
         }
         timerDeferred = false;
         try {
-            engine.onTimeout(clock.nanoTime());
+            engine.onTimeout(nowNs);
         } catch (RuntimeException e) {
             log.error("Homa engine on {} failed in onTimeout", localAddress, e);
         }
