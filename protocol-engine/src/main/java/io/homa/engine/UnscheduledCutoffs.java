@@ -18,6 +18,8 @@ final class UnscheduledCutoffs {
     private final int priorityLevels;
     private final int unscheduledBytes;
     private final int[] recentLengths = new int[WINDOW];
+    /** Where a recomputation sorts the window: no array per recomputation but the cutoffs. */
+    private final int[] sortedLengths = new int[WINDOW];
     private int recorded;
     private int sinceRecompute;
     private int[] cutoffs;
@@ -61,8 +63,10 @@ final class UnscheduledCutoffs {
         recorded++;
         if (++sinceRecompute >= RECOMPUTE_EVERY) {
             sinceRecompute = 0;
-            int[] lengths = Arrays.copyOf(recentLengths, Math.min(recorded, WINDOW));
-            int[] computed = compute(lengths, priorityLevels, unscheduledBytes);
+            int count = Math.min(recorded, WINDOW);
+            System.arraycopy(recentLengths, 0, sortedLengths, 0, count);
+            Arrays.sort(sortedLengths, 0, count);
+            int[] computed = fromSorted(sortedLengths, count, priorityLevels, unscheduledBytes);
             if (!Arrays.equals(cutoffs, computed)) {
                 cutoffs = computed;
                 version = version == 65535 ? 1 : version + 1;
@@ -96,11 +100,16 @@ final class UnscheduledCutoffs {
     static int[] compute(int[] lengths, int priorityLevels, int unscheduledBytes) {
         int[] sorted = lengths.clone();
         Arrays.sort(sorted);
+        return fromSorted(sorted, sorted.length, priorityLevels, unscheduledBytes);
+    }
+
+    /** {@link #compute} of the lengths {@code sorted[0, count)}, in ascending order. */
+    private static int[] fromSorted(int[] sorted, int count, int priorityLevels, int unscheduledBytes) {
         long totalBytes = 0;
         long unscheduledTotal = 0;
-        for (int length : sorted) {
-            totalBytes += length;
-            unscheduledTotal += Math.min(length, unscheduledBytes);
+        for (int i = 0; i < count; i++) {
+            totalBytes += sorted[i];
+            unscheduledTotal += Math.min(sorted[i], unscheduledBytes);
         }
         int levels = (int) Math.round((double) priorityLevels * unscheduledTotal / Math.max(1, totalBytes));
         levels = Math.max(1, Math.min(priorityLevels, levels));
@@ -113,16 +122,16 @@ final class UnscheduledCutoffs {
         long perLevel = Math.max(1, unscheduledTotal / levels);
         long accumulated = 0;
         int level = priorityLevels - 1;
-        for (int i = 0; i < sorted.length && level > lowest; i++) {
+        for (int i = 0; i < count && level > lowest; i++) {
             accumulated += Math.min(sorted[i], unscheduledBytes);
-            boolean lastOfLength = i + 1 == sorted.length || sorted[i + 1] != sorted[i];
+            boolean lastOfLength = i + 1 == count || sorted[i + 1] != sorted[i];
             if (lastOfLength && accumulated >= perLevel * (priorityLevels - level)) {
                 cutoffs[level] = sorted[i];
                 level--;
             }
         }
         for (; level > lowest; level--) {
-            cutoffs[level] = sorted.length == 0 ? Integer.MAX_VALUE : sorted[sorted.length - 1];
+            cutoffs[level] = count == 0 ? Integer.MAX_VALUE : sorted[count - 1];
         }
         return cutoffs;
     }

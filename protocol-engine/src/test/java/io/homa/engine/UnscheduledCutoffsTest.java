@@ -3,11 +3,13 @@ package io.homa.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.workloads.Workload;
+import java.util.Arrays;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Cutoffs from the W1-W5 workloads give each unscheduled level about the same bytes. */
+/** Cutoffs from the W1-W5 workloads give each unscheduled level about the same bytes; recomputing them costs no copy of the window. */
 class UnscheduledCutoffsTest {
     private static final int UNSCHEDULED = 60_888;
 
@@ -66,5 +68,27 @@ class UnscheduledCutoffsTest {
             // the ideal share each way, and shorter messages on higher levels.
             assertThat(bytesPerLevel[i]).as("%s level %d", workload, i).isBetween(share * 2 / 5, share * 5 / 2);
         }
+    }
+
+    @Test
+    void shouldRecomputeFromItsWindowAsComputeDoesWithoutCopyingIt() {
+        int[] lengths = sample("w3", 3 * UnscheduledCutoffs.WINDOW + UnscheduledCutoffs.RECOMPUTE_EVERY, 11);
+        UnscheduledCutoffs cutoffs = new UnscheduledCutoffs(8, UNSCHEDULED, 1);
+        com.sun.management.ThreadMXBean threads = ThreadAllocation.threadBean();
+        long threadId = Thread.currentThread().getId();
+        for (int length : lengths) { // warm-up: the JIT compiles record, sort and compute
+            cutoffs.record(length);
+        }
+        long start = threads.getThreadAllocatedBytes(threadId);
+        for (int length : lengths) {
+            cutoffs.record(length);
+        }
+        long allocatedBytes = threads.getThreadAllocatedBytes(threadId) - start;
+        // Only a recomputation whose cutoffs changed keeps a new 8-entry array; copying and sorting
+        // the 1,024-length window into fresh arrays cost 8 KB a recomputation (32 B a message).
+        assertThat((double) allocatedBytes / lengths.length).as("bytes allocated per recorded message").isLessThan(1.0);
+
+        int[] window = Arrays.copyOfRange(lengths, lengths.length - UnscheduledCutoffs.WINDOW, lengths.length);
+        assertThat(cutoffs.cutoffs()).isEqualTo(UnscheduledCutoffs.compute(window, 8, UNSCHEDULED));
     }
 }
