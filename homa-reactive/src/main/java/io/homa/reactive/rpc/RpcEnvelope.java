@@ -67,9 +67,8 @@ public final class RpcEnvelope {
      * shorter ones are copied into the envelope, which costs less than a second part's bookkeeping.
      */
     static final int SEPARATE_PAYLOAD_BYTES = 4096;
-    /** The payload of an envelope encoded alone, to go in front of a payload sent after it. */
+    /** No payload: an error response's, or an envelope encoded alone to go in front of a payload sent after it. */
     static final byte[] NO_PAYLOAD = new byte[0];
-    private static final byte[] EMPTY = NO_PAYLOAD;
 
     private RpcEnvelope() {}
 
@@ -146,7 +145,7 @@ public final class RpcEnvelope {
 
         /** An error response with no payload. */
         public static Response error(HomaStatus status, String message) {
-            return new Response(status, message, Map.of(), EMPTY);
+            return new Response(status, message, Map.of(), NO_PAYLOAD);
         }
 
         /** A copy of this response with one more metadata entry (replacing one with the same key). */
@@ -332,7 +331,7 @@ public final class RpcEnvelope {
 
     /** An error response with no payload. */
     public static byte[] encodeError(HomaStatus status, String message) {
-        return encodeResponse(status, message, EMPTY);
+        return encodeResponse(status, message, NO_PAYLOAD);
     }
 
     /**
