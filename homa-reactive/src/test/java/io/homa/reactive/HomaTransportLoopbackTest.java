@@ -291,6 +291,54 @@ class HomaTransportLoopbackTest {
     }
 
     @Test
+    void shouldSendGrantsOnceEnoughBytesArriveWithinOneRead() throws Exception {
+        // Two datagrams of two long requests, over 64 KiB together, handed to the transport as one
+        // read hands them (the loop drains a socket before channelReadComplete): the GRANTs they
+        // call for leave after them, not after 64 datagrams or at the end of the read. With 64 KB
+        // datagrams a socket holds milliseconds of reading, and senders would wait for GRANTs.
+        NettyHomaTransport server = (NettyHomaTransport) bind(echo());
+        InetSocketAddress serverAddress = address(server);
+        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            socket.setSoTimeout((int) TIMEOUT.toMillis());
+            InetSocketAddress sender = new InetSocketAddress(InetAddress.getLoopbackAddress(), socket.getLocalPort());
+            List<ByteBuffer> datagrams = List.of(
+                    firstData(socket.getLocalPort(), serverAddress.getPort(), 2, 60_000),
+                    firstData(socket.getLocalPort(), serverAddress.getPort(), 4, 6_000));
+            assertThat(datagrams.stream().mapToInt(ByteBuffer::remaining).sum())
+                    .isGreaterThanOrEqualTo(NettyHomaTransport.BYTES_PER_DRIVE);
+            server.eventLoop().submit(() -> {
+                for (ByteBuffer datagram : datagrams) {
+                    io.netty.channel.socket.DatagramPacket packet = new io.netty.channel.socket.DatagramPacket(
+                            Unpooled.wrappedBuffer(datagram), serverAddress, sender);
+                    try {
+                        server.onDatagram(packet);
+                    } finally {
+                        packet.release();
+                    }
+                }
+            }).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+
+            byte[] buffer = new byte[65_536];
+            DatagramPacket answer = new DatagramPacket(buffer, buffer.length);
+            socket.receive(answer); // fails the test with SocketTimeoutException after TIMEOUT
+            assertThat(PacketType.fromCode(Byte.toUnsignedInt(buffer[HomaHeader.TYPE_OFFSET])))
+                    .isEqualTo(PacketType.GRANT);
+        }
+    }
+
+    /** The first DATA packet of a 1,000,000-byte request, {@code bytes} long, that many unscheduled. */
+    private static ByteBuffer firstData(int sourcePort, int destPort, long rpcId, int bytes) {
+        ByteBuffer data = ByteBuffer.allocate(DataHeader.HEADER_LENGTH + bytes);
+        new DataHeader().wrap(data, 0)
+                .writeCommon(PacketType.DATA, sourcePort, destPort, rpcId)
+                .messageLength(1_000_000)
+                .incoming(bytes)
+                .dataOffset(0)
+                .doff(DataHeader.DOFF);
+        return data;
+    }
+
+    @Test
     void shouldDrainEveryQueuedDatagramAfterABurst() throws Exception {
         // Epoll is edge-triggered: a read that stopped early would leave the rest of this burst
         // queued, unseen until another datagram arrives, and none does. The burst is queued while
