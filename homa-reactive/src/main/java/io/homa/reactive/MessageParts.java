@@ -7,44 +7,58 @@ import io.netty.buffer.UnpooledHeapByteBuf;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A message as the engine sends it: {@code head} then {@code body}, kept as they are, never joined
- * ({@link io.homa.engine.HomaEngine#sendRequest(long, java.net.InetSocketAddress, byte[], byte[])}).
- * The engine copies message bytes once, into packets; this is how a buffer reaches it without a
- * copy before that.
- *
- * @param head the message's first bytes (may be empty)
- * @param body the rest (may be empty)
+ * How a {@link ByteBuf} reaches the engine as a message: its bytes as the arrays that hold them,
+ * never joined ({@link io.homa.engine.MessageBytes}, {@link io.homa.engine.HomaEngine#sendRequest(long,
+ * java.net.InetSocketAddress, byte[][])}). The engine copies message bytes once, into packets; this
+ * is how a buffer gets there without a copy before that.
  */
-record MessageParts(byte[] head, byte[] body) {
+final class MessageParts {
     static final byte[] NO_BYTES = new byte[0];
+    /** More components than this are copied into one array rather than kept. */
+    static final int MAX_KEPT_PARTS = 4096;
 
-    /** The message's length in bytes. */
-    long lengthBytes() {
-        return (long) head.length + body.length;
-    }
+    private MessageParts() {}
 
     /**
      * The readable bytes of {@code buffer}, which is not released. Arrays are kept without a copy
-     * where the bytes are exactly one or two whole arrays of unpooled heap buffers (a buffer of
-     * {@code Unpooled.wrappedBuffer(array)}, a slice or duplicate of one, or a composite of two such,
-     * as {@code Unpooled.wrappedBuffer(head, body)} makes): such an array is never handed to anyone
-     * else when the buffer is released, so the engine may read it until the RPC ends. Anything else
-     * (pooled, direct, partly read, more parts) is copied into one array.
+     * where the bytes are exactly whole arrays of unpooled heap buffers: a buffer of
+     * {@code Unpooled.wrappedBuffer(array)}, a duplicate of one, or a composite of such components
+     * (as {@code Unpooled.wrappedBuffer(head, body)} makes, and as a received message arrives, one
+     * component per chunk of the engine's). Such an array is never handed to anyone else when the
+     * buffer is released, so the engine may read it until the RPC ends. Anything else (pooled,
+     * direct, partly read, a nested composite, over {@value #MAX_KEPT_PARTS} components) is copied
+     * into one array.
+     *
+     * @return the message's bytes in order (at least one array)
      */
-    static MessageParts of(ByteBuf buffer) {
+    static byte[][] of(ByteBuf buffer) {
         byte[] whole = wholeArray(buffer);
         if (whole != null) {
-            return new MessageParts(whole, NO_BYTES);
+            return new byte[][] {whole};
         }
-        if (buffer instanceof CompositeByteBuf composite && composite.numComponents() == 2
+        if (buffer instanceof CompositeByteBuf composite && composite.numComponents() <= MAX_KEPT_PARTS
                 && composite.readerIndex() == 0 && composite.writerIndex() == composite.capacity()) {
-            byte[] head = wholeArray(composite.component(0));
-            byte[] body = wholeArray(composite.component(1));
-            if (head != null && body != null && head.length + body.length == composite.capacity()) {
-                return new MessageParts(head, body);
+            byte[][] parts = wholeArrays(composite);
+            if (parts != null) {
+                return parts;
             }
         }
-        return new MessageParts(ByteBufUtil.getBytes(buffer), NO_BYTES);
+        return new byte[][] {ByteBufUtil.getBytes(buffer)};
+    }
+
+    /** The arrays of a composite's components, if each is a whole array and they are all its bytes. */
+    private static byte @Nullable [][] wholeArrays(CompositeByteBuf composite) {
+        byte[][] parts = new byte[composite.numComponents()][];
+        long lengthBytes = 0;
+        for (int i = 0; i < parts.length; i++) {
+            byte[] part = wholeArray(composite.component(i));
+            if (part == null) {
+                return null;
+            }
+            parts[i] = part;
+            lengthBytes += part.length;
+        }
+        return parts.length > 0 && lengthBytes == composite.capacity() ? parts : null;
     }
 
     /** The array {@code buffer}'s readable bytes are, whole, if it is an unpooled heap buffer's or a derived view's of one. */

@@ -2,6 +2,7 @@ package io.homa.reactive;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.EngineCounters;
+import io.homa.engine.MessageBytes;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.HomaEvent;
 import io.homa.engine.PacketSink;
@@ -486,28 +487,34 @@ final class NettyHomaTransport extends HomaTransport {
     public Mono<ByteBuf> call(InetSocketAddress server, ByteBuf request) {
         Objects.requireNonNull(server, "server must not be null");
         Objects.requireNonNull(request, "request must not be null");
-        MessageParts parts;
+        byte[][] parts;
         try {
             parts = MessageParts.of(request);
         } finally {
             ReferenceCountUtil.release(request);
         }
-        return call(server, parts.head(), parts.body()).map(Unpooled::wrappedBuffer);
+        // A long response arrives as the engine's chunks: a composite of them, never joined.
+        return callParts(server, parts).map(Unpooled::wrappedBuffer);
     }
 
     @Override
     public Mono<byte[]> call(InetSocketAddress server, byte[] request) {
         Objects.requireNonNull(request, "request must not be null");
-        return call(server, request, MessageParts.NO_BYTES);
+        return callParts(server, new byte[][] {request}).map(MessageBytes::join);
     }
 
     @Override
     public Mono<byte[]> call(InetSocketAddress server, byte[] head, byte[] body) {
-        Objects.requireNonNull(server, "server must not be null");
         Objects.requireNonNull(head, "head must not be null");
         Objects.requireNonNull(body, "body must not be null");
+        return callParts(server, new byte[][] {head, body}).map(MessageBytes::join);
+    }
+
+    /** One RPC whose request is {@code parts} in order; the response comes as the engine's parts. */
+    private Mono<byte[][]> callParts(InetSocketAddress server, byte[][] parts) {
+        Objects.requireNonNull(server, "server must not be null");
         return Mono.create(sink -> {
-            long lengthBytes = (long) head.length + body.length;
+            long lengthBytes = MessageBytes.lengthBytes(parts);
             if (lengthBytes < 1 || lengthBytes > maxMessageBytes) {
                 // Too long is RESOURCE_EXHAUSTED, as gRPC says of a message over its limit.
                 sink.error(new HomaException(lengthBytes < 1 ? HomaStatus.INVALID_ARGUMENT : HomaStatus.RESOURCE_EXHAUSTED,
@@ -523,7 +530,7 @@ final class NettyHomaTransport extends HomaTransport {
                 sink.error(unavailable("transport is disposed"));
                 return;
             }
-            PendingCall call = new PendingCall(server, new MessageParts(head, body), sink);
+            PendingCall call = new PendingCall(server, parts, sink);
             sink.onCancel(call);
             if (!runOnLoop(call::start)) {
                 sink.error(unavailable("event loop is shut down"));
@@ -813,7 +820,7 @@ final class NettyHomaTransport extends HomaTransport {
                 } else if (event instanceof HomaEvent.ResponseReceived response) {
                     PendingCall call = pendingCalls.remove(response.rpcId());
                     if (call != null) {
-                        call.sink.success(response.message());
+                        call.sink.success(response.parts());
                     }
                 } else if (event instanceof HomaEvent.RpcFailed failed) {
                     PendingCall call = pendingCalls.remove(failed.rpcId());
@@ -973,7 +980,8 @@ final class NettyHomaTransport extends HomaTransport {
             }
             return;
         }
-        HomaRequest request = new HomaRequest(event.client(), event.rpcId(), Unpooled.wrappedBuffer(event.message()));
+        // A long request arrives as the engine's chunks: a composite of them, never joined.
+        HomaRequest request = new HomaRequest(event.client(), event.rpcId(), Unpooled.wrappedBuffer(event.parts()));
         Mono<ByteBuf> response = Mono.defer(() -> requestHandler.handle(request));
         Scheduler scheduler = handlerScheduler;
         if (scheduler != null) {
@@ -1057,15 +1065,16 @@ final class NettyHomaTransport extends HomaTransport {
 
     /** Called with the handler's response, on the loop or off it; answers the RPC on the loop. */
     private void respond(HomaRequest request, ByteBuf response) {
-        MessageParts parts;
+        byte[][] parts;
         try {
             parts = MessageParts.of(response);
         } finally {
             ReferenceCountUtil.release(response);
         }
-        if (parts.lengthBytes() < 1 || parts.lengthBytes() > maxMessageBytes) {
+        long lengthBytes = MessageBytes.lengthBytes(parts);
+        if (lengthBytes < 1 || lengthBytes > maxMessageBytes) {
             log.warn("Homa handler answered RPC {} from {} with {} bytes, outside 1..{}; request aborted",
-                    request.rpcId(), request.client(), parts.lengthBytes(), maxMessageBytes);
+                    request.rpcId(), request.client(), lengthBytes, maxMessageBytes);
             abortRequest(request);
             return;
         }
@@ -1073,7 +1082,7 @@ final class NettyHomaTransport extends HomaTransport {
             if (closed) {
                 return;
             }
-            if (!engine.sendResponse(clock.nanoTime(), request.client(), request.rpcId(), parts.head(), parts.body())) {
+            if (!engine.sendResponse(clock.nanoTime(), request.client(), request.rpcId(), parts)) {
                 log.debug("Homa RPC {} from {} no longer known; response dropped", request.rpcId(), request.client());
             }
             requestDrive();
@@ -1162,13 +1171,13 @@ final class NettyHomaTransport extends HomaTransport {
     /** One client RPC from subscribe to its end. */
     private final class PendingCall implements Disposable {
         final InetSocketAddress server;
-        final MonoSink<byte[]> sink;
-        private @Nullable MessageParts request;
+        final MonoSink<byte[][]> sink;
+        private byte @Nullable [][] request;
         private volatile boolean cancelled;
         /** 0 until started; then the engine's rpcid. Event loop only. */
         private long rpcId;
 
-        PendingCall(InetSocketAddress server, MessageParts request, MonoSink<byte[]> sink) {
+        PendingCall(InetSocketAddress server, byte[][] request, MonoSink<byte[][]> sink) {
             this.server = server;
             this.request = request;
             this.sink = sink;
@@ -1176,7 +1185,7 @@ final class NettyHomaTransport extends HomaTransport {
 
         /** On the loop. */
         void start() {
-            MessageParts parts = request;
+            byte[][] parts = request;
             request = null;
             if (cancelled || parts == null) {
                 return;
@@ -1198,7 +1207,7 @@ final class NettyHomaTransport extends HomaTransport {
                 shuttingDownUntilNs.remove(server);
             }
             try {
-                rpcId = engine.sendRequest(clock.nanoTime(), server, parts.head(), parts.body());
+                rpcId = engine.sendRequest(clock.nanoTime(), server, parts);
             } catch (RuntimeException e) {
                 sink.error(new HomaException(HomaStatus.INTERNAL, "Homa engine refused the request: " + e, e));
                 return;

@@ -2,6 +2,7 @@ package io.homa.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.homa.engine.MessageBytes;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
@@ -14,19 +15,16 @@ class MessagePartsTest {
     private static final byte[] HEAD = "head-".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] BODY = "the body".getBytes(StandardCharsets.US_ASCII);
 
-    private static byte[] joined(MessageParts parts) {
-        byte[] all = new byte[(int) parts.lengthBytes()];
-        System.arraycopy(parts.head(), 0, all, 0, parts.head().length);
-        System.arraycopy(parts.body(), 0, all, parts.head().length, parts.body().length);
-        return all;
+    private static byte[] joined(byte[][] parts) {
+        return MessageBytes.join(parts);
     }
 
     @Test
     void keepsTheArrayOfAWrappedArray() {
         ByteBuf buffer = Unpooled.wrappedBuffer(BODY);
-        MessageParts parts = MessageParts.of(buffer);
-        assertThat(parts.head()).isSameAs(BODY);
-        assertThat(parts.body()).isEmpty();
+        byte[][] parts = MessageParts.of(buffer);
+        assertThat(parts).hasNumberOfRows(1);
+        assertThat(parts[0]).isSameAs(BODY);
         buffer.release();
         assertThat(joined(parts)).isEqualTo(BODY).as("the array outlives the buffer");
     }
@@ -35,7 +33,7 @@ class MessagePartsTest {
     void keepsTheArrayOfARetainedWrappedArray() {
         ByteBuf buffer = Unpooled.wrappedBuffer(BODY);
         buffer.retain(); // a handler answering with the request's own payload
-        assertThat(MessageParts.of(buffer).head()).isSameAs(BODY);
+        assertThat(MessageParts.of(buffer)[0]).isSameAs(BODY);
         buffer.release(2);
     }
 
@@ -43,17 +41,34 @@ class MessagePartsTest {
     void keepsBothArraysOfAWrappedHeadAndBody() {
         ByteBuf buffer = Unpooled.wrappedBuffer(HEAD, BODY);
         assertThat(buffer).isInstanceOf(CompositeByteBuf.class);
-        MessageParts parts = MessageParts.of(buffer);
-        assertThat(parts.head()).isSameAs(HEAD);
-        assertThat(parts.body()).isSameAs(BODY);
+        byte[][] parts = MessageParts.of(buffer);
+        assertThat(parts).hasNumberOfRows(2);
+        assertThat(parts[0]).isSameAs(HEAD);
+        assertThat(parts[1]).isSameAs(BODY);
         assertThat(new String(joined(parts), StandardCharsets.US_ASCII)).isEqualTo("head-the body");
+        buffer.release();
+    }
+
+    @Test
+    void keepsEveryArrayOfAWrappedList() {
+        // A received message arrives as a composite of the engine's chunks; a handler answering
+        // with it (an echo) sends the same arrays.
+        byte[][] chunks = {HEAD, BODY, HEAD, new byte[0], BODY};
+        ByteBuf buffer = Unpooled.wrappedBuffer(chunks);
+        byte[][] parts = MessageParts.of(buffer);
+        assertThat(parts).hasNumberOfRows(4);
+        assertThat(parts[0]).isSameAs(HEAD);
+        assertThat(parts[1]).isSameAs(BODY);
+        assertThat(parts[2]).isSameAs(HEAD);
+        assertThat(parts[3]).isSameAs(BODY);
+        assertThat(new String(joined(parts), StandardCharsets.US_ASCII)).isEqualTo("head-the bodyhead-the body");
         buffer.release();
     }
 
     @Test
     void keepsADuplicateOfAWrappedArray() {
         ByteBuf buffer = Unpooled.wrappedBuffer(BODY);
-        assertThat(MessageParts.of(buffer.duplicate()).head()).isSameAs(BODY);
+        assertThat(MessageParts.of(buffer.duplicate())[0]).isSameAs(BODY);
         buffer.release();
     }
 
@@ -61,17 +76,22 @@ class MessagePartsTest {
     void copiesWhatIsNotAWholeArray() {
         ByteBuf read = Unpooled.wrappedBuffer(BODY);
         read.skipBytes(4);
-        MessageParts partly = MessageParts.of(read);
-        assertThat(partly.head()).isNotSameAs(BODY).isEqualTo("body".getBytes(StandardCharsets.US_ASCII));
-        assertThat(partly.body()).isEmpty();
+        byte[][] partly = MessageParts.of(read);
+        assertThat(partly).hasNumberOfRows(1);
+        assertThat(partly[0]).isNotSameAs(BODY).isEqualTo("body".getBytes(StandardCharsets.US_ASCII));
 
         ByteBuf slice = Unpooled.wrappedBuffer(BODY).slice(0, 3);
-        assertThat(MessageParts.of(slice).head()).isNotSameAs(BODY).isEqualTo("the".getBytes(StandardCharsets.US_ASCII));
+        assertThat(MessageParts.of(slice)[0]).isNotSameAs(BODY).isEqualTo("the".getBytes(StandardCharsets.US_ASCII));
 
-        ByteBuf three = Unpooled.wrappedBuffer(HEAD, BODY, HEAD);
-        MessageParts joined = MessageParts.of(three);
-        assertThat(new String(joined.head(), StandardCharsets.US_ASCII)).isEqualTo("head-the bodyhead-");
-        assertThat(joined.body()).isEmpty();
+        ByteBuf readComposite = Unpooled.wrappedBuffer(HEAD, BODY, HEAD);
+        readComposite.skipBytes(1);
+        byte[][] joined = MessageParts.of(readComposite);
+        assertThat(joined).hasNumberOfRows(1);
+        assertThat(new String(joined[0], StandardCharsets.US_ASCII)).isEqualTo("ead-the bodyhead-");
+
+        ByteBuf nested = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(HEAD, BODY), Unpooled.wrappedBuffer(HEAD));
+        byte[][] flat = MessageParts.of(nested);
+        assertThat(new String(joined(flat), StandardCharsets.US_ASCII)).isEqualTo("head-the bodyhead-");
     }
 
     @Test
@@ -80,14 +100,15 @@ class MessagePartsTest {
         ByteBuf heap = pooled.heapBuffer(BODY.length, BODY.length).writeBytes(BODY);
         ByteBuf direct = pooled.directBuffer(BODY.length).writeBytes(BODY);
         try {
-            MessageParts fromHeap = MessageParts.of(heap);
-            assertThat(fromHeap.head()).isEqualTo(BODY).isNotSameAs(heap.array());
-            assertThat(MessageParts.of(direct).head()).isEqualTo(BODY);
+            byte[][] fromHeap = MessageParts.of(heap);
+            assertThat(fromHeap).hasNumberOfRows(1);
+            assertThat(fromHeap[0]).isEqualTo(BODY).isNotSameAs(heap.array());
+            assertThat(MessageParts.of(direct)[0]).isEqualTo(BODY);
             CompositeByteBuf mixed = Unpooled.compositeBuffer().addComponents(true,
                     Unpooled.wrappedBuffer(HEAD), heap.retain());
-            MessageParts fromMixed = MessageParts.of(mixed);
-            assertThat(fromMixed.body()).as("a pooled part is copied with the rest").isEmpty();
-            assertThat(new String(fromMixed.head(), StandardCharsets.US_ASCII)).isEqualTo("head-the body");
+            byte[][] fromMixed = MessageParts.of(mixed);
+            assertThat(fromMixed).as("a pooled part is copied with the rest").hasNumberOfRows(1);
+            assertThat(new String(fromMixed[0], StandardCharsets.US_ASCII)).isEqualTo("head-the body");
             mixed.release();
         } finally {
             heap.release();

@@ -53,8 +53,6 @@ public final class HomaEngine {
      * before it.
      */
     public static final int MAX_RPC_ID_STEP = 512;
-    /** The empty body of a message sent as one array. */
-    private static final byte[] NO_BYTES = new byte[0];
     private final ArrayDeque<HomaEvent> events = new ArrayDeque<>();
     private final EngineCounters counters = new EngineCounters();
     private final GrantScheduler grantScheduler;
@@ -188,7 +186,7 @@ public final class HomaEngine {
      * @throws IllegalArgumentException if the request is empty or longer than maxMessageBytes
      */
     public long sendRequest(long nowNs, InetSocketAddress server, byte[] request) {
-        return sendRequest(nowNs, server, request, NO_BYTES);
+        return sendRequest(nowNs, server, new byte[][] {request});
     }
 
     /**
@@ -204,14 +202,31 @@ public final class HomaEngine {
      * @throws IllegalArgumentException if the request is empty or longer than maxMessageBytes
      */
     public long sendRequest(long nowNs, InetSocketAddress server, byte[] head, byte[] body) {
-        checkMessageLength("request", head, body);
+        return sendRequest(nowNs, server, new byte[][] {head, body});
+    }
+
+    /**
+     * Client: starts an RPC whose request is its {@code parts} in order, sent as one message
+     * without joining them ({@link MessageBytes}: a received message's chunks, or a header and a
+     * payload's own parts); otherwise as {@link #sendRequest(long, InetSocketAddress, byte[])}.
+     *
+     * @param nowNs current time
+     * @param server the server endpoint
+     * @param parts the request's bytes, in order; together 1..{@code maxMessageBytes} bytes (a part
+     *     may be empty); the engine keeps {@code parts} and its arrays (do not modify them afterwards)
+     * @return the RPC's rpcid (even)
+     * @throws IllegalArgumentException if the request is empty or longer than maxMessageBytes
+     * @throws NullPointerException if {@code parts} or one of them is null
+     */
+    public long sendRequest(long nowNs, InetSocketAddress server, byte[][] parts) {
+        checkMessageLength("request", parts);
         long rpcId = nextRpcId;
         nextRpcId += rpcIdSteps == null ? 2 : 2 + 2L * rpcIdSteps.nextInt(MAX_RPC_ID_STEP / 2);
         Peer peer = rpcs.peer(server, nowNs);
         peer.lastUsedNs = nowNs;
         ClientRpc rpc = new ClientRpc(rpcId, peer);
         rpc.lastHeardNs = nowNs;
-        sender.request(rpc, head, body);
+        sender.request(rpc, parts);
         rpcs.addClientRpc(rpc);
         counters.rpcsStarted++;
         return rpcId;
@@ -229,7 +244,7 @@ public final class HomaEngine {
      * @throws IllegalArgumentException if the response is empty or longer than maxMessageBytes
      */
     public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, byte[] response) {
-        return sendResponse(nowNs, client, rpcId, response, NO_BYTES);
+        return sendResponse(nowNs, client, rpcId, new byte[][] {response});
     }
 
     /**
@@ -245,12 +260,30 @@ public final class HomaEngine {
      * @throws IllegalArgumentException if the response is empty or longer than maxMessageBytes
      */
     public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, byte[] head, byte[] body) {
-        checkMessageLength("response", head, body);
+        return sendResponse(nowNs, client, rpcId, new byte[][] {head, body});
+    }
+
+    /**
+     * Server: answers a request with its {@code parts} in order, sent as one message without
+     * joining them ({@link MessageBytes}); otherwise as
+     * {@link #sendResponse(long, InetSocketAddress, long, byte[])}.
+     *
+     * @param nowNs current time
+     * @param client the client endpoint from the event
+     * @param rpcId the rpcid from the event
+     * @param parts the response's bytes, in order; together 1..{@code maxMessageBytes} bytes (a
+     *     part may be empty); the engine keeps {@code parts} and its arrays
+     * @return {@code false} if the engine no longer knows the RPC, in which case the response is dropped
+     * @throws IllegalArgumentException if the response is empty or longer than maxMessageBytes
+     * @throws NullPointerException if {@code parts} or one of them is null
+     */
+    public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, byte[][] parts) {
+        checkMessageLength("response", parts);
         ServerRpc rpc = rpcs.serverRpc(client, rpcId);
         if (rpc == null || rpc.state() != ServerRpc.State.IN_SERVICE) {
             return false;
         }
-        sender.respond(rpc, head, body);
+        sender.respond(rpc, parts);
         return true;
     }
 
@@ -374,8 +407,8 @@ public final class HomaEngine {
         return receiver.heldRequests();
     }
 
-    private void checkMessageLength(String what, byte[] head, byte[] body) {
-        long lengthBytes = (long) head.length + body.length;
+    private void checkMessageLength(String what, byte[][] parts) {
+        long lengthBytes = MessageBytes.lengthBytes(parts);
         if (lengthBytes < 1 || lengthBytes > config.maxMessageBytes()) {
             throw new IllegalArgumentException(what + " length must be between 1 and "
                     + config.maxMessageBytes() + " bytes (max-message-size), was " + lengthBytes);

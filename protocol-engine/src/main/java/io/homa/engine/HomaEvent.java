@@ -1,6 +1,7 @@
 package io.homa.engine;
 
 import java.net.InetSocketAddress;
+import java.util.Objects;
 
 /** What the engine tells its user, through {@link HomaEngine#pollEvent()}. */
 public sealed interface HomaEvent {
@@ -11,18 +12,40 @@ public sealed interface HomaEvent {
      *
      * @param client the client endpoint
      * @param rpcId the client's rpcid (even)
-     * @param message the request bytes, now owned by the receiver of the event
+     * @param parts the request bytes, in order, as the engine reassembled them: arrays of
+     *     {@value InboundMessage#CHUNK_BYTES} bytes but the last (never joined, so that a long
+     *     message is never copied whole, nor allocated as one large object); now owned by the
+     *     receiver of the event
      */
-    record RequestReceived(InetSocketAddress client, long rpcId, byte[] message) implements HomaEvent {}
+    record RequestReceived(InetSocketAddress client, long rpcId, byte[][] parts) implements HomaEvent {
+        public RequestReceived {
+            Objects.requireNonNull(parts, "parts");
+        }
+
+        /** The request as one array: its only part, or a new array joining the parts. */
+        public byte[] message() {
+            return MessageBytes.join(parts);
+        }
+    }
 
     /**
      * Client side: the whole response of an RPC started by
      * {@link HomaEngine#sendRequest(long, InetSocketAddress, byte[])} has arrived.
      *
      * @param rpcId the RPC
-     * @param message the response bytes, now owned by the receiver of the event
+     * @param parts the response bytes, in order, as in {@link RequestReceived#parts()}; now owned
+     *     by the receiver of the event
      */
-    record ResponseReceived(long rpcId, byte[] message) implements HomaEvent {}
+    record ResponseReceived(long rpcId, byte[][] parts) implements HomaEvent {
+        public ResponseReceived {
+            Objects.requireNonNull(parts, "parts");
+        }
+
+        /** The response as one array: its only part, or a new array joining the parts. */
+        public byte[] message() {
+            return MessageBytes.join(parts);
+        }
+    }
 
     /**
      * Client side: the RPC ended without a response.

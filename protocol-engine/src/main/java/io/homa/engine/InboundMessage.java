@@ -7,7 +7,8 @@ import java.nio.ByteBuffer;
  *
  * <p>Memory is taken as bytes arrive, in chunks of {@value #CHUNK_BYTES} bytes, never for the
  * whole declared length up front: a flood of first packets that announce huge messages costs
- * only what it carries. {@link #assemble()} joins the chunks once the message is complete.
+ * only what it carries. The complete message is handed out as these chunks ({@link #parts()}),
+ * never joined: a long message is neither copied again nor allocated as one large object.
  */
 final class InboundMessage {
     /** Granularity of buffer allocation. */
@@ -152,15 +153,11 @@ final class InboundMessage {
         return false;
     }
 
-    /** The whole message as one array; call once, when {@link #complete()}. */
-    byte[] assemble() {
-        if (chunks.length == 1) {
-            return chunks[0];
-        }
-        byte[] message = new byte[lengthBytes];
-        for (int i = 0; i < chunks.length; i++) {
-            System.arraycopy(chunks[i], 0, message, i * CHUNK_BYTES, chunks[i].length);
-        }
-        return message;
+    /**
+     * The whole message, in order, as its chunks ({@value #CHUNK_BYTES} bytes each but the last,
+     * {@link MessageBytes}); call once, when {@link #complete()}: the caller owns them.
+     */
+    byte[][] parts() {
+        return chunks;
     }
 }

@@ -8,10 +8,10 @@ import java.util.Arrays;
  * been sent, what the receiver has granted, and ranges it asked to have sent again.
  */
 final class OutboundMessage {
-    /** The message's first bytes (may be empty). */
-    final byte[] head;
-    /** The bytes after {@link #head} (may be empty): a message is sent as {@code head} then {@code body}, neither copied. */
-    final byte[] body;
+    /** The message's bytes, in order across these arrays ({@link MessageBytes}), none of them copied. */
+    private final byte[][] parts;
+    /** {@code partEnds[i]}: the message offset just past {@code parts[i]}. */
+    private final int[] partEnds;
     final int lengthBytes;
     /** Where the message goes. */
     final Peer peer;
@@ -55,18 +55,23 @@ final class OutboundMessage {
     private int retransmitCount;
 
     /**
-     * @param head the message's first bytes, {@code body} the rest: kept, not copied
+     * @param parts the message's bytes in order, at most {@code Integer.MAX_VALUE} in all: kept, not copied
      * @param unscheduledBytes bytes sent before any GRANT, already rounded up to whole packets
      */
-    OutboundMessage(byte[] head, byte[] body, int unscheduledBytes, long sequence, Peer peer, long wireRpcId,
+    OutboundMessage(byte[][] parts, int unscheduledBytes, long sequence, Peer peer, long wireRpcId,
             ClientRpc clientRpc, ServerRpc serverRpc) {
-        this.head = head;
-        this.body = body;
+        this.parts = parts;
+        this.partEnds = new int[parts.length];
+        int end = 0;
+        for (int i = 0; i < parts.length; i++) {
+            end += parts[i].length;
+            partEnds[i] = end;
+        }
         this.peer = peer;
         this.wireRpcId = wireRpcId;
         this.clientRpc = clientRpc;
         this.serverRpc = serverRpc;
-        this.lengthBytes = head.length + body.length;
+        this.lengthBytes = end;
         this.grantedOffset = Math.min(lengthBytes, unscheduledBytes);
         this.unscheduledBytes = this.grantedOffset;
         this.sequence = sequence;
@@ -76,13 +81,31 @@ final class OutboundMessage {
 
     /** Copies the message's bytes {@code [offset, offset + length)} into {@code to} at {@code toIndex}. */
     void copyTo(int offset, int length, ByteBuffer to, int toIndex) {
-        int fromHead = Math.max(0, Math.min(length, head.length - offset));
-        if (fromHead > 0) {
-            to.put(toIndex, head, offset, fromHead);
+        int part = firstPartEndingAfter(offset);
+        while (length > 0) {
+            int partStart = partEnds[part] - parts[part].length;
+            int n = Math.min(length, partEnds[part] - offset);
+            to.put(toIndex, parts[part], offset - partStart, n);
+            toIndex += n;
+            offset += n;
+            length -= n;
+            part++;
         }
-        if (fromHead < length) {
-            to.put(toIndex + fromHead, body, offset + fromHead - head.length, length - fromHead);
+    }
+
+    /** The index of the part holding the message's byte at {@code offset} (binary search; empty parts skipped). */
+    private int firstPartEndingAfter(int offset) {
+        int low = 0;
+        int high = partEnds.length - 1;
+        while (low < high) {
+            int middle = (low + high) >>> 1;
+            if (partEnds[middle] > offset) {
+                high = middle;
+            } else {
+                low = middle + 1;
+            }
         }
+        return low;
     }
 
     /** Bytes never sent: the SRPT key (fewest first). */

@@ -191,10 +191,10 @@ final class Receiver {
             rpc.moveTo(ServerRpc.State.IN_SERVICE);
             rpcs.endInbound(request);
             if (holdingRequests) {
-                rpc.heldRequest = request.assemble();
+                rpc.heldRequest = request.parts();
                 held.add(rpc);
             } else {
-                deliver(rpc, request.assemble());
+                deliver(rpc, request.parts());
             }
         }
         scheduleGrants(nowNs);
@@ -267,13 +267,13 @@ final class Receiver {
             rpcs.removeClientRpc(rpc);
             counters.rpcsCompleted++;
             atMostOnce.owe(rpc.server, rpcId, nowNs);
-            events.add(new HomaEvent.ResponseReceived(rpcId, response.assemble()));
+            events.add(new HomaEvent.ResponseReceived(rpcId, response.parts()));
         }
         scheduleGrants(nowNs);
         return true;
     }
 
-    private void deliver(ServerRpc rpc, byte[] request) {
+    private void deliver(ServerRpc rpc, byte[][] request) {
         counters.requestsDelivered++;
         events.add(new HomaEvent.RequestReceived(rpc.client.address, rpc.rpcId, request));
     }
@@ -291,7 +291,7 @@ final class Receiver {
         holdingRequests = false;
         ServerRpc rpc;
         while ((rpc = held.poll()) != null) {
-            byte[] request = rpc.heldRequest;
+            byte[][] request = rpc.heldRequest;
             rpc.heldRequest = null;
             if (rpc.state() == ServerRpc.State.IN_SERVICE) {
                 deliver(rpc, request);

@@ -92,8 +92,8 @@ final class Sender {
     // ---- messages in
 
     /** Queues a new request (marked INCAST or not when its first packet leaves: {@link #markIncast}). */
-    void request(ClientRpc rpc, byte[] head, byte[] body) {
-        rpc.request = new OutboundMessage(head, body, params.unscheduledBytes(), messageSequence++, rpc.server,
+    void request(ClientRpc rpc, byte[][] parts) {
+        rpc.request = new OutboundMessage(parts, params.unscheduledBytes(), messageSequence++, rpc.server,
                 rpc.rpcId, rpc, null);
         enqueue(rpc.request);
     }
@@ -123,10 +123,10 @@ final class Sender {
      * Queues the response of an RPC in service; an INCAST request gets few unscheduled bytes, and a
      * client whose address is not validated no more than its credit pays ({@link AddressValidation}).
      */
-    void respond(ServerRpc rpc, byte[] head, byte[] body) {
+    void respond(ServerRpc rpc, byte[][] parts) {
         int unscheduledBytes = rpc.incastHeadBytes > 0 ? rpc.incastHeadBytes : params.unscheduledBytes();
-        unscheduledBytes = validation.allow(rpc.client, Math.min(unscheduledBytes, head.length + body.length));
-        rpc.response = new OutboundMessage(head, body, unscheduledBytes, messageSequence++, rpc.client,
+        unscheduledBytes = validation.allow(rpc.client, (int) Math.min(unscheduledBytes, MessageBytes.lengthBytes(parts)));
+        rpc.response = new OutboundMessage(parts, unscheduledBytes, messageSequence++, rpc.client,
                 rpc.rpcId | HomaHeader.FROM_SERVER_BIT, null, rpc);
         rpc.moveTo(ServerRpc.State.SENDING_RESPONSE);
         // From now on the client may be found gone: look when that could first be true.

@@ -56,7 +56,7 @@ final class ServerRpc extends TimerEntry {
     /** The wait before the next RESEND or NEED_ACK after one went unanswered; 0 = the client's RTO. */
     long resendBackoffNs;
     /** The complete request while the endpoint holds requests (not yet serving); null otherwise. */
-    byte[] heldRequest;
+    byte[][] heldRequest;
     /**
      * The request carried the INCAST flag: the response's unscheduled head, bytes (the one its
      * client named, at most our unscheduled bytes; paper §3.6); 0 = not marked.

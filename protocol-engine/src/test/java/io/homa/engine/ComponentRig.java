@@ -80,7 +80,7 @@ final class ComponentRig {
         peer.lastUsedNs = nowNs;
         ClientRpc rpc = new ClientRpc(rpcId, peer);
         rpc.lastHeardNs = nowNs;
-        sender.request(rpc, request, new byte[0]);
+        sender.request(rpc, new byte[][] {request});
         rpcs.addClientRpc(rpc);
         return rpc;
     }

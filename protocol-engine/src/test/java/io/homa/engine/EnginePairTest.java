@@ -81,9 +81,67 @@ class EnginePairTest {
         assertThat(done.message()).as("response as sent, head then body").isEqualTo(response);
     }
 
+    @ParameterizedTest(name = "{0}-byte message sent in random parts, answered with the parts it arrived in")
+    @ValueSource(ints = {1, 1416, 16_384, 16_385, 100_000, 1_048_576})
+    void shouldSendAnyPartsAsOneMessageAndHandOutChunksThatNeedNoJoining(int lengthBytes) {
+        Random random = new Random(lengthBytes);
+        EnginePair pair = new EnginePair(CONFIG);
+        byte[] request = randomBytes(random, lengthBytes);
+        byte[][] requestParts = randomParts(random, request);
+
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, requestParts);
+        HomaEvent.ResponseReceived done = pair.runToResponse(random, 10_000, received -> {
+            assertThat(received.message()).as("request as sent, part after part").isEqualTo(request);
+            assertChunks(received.parts(), lengthBytes);
+            // The echo sends the received chunks themselves: nothing is joined or copied on the way.
+            assertThat(pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), received.parts()))
+                    .isTrue();
+        });
+        assertThat(done).as("response arrived").isNotNull();
+        assertThat(done.rpcId()).isEqualTo(rpcId);
+        assertThat(done.message()).as("the request echoed").isEqualTo(request);
+        assertChunks(done.parts(), lengthBytes);
+        if (lengthBytes <= InboundMessage.CHUNK_BYTES) {
+            assertThat(done.message()).as("one chunk is handed out as it is").isSameAs(done.parts()[0]);
+        }
+    }
+
+    /** {@code message} cut at random offsets into parts, some of them empty. */
+    private static byte[][] randomParts(Random random, byte[] message) {
+        int cuts = random.nextInt(6);
+        int[] offsets = new int[cuts + 2];
+        for (int i = 1; i <= cuts; i++) {
+            offsets[i] = random.nextInt(message.length + 1);
+        }
+        offsets[cuts + 1] = message.length;
+        Arrays.sort(offsets);
+        byte[][] parts = new byte[cuts + 2][];
+        parts[0] = new byte[0];
+        for (int i = 1; i < parts.length; i++) {
+            parts[i] = Arrays.copyOfRange(message, offsets[i - 1], offsets[i]);
+        }
+        return parts;
+    }
+
+    /** Received parts are the engine's chunks: {@value InboundMessage#CHUNK_BYTES} bytes each but the last. */
+    private static void assertChunks(byte[][] parts, int lengthBytes) {
+        assertThat(parts.length).isEqualTo((lengthBytes + InboundMessage.CHUNK_BYTES - 1) / InboundMessage.CHUNK_BYTES);
+        for (int i = 0; i < parts.length - 1; i++) {
+            assertThat(parts[i]).hasSize(InboundMessage.CHUNK_BYTES);
+        }
+        assertThat(MessageBytes.lengthBytes(parts)).isEqualTo(lengthBytes);
+    }
+
     @Test
     void shouldRefuseAnEmptyOrOversizedTwoPartMessage() {
         EnginePair pair = new EnginePair(CONFIG);
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[][] {new byte[0]}))
+                .withMessageContaining("was 0");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> pair.client.sendRequest(pair.nowNs, EnginePair.SERVER,
+                        new byte[][] {new byte[CONFIG.maxMessageBytes() / 2], new byte[CONFIG.maxMessageBytes() / 2 + 1]}))
+                .withMessageContaining("was " + (CONFIG.maxMessageBytes() + 1));
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[0], new byte[0]))
                 .withMessageContaining("was 0");

@@ -23,7 +23,7 @@ class RpcTableTest {
 
     private ClientRpc clientRpc(long rpcId, Peer server) {
         ClientRpc rpc = new ClientRpc(rpcId, server);
-        rpc.request = new OutboundMessage(new byte[3_000], new byte[0], params.unscheduledBytes(), rpcId, server, rpcId, rpc, null);
+        rpc.request = new OutboundMessage(new byte[][] {new byte[3_000]}, params.unscheduledBytes(), rpcId, server, rpcId, rpc, null);
         return rpc;
     }
 
@@ -167,7 +167,7 @@ class RpcTableTest {
         receive(rpc.request, 0, 1_000);
         table.endInbound(rpc.request); // delivered
         rpc.moveTo(ServerRpc.State.IN_SERVICE);
-        rpc.response = new OutboundMessage(new byte[5_000], new byte[0], params.unscheduledBytes(), 0, client, 201, null, rpc);
+        rpc.response = new OutboundMessage(new byte[][] {new byte[5_000]}, params.unscheduledBytes(), 0, client, 201, null, rpc);
         rpc.moveTo(ServerRpc.State.SENDING_RESPONSE);
         timers.armAtOrBefore(rpc, 1);
         assertThat(rpc.response.hasSendable()).isTrue();
