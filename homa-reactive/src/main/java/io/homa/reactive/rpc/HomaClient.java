@@ -1,10 +1,13 @@
 package io.homa.reactive.rpc;
 
+import io.homa.engine.MessageBytes;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.NanoClock;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -276,41 +279,53 @@ public class HomaClient {
         PayloadCodec codec = codec(call);
         long timeoutNs = timeoutNs(call);
         long startNs = clock.nanoTime();
-        Mono<byte[]> exchange = resolve(call).flatMap(server -> {
-            byte[] payload = codec.encodeArguments(call.arguments());
-            if (payload.length < RpcEnvelope.SEPARATE_PAYLOAD_BYTES) {
-                return transport.call(server, encodeRequest(call, codec, startNs, timeoutNs, Map.of(), payload));
-            }
-            // The envelope goes in front of the payload, not copied behind it (payload = the rest).
-            byte[] envelope = encodeRequest(call, codec, startNs, timeoutNs, Map.of(), RpcEnvelope.NO_PAYLOAD);
-            return transport.call(server, envelope, payload);
-        });
+        Mono<ByteBuf> exchange = resolve(call).flatMap(server ->
+                transport.call(server, requestMessage(call, codec, startNs, timeoutNs)));
         if (timeoutNs > 0) {
             exchange = exchange.timeout(Duration.ofNanos(timeoutNs), Mono.error(() -> deadlineExceeded(call, timeoutNs)));
         }
         if (resultScheduler != null) {
             exchange = exchange.publishOn(resultScheduler);
         } else {
-            exchange = exchange.flatMap(bytes -> bytes.length > offloadBytes
-                    ? Mono.just(bytes).publishOn(Schedulers.parallel())
-                    : Mono.just(bytes));
+            exchange = exchange.flatMap(message -> message.readableBytes() > offloadBytes
+                    ? Mono.just(message).publishOn(Schedulers.parallel())
+                    : Mono.just(message));
         }
-        return exchange.handle((bytes, sink) -> {
+        return exchange.handle((message, sink) -> {
             HomaResponse<T> response;
             try {
-                response = (HomaResponse<T>) decodeResult(call, codec, bytes);
+                response = (HomaResponse<T>) decodeResult(call, codec, message);
             } catch (HomaException e) {
                 sink.error(e);
                 return;
+            } finally {
+                message.release();
             }
             sink.next(response);
         });
     }
 
-    private HomaResponse<?> decodeResult(RpcCall call, PayloadCodec codec, byte[] bytes) {
+    /**
+     * A unary request: its envelope, then its payload. A long payload's parts (the codec's, e.g. a
+     * raw {@code byte[]} and its tag) go behind the envelope as they are, not copied
+     * ({@link RpcEnvelope#SEPARATE_PAYLOAD_BYTES}): the transport sends the arrays as one message.
+     */
+    private ByteBuf requestMessage(RpcCall call, PayloadCodec codec, long startNs, long timeoutNs) {
+        byte[][] payload = codec.encodeArgumentParts(call.arguments());
+        if (MessageBytes.lengthBytes(payload) < RpcEnvelope.SEPARATE_PAYLOAD_BYTES) {
+            return Unpooled.wrappedBuffer(
+                    encodeRequest(call, codec, startNs, timeoutNs, Map.of(), MessageBytes.join(payload)));
+        }
+        byte[][] parts = new byte[payload.length + 1][];
+        parts[0] = encodeRequest(call, codec, startNs, timeoutNs, Map.of(), RpcEnvelope.NO_PAYLOAD);
+        System.arraycopy(payload, 0, parts, 1, payload.length);
+        return Unpooled.wrappedBuffer(parts);
+    }
+
+    private HomaResponse<?> decodeResult(RpcCall call, PayloadCodec codec, ByteBuf message) {
         RpcEnvelope.ResponseView response;
         try {
-            response = RpcEnvelope.decodeResponseView(bytes);
+            response = RpcEnvelope.decodeResponseView(message);
         } catch (HomaException e) {
             throw badResponse(call, e);
         }
@@ -318,12 +333,11 @@ public class HomaClient {
             throw remoteException(response.status(), response.message(), response.metadata());
         }
         HomaMetadata metadata = HomaMetadata.readOnlyOf(response.metadata());
-        if (response.payloadLength() == 0) {
+        if (!response.payload().isReadable()) {
             return new HomaResponse<>(null, metadata);
         }
         try {
-            return new HomaResponse<>(codec.decode(bytes, response.payloadOffset(), response.payloadLength(),
-                    call.responseType()), metadata);
+            return new HomaResponse<>(codec.decode(response.payload(), call.responseType()), metadata);
         } catch (HomaException e) {
             throw new HomaException(HomaStatus.INTERNAL,
                     "cannot decode the result of " + call.fullMethodName() + ": " + e.getMessage(), e);

@@ -2,6 +2,8 @@ package io.homa.reactive.rpc;
 
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import java.lang.reflect.Type;
 import java.util.Arrays;
 import java.util.Objects;
@@ -26,6 +28,8 @@ import tools.jackson.databind.ObjectMapper;
 public abstract class JacksonPayloadCodec implements PayloadCodec {
     /** The byte before a raw {@code byte[]} value (0xFF: never the first byte of a JSON, Smile or CBOR value). */
     static final byte RAW_BYTES_TAG = (byte) 0xFF;
+    /** The tag alone, the first part of a raw value ({@link #encodeParts}); never written to. */
+    private static final byte[] RAW_BYTES_TAG_PART = {RAW_BYTES_TAG};
 
     private final String name;
     private final String formatName;
@@ -67,6 +71,32 @@ public abstract class JacksonPayloadCodec implements PayloadCodec {
                     + (value == null ? "null" : value.getClass().getName()) + " as " + formatName + ": "
                     + e.getOriginalMessage(), e);
         }
+    }
+
+    /** A raw {@code byte[]} is its tag and the array itself, not a copy behind the tag. */
+    @Override
+    public byte[][] encodeParts(@Nullable Object value) {
+        if (value instanceof byte[] raw) {
+            return new byte[][] {RAW_BYTES_TAG_PART, raw};
+        }
+        return new byte[][] {encode(value)};
+    }
+
+    @Override
+    public byte[][] encodeArgumentParts(@Nullable Object @Nullable [] arguments) {
+        if (arguments != null && arguments.length == 1) {
+            return encodeParts(arguments[0]);
+        }
+        return new byte[][] {encodeArguments(arguments)};
+    }
+
+    /** A raw {@code byte[]} is copied out of the payload once, from however many chunks it spans. */
+    @Override
+    public @Nullable Object decode(ByteBuf payload, Type type) {
+        if (type == byte[].class && payload.isReadable() && payload.getByte(payload.readerIndex()) == RAW_BYTES_TAG) {
+            return ByteBufUtil.getBytes(payload, payload.readerIndex() + 1, payload.readableBytes() - 1);
+        }
+        return PayloadCodec.super.decode(payload, type);
     }
 
     @Override

@@ -2,6 +2,8 @@ package io.homa.reactive.rpc;
 
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,6 +57,35 @@ public interface PayloadCodec {
     }
 
     /**
+     * Decodes a value from the readable bytes of {@code payload}, leaving its indices unchanged
+     * (it is not released): a long received payload arrives as the transport's 16 KiB chunks, a
+     * composite buffer without one array. The default decodes from the buffer's array where it
+     * has one ({@link #decode(byte[], int, int, Type)}) and from a copy otherwise; the Jackson
+     * codecs copy a raw {@code byte[]} straight out of the chunks, once.
+     *
+     * @throws io.homa.reactive.HomaException with status INVALID_ARGUMENT if the bytes do not decode
+     */
+    default @Nullable Object decode(ByteBuf payload, Type type) {
+        if (payload.hasArray()) {
+            return decode(payload.array(), payload.arrayOffset() + payload.readerIndex(), payload.readableBytes(), type);
+        }
+        return decode(ByteBufUtil.getBytes(payload), type);
+    }
+
+    /**
+     * Encodes a value as parts, its bytes in order across several arrays, so that bytes the value
+     * already holds need not be copied behind a codec's framing: the RPC layer sends the parts as
+     * they are. The default is the one array of {@link #encode}; the Jackson codecs return a raw
+     * {@code byte[]} value as its one-byte tag and the array itself (which must then not change
+     * until the call ends).
+     *
+     * @throws io.homa.reactive.HomaException with status INTERNAL if the value cannot be encoded
+     */
+    default byte[][] encodeParts(@Nullable Object value) {
+        return new byte[][] {encode(value)};
+    }
+
+    /**
      * Encodes a call's arguments: none → empty payload, one → {@link #encode} of it, two or more →
      * one array.
      *
@@ -73,6 +104,16 @@ public interface PayloadCodec {
             frames.add(encode(argument));
         }
         return RpcEnvelope.encodeFrames(frames);
+    }
+
+    /**
+     * {@link #encodeArguments} as parts ({@link #encodeParts}): the default is its one array; the
+     * Jackson codecs give one argument's parts.
+     *
+     * @throws io.homa.reactive.HomaException with status INTERNAL if an argument cannot be encoded
+     */
+    default byte[][] encodeArgumentParts(@Nullable Object @Nullable [] arguments) {
+        return new byte[][] {encodeArguments(arguments)};
     }
 
     /**
@@ -115,6 +156,26 @@ public interface PayloadCodec {
             values[i] = decode(frames.get(i), types[i]);
         }
         return values;
+    }
+
+    /**
+     * Decodes arguments from the readable bytes of {@code payload}, leaving its indices unchanged
+     * (it is not released); see {@link #decodeArguments(byte[], Type[])}. From the buffer's array
+     * where it has one; otherwise one argument is {@link #decode(ByteBuf, Type)} of the buffer
+     * (a long payload is not joined first), and more are decoded from a copy.
+     *
+     * @throws HomaException with status INVALID_ARGUMENT if the payload does not decode into
+     *     {@code types.length} values of those types
+     */
+    default @Nullable Object[] decodeArguments(ByteBuf payload, Type[] types) {
+        if (payload.hasArray()) {
+            return decodeArguments(payload.array(), payload.arrayOffset() + payload.readerIndex(),
+                    payload.readableBytes(), types);
+        }
+        if (types.length == 1 && payload.isReadable()) {
+            return new Object[] {decode(payload, types[0])};
+        }
+        return decodeArguments(ByteBufUtil.getBytes(payload), types);
     }
 
     /** {@code bytes[offset, offset + length)}: the array itself when that is all of it, else a copy. */

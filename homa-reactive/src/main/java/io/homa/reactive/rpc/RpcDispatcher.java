@@ -7,6 +7,7 @@ import io.homa.reactive.HomaRequestHandler;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.NanoClock;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.lang.reflect.Type;
 import java.time.Duration;
@@ -431,8 +432,7 @@ public class RpcDispatcher implements HomaRequestHandler {
             case RpcMetadata.STREAM_OPEN -> openStream(call, envelope, codec, arrivalNs, onScheduler);
             case RpcMetadata.STREAM_NEXT -> existingStream(call).fetch(streamRequest(call));
             case RpcMetadata.STREAM_PUSH -> existingStream(call).push(
-                    java.util.Arrays.copyOfRange(envelope.message(), envelope.payloadOffset(),
-                            envelope.payloadOffset() + envelope.payloadLength()),
+                    ByteBufUtil.getBytes(envelope.payload()),
                     "true".equals(call.metadata().get(RpcMetadata.STREAM_END)), pushFailure(call));
             case RpcMetadata.STREAM_CANCEL -> {
                 ServerStream stream = streams.get(streamId(call));
@@ -653,8 +653,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     private static @Nullable Object[] decodeArguments(RpcMethod method, PayloadCodec codec,
             RpcEnvelope.RequestView envelope) {
         try {
-            return codec.decodeArguments(envelope.message(), envelope.payloadOffset(), envelope.payloadLength(),
-                    method.wireArgumentTypes());
+            return codec.decodeArguments(envelope.payload(), method.wireArgumentTypes());
         } catch (HomaException e) {
             throw new HomaException(HomaStatus.INVALID_ARGUMENT,
                     "invalid argument for " + method.fullName() + ": " + e.getMessage(), e);

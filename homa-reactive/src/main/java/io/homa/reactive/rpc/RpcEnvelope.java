@@ -4,6 +4,7 @@ import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.lang.reflect.Type;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -67,6 +68,8 @@ public final class RpcEnvelope {
      * shorter ones are copied into the envelope, which costs less than a second part's bookkeeping.
      */
     static final int SEPARATE_PAYLOAD_BYTES = 4096;
+    /** Bytes copied out of a message without an array of its own to read its envelope from ({@link #decodeView}). */
+    static final int ENVELOPE_PROBE_BYTES = 4096;
     /** No payload: an error response's, or an envelope encoded alone to go in front of a payload sent after it. */
     static final byte[] NO_PAYLOAD = new byte[0];
 
@@ -236,30 +239,58 @@ public final class RpcEnvelope {
     }
 
     /**
-     * A decoded request whose payload stays where it arrived, {@code message[payloadOffset,
-     * payloadOffset + payloadLength)}: the dispatcher decodes arguments from there, without copying
-     * a long payload out first.
+     * A decoded request whose payload stays where it arrived, a slice of the message (not
+     * retained: valid while the message is): the dispatcher decodes arguments from there, without
+     * copying a long payload out first, nor joining the chunks a long message arrives in.
      */
-    record RequestView(String service, String method, String codec, Map<String, String> metadata,
-            byte[] message, int payloadOffset, int payloadLength) {
+    record RequestView(String service, String method, String codec, Map<String, String> metadata, ByteBuf payload) {
         Request toRequest() {
-            return new Request(service, method, codec, metadata,
-                    Arrays.copyOfRange(message, payloadOffset, payloadOffset + payloadLength));
+            return new Request(service, method, codec, metadata, ByteBufUtil.getBytes(payload));
         }
     }
 
     /**
-     * Decodes a request from the readable bytes of {@code message}, leaving its indices unchanged,
-     * and its payload in place when the buffer is backed by an array.
+     * Decodes a request from the readable bytes of {@code message}, leaving its indices unchanged
+     * and its payload in place ({@link RequestView#payload()}).
      *
      * @throws HomaException with status INVALID_ARGUMENT if the bytes are not a request envelope
      */
     static RequestView decodeRequestView(ByteBuf message) {
+        return decodeView(message, RpcEnvelope::readRequest);
+    }
+
+    /** Reads a view from the envelope at {@code bytes[offset, offset + length)}, a message's first bytes. */
+    private interface EnvelopeParser<V> {
+        V parse(byte[] bytes, int offset, int length, ByteBufPayload payload);
+    }
+
+    /** Where the payload starts, known once the envelope is read: the rest of the message, as a slice. */
+    private interface ByteBufPayload {
+        ByteBuf from(int envelopeBytes);
+    }
+
+    /**
+     * Reads the envelope of {@code message} where its bytes are: from its array, or from a copy of
+     * its first {@value #ENVELOPE_PROBE_BYTES} bytes when it has none (a long message arrives as
+     * the transport's chunks, a composite buffer); only an envelope longer than that (large
+     * metadata) costs a copy of the whole message.
+     */
+    private static <V> V decodeView(ByteBuf message, EnvelopeParser<V> parser) {
+        int start = message.readerIndex();
+        int length = message.readableBytes();
+        ByteBufPayload payload = envelopeBytes -> message.slice(start + envelopeBytes, length - envelopeBytes);
         if (message.hasArray()) {
-            return decodeRequestView(message.array(), message.arrayOffset() + message.readerIndex(), message.readableBytes());
+            return parser.parse(message.array(), message.arrayOffset() + start, length, payload);
         }
-        byte[] bytes = ByteBufUtil.getBytes(message);
-        return decodeRequestView(bytes, 0, bytes.length);
+        if (length > ENVELOPE_PROBE_BYTES) {
+            try {
+                return parser.parse(ByteBufUtil.getBytes(message, start, ENVELOPE_PROBE_BYTES), 0, ENVELOPE_PROBE_BYTES,
+                        payload);
+            } catch (HomaException e) {
+                // the envelope goes on past the probe (or is malformed, which the whole message shows)
+            }
+        }
+        return parser.parse(ByteBufUtil.getBytes(message, start, length), 0, length, payload);
     }
 
     /**
@@ -268,17 +299,17 @@ public final class RpcEnvelope {
      * @throws HomaException with status INVALID_ARGUMENT if the bytes are not a request envelope
      */
     public static Request decodeRequest(byte[] message) {
-        return decodeRequestView(message, 0, message.length).toRequest();
+        return decodeRequestView(Unpooled.wrappedBuffer(message)).toRequest();
     }
 
-    private static RequestView decodeRequestView(byte[] bytes, int offset, int length) {
+    private static RequestView readRequest(byte[] bytes, int offset, int length, ByteBufPayload payload) {
         Reader in = new Reader(bytes, offset, length, "request");
         in.header(KIND_REQUEST);
         String service = in.utf8(in.u16(), "service");
         String method = in.utf8(in.u16(), "method");
         String codec = in.ascii(in.u8(), "codec name");
         Map<String, String> metadata = in.metadata();
-        return new RequestView(service, method, codec, metadata, bytes, in.position, in.end - in.position);
+        return new RequestView(service, method, codec, metadata, payload.from(in.position - offset));
     }
 
     // ------------------------------------------------------------------ response
@@ -340,30 +371,33 @@ public final class RpcEnvelope {
      * @throws HomaException with status INVALID_ARGUMENT if the bytes are not a response envelope
      */
     public static Response decodeResponse(byte[] message) {
-        ResponseView view = decodeResponseView(message);
-        return new Response(view.status(), view.message(), view.metadata(),
-                Arrays.copyOfRange(message, view.payloadOffset(), message.length));
-    }
-
-    /** A decoded response whose payload stays in place: {@code bytes[payloadOffset, bytes.length)}. */
-    record ResponseView(HomaStatus status, String message, Map<String, String> metadata, byte[] bytes, int payloadOffset) {
-        int payloadLength() {
-            return bytes.length - payloadOffset;
-        }
+        ResponseView view = decodeResponseView(Unpooled.wrappedBuffer(message));
+        return new Response(view.status(), view.message(), view.metadata(), ByteBufUtil.getBytes(view.payload()));
     }
 
     /**
-     * Decodes a response, leaving its payload in {@code message}.
+     * A decoded response whose payload stays in place, a slice of the message (not retained: valid
+     * while the message is).
+     */
+    record ResponseView(HomaStatus status, String message, Map<String, String> metadata, ByteBuf payload) {}
+
+    /**
+     * Decodes a response from the readable bytes of {@code message}, leaving its indices unchanged
+     * and its payload in place ({@link ResponseView#payload()}).
      *
      * @throws HomaException with status INVALID_ARGUMENT if the bytes are not a response envelope
      */
-    static ResponseView decodeResponseView(byte[] message) {
-        Reader in = new Reader(message, 0, message.length, "response");
+    static ResponseView decodeResponseView(ByteBuf message) {
+        return decodeView(message, RpcEnvelope::readResponse);
+    }
+
+    private static ResponseView readResponse(byte[] bytes, int offset, int length, ByteBufPayload payload) {
+        Reader in = new Reader(bytes, offset, length, "response");
         in.header(KIND_RESPONSE);
         HomaStatus status = HomaStatus.fromCode(in.u8());
         String text = in.utf8(in.u16(), "error message");
         Map<String, String> metadata = in.metadata();
-        return new ResponseView(status, text, metadata, message, in.position);
+        return new ResponseView(status, text, metadata, payload.from(in.position - offset));
     }
 
     // ------------------------------------------------------------------ frames

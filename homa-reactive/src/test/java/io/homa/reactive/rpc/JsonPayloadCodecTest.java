@@ -157,4 +157,33 @@ class JsonPayloadCodecTest {
                     .isInstanceOf(IndexOutOfBoundsException.class);
         }
     }
+
+    @Test
+    void shouldEncodeARawByteArrayAsItsTagAndItselfAndDecodeItOutOfChunksOnce() {
+        byte[] payload = new byte[100_000];
+        new java.util.Random(7).nextBytes(payload);
+        for (PayloadCodec each : List.of(new JsonPayloadCodec(), new SmilePayloadCodec(), new CborPayloadCodec())) {
+            byte[][] parts = each.encodeParts(payload);
+            assertThat(parts.length).as(each.name()).isEqualTo(2);
+            assertThat(parts[1]).as("the array itself, not a copy").isSameAs(payload);
+            assertThat(io.homa.engine.MessageBytes.join(parts)).as("the same bytes as encode")
+                    .isEqualTo(each.encode(payload));
+            assertThat(each.encodeArgumentParts(new Object[] {payload})[1]).isSameAs(payload);
+
+            // Received as 16 KiB chunks (a composite buffer): one copy, straight into the result.
+            io.netty.buffer.ByteBuf chunks = TestTypes.chunked(io.homa.engine.MessageBytes.join(parts));
+            assertThat(chunks.hasArray()).isFalse();
+            assertThat((byte[]) each.decode(chunks, byte[].class)).as(each.name()).isEqualTo(payload);
+            assertThat(each.decodeArguments(chunks, new Type[] {byte[].class})[0]).isEqualTo(payload);
+            assertThat(chunks.readerIndex()).as("indices unchanged").isZero();
+
+            // Values that are not raw bytes decode from the chunks too.
+            Item item = new Item("x".repeat(40_000), 9);
+            assertThat(each.encodeParts(item)).hasNumberOfRows(1);
+            assertThat(each.decode(TestTypes.chunked(each.encode(item)), Item.class)).isEqualTo(item);
+            byte[] two = each.encodeArguments(new Object[] {item, "y"});
+            assertThat(each.decodeArguments(TestTypes.chunked(two), new Type[] {Item.class, String.class})).containsExactly(item, "y");
+        }
+    }
+
 }

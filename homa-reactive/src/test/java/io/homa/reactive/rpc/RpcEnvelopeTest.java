@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class RpcEnvelopeTest {
 
@@ -252,17 +254,42 @@ class RpcEnvelopeTest {
 
         RpcEnvelope.RequestView view = RpcEnvelope.decodeRequestView(buffer);
 
-        assertThat(view.message()).as("no copy").isSameAs(message);
-        assertThat(java.util.Arrays.copyOfRange(message, view.payloadOffset(), view.payloadOffset() + view.payloadLength()))
-                .containsExactly(1, 2, 3, 4);
+        assertThat(view.payload().array()).as("no copy").isSameAs(message);
+        assertThat(io.netty.buffer.ByteBufUtil.getBytes(view.payload())).containsExactly(1, 2, 3, 4);
+        assertThat(view.payload().arrayOffset() + view.payload().readerIndex()).isEqualTo(6 + request.length - 4);
         assertThat(view.toRequest()).isEqualTo(RpcEnvelope.decodeRequest(request));
         assertThat(buffer.readerIndex()).isZero();
 
         byte[] response = RpcEnvelope.encodeResponse(HomaStatus.OK, "", java.util.Map.of("a", "b"), payload);
-        RpcEnvelope.ResponseView responseView = RpcEnvelope.decodeResponseView(response);
-        assertThat(responseView.bytes()).isSameAs(response);
-        assertThat(responseView.payloadLength()).isEqualTo(4);
-        assertThat(response[responseView.payloadOffset()]).isEqualTo((byte) 1);
+        RpcEnvelope.ResponseView responseView = RpcEnvelope.decodeResponseView(io.netty.buffer.Unpooled.wrappedBuffer(response));
+        assertThat(responseView.payload().array()).isSameAs(response);
+        assertThat(io.netty.buffer.ByteBufUtil.getBytes(responseView.payload())).containsExactly(1, 2, 3, 4);
         assertThat(responseView.metadata()).containsEntry("a", "b");
     }
+
+    @ParameterizedTest(name = "payload of {0} bytes, metadata value of {1} bytes, in 16 KiB chunks")
+    @CsvSource({"0, 1", "1, 1", "100000, 1", "100000, 5000", "100000, 20000", "10, 20000"})
+    void shouldReadEnvelopesOfMessagesInChunksAndLeaveThePayloadThere(int payloadBytes, int metadataValueBytes) {
+        // A long message arrives as the transport's chunks, a composite buffer without one array:
+        // the envelope is read from its first bytes (or the whole message, if it is longer than
+        // the probe), the payload stays in the chunks.
+        byte[] payload = new byte[payloadBytes];
+        new java.util.Random(payloadBytes).nextBytes(payload);
+        java.util.Map<String, String> metadata = java.util.Map.of("k", "v".repeat(metadataValueBytes));
+        byte[] request = RpcEnvelope.encodeRequest("svc", "m", "json", metadata, payload);
+        byte[] response = RpcEnvelope.encodeResponse(HomaStatus.OK, "", metadata, payload);
+
+        RpcEnvelope.RequestView view = RpcEnvelope.decodeRequestView(TestTypes.chunked(request));
+        assertThat(view.metadata()).isEqualTo(metadata);
+        assertThat(io.netty.buffer.ByteBufUtil.getBytes(view.payload())).isEqualTo(payload);
+        RpcEnvelope.ResponseView responseView = RpcEnvelope.decodeResponseView(TestTypes.chunked(response));
+        assertThat(responseView.metadata()).isEqualTo(metadata);
+        assertThat(io.netty.buffer.ByteBufUtil.getBytes(responseView.payload())).isEqualTo(payload);
+
+        byte[] cut = java.util.Arrays.copyOf(request, request.length - payloadBytes - 1); // the envelope less its last byte
+        assertThatThrownBy(() -> RpcEnvelope.decodeRequestView(TestTypes.chunked(cut)))
+                .isInstanceOf(HomaException.class)
+                .hasMessageContaining("request");
+    }
+
 }

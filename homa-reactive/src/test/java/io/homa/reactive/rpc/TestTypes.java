@@ -5,9 +5,19 @@ import java.lang.reflect.Type;
 import java.util.List;
 import reactor.core.publisher.Flux;
 
-/** Generic types for tests that register methods by hand. */
+/** Generic types for tests that register methods by hand, and messages shaped as the transport hands them out. */
 public final class TestTypes {
     private TestTypes() {}
+
+    /** {@code message} as a composite of 16 KiB arrays, as the transport hands out a long received message. */
+    public static io.netty.buffer.ByteBuf chunked(byte[] message) {
+        int chunkBytes = 16 * 1024;
+        byte[][] chunks = new byte[(message.length + chunkBytes - 1) / chunkBytes][];
+        for (int i = 0; i < chunks.length; i++) {
+            chunks[i] = java.util.Arrays.copyOfRange(message, i * chunkBytes, Math.min(message.length, (i + 1) * chunkBytes));
+        }
+        return io.netty.buffer.Unpooled.wrappedBuffer(chunks);
+    }
 
     /** {@code Flux<element>}: the parameter type of a request stream. */
     public static ParameterizedType fluxOf(Type element) {
