@@ -259,14 +259,17 @@ public final class RpcEnvelope {
         return decodeView(message, RpcEnvelope::readRequest);
     }
 
-    /** Reads a view from the envelope at {@code bytes[offset, offset + length)}, a message's first bytes. */
+    /**
+     * Reads a view of {@code message} from its envelope, at {@code bytes[offset, offset + length)}:
+     * the message's first bytes.
+     */
     private interface EnvelopeParser<V> {
-        V parse(byte[] bytes, int offset, int length, ByteBufPayload payload);
+        V parse(byte[] bytes, int offset, int length, ByteBuf message);
     }
 
-    /** Where the payload starts, known once the envelope is read: the rest of the message, as a slice. */
-    private interface ByteBufPayload {
-        ByteBuf from(int envelopeBytes);
+    /** The readable bytes of {@code message} after its first {@code envelopeBytes}: the payload, a slice. */
+    private static ByteBuf payloadAfter(ByteBuf message, int envelopeBytes) {
+        return message.slice(message.readerIndex() + envelopeBytes, message.readableBytes() - envelopeBytes);
     }
 
     /**
@@ -278,19 +281,18 @@ public final class RpcEnvelope {
     private static <V> V decodeView(ByteBuf message, EnvelopeParser<V> parser) {
         int start = message.readerIndex();
         int length = message.readableBytes();
-        ByteBufPayload payload = envelopeBytes -> message.slice(start + envelopeBytes, length - envelopeBytes);
         if (message.hasArray()) {
-            return parser.parse(message.array(), message.arrayOffset() + start, length, payload);
+            return parser.parse(message.array(), message.arrayOffset() + start, length, message);
         }
         if (length > ENVELOPE_PROBE_BYTES) {
             try {
                 return parser.parse(ByteBufUtil.getBytes(message, start, ENVELOPE_PROBE_BYTES), 0, ENVELOPE_PROBE_BYTES,
-                        payload);
+                        message);
             } catch (HomaException e) {
                 // the envelope goes on past the probe (or is malformed, which the whole message shows)
             }
         }
-        return parser.parse(ByteBufUtil.getBytes(message, start, length), 0, length, payload);
+        return parser.parse(ByteBufUtil.getBytes(message, start, length), 0, length, message);
     }
 
     /**
@@ -302,14 +304,14 @@ public final class RpcEnvelope {
         return decodeRequestView(Unpooled.wrappedBuffer(message)).toRequest();
     }
 
-    private static RequestView readRequest(byte[] bytes, int offset, int length, ByteBufPayload payload) {
+    private static RequestView readRequest(byte[] bytes, int offset, int length, ByteBuf message) {
         Reader in = new Reader(bytes, offset, length, "request");
         in.header(KIND_REQUEST);
         String service = in.utf8(in.u16(), "service");
         String method = in.utf8(in.u16(), "method");
         String codec = in.ascii(in.u8(), "codec name");
         Map<String, String> metadata = in.metadata();
-        return new RequestView(service, method, codec, metadata, payload.from(in.position - offset));
+        return new RequestView(service, method, codec, metadata, payloadAfter(message, in.position - offset));
     }
 
     // ------------------------------------------------------------------ response
@@ -391,13 +393,13 @@ public final class RpcEnvelope {
         return decodeView(message, RpcEnvelope::readResponse);
     }
 
-    private static ResponseView readResponse(byte[] bytes, int offset, int length, ByteBufPayload payload) {
+    private static ResponseView readResponse(byte[] bytes, int offset, int length, ByteBuf message) {
         Reader in = new Reader(bytes, offset, length, "response");
         in.header(KIND_RESPONSE);
         HomaStatus status = HomaStatus.fromCode(in.u8());
         String text = in.utf8(in.u16(), "error message");
         Map<String, String> metadata = in.metadata();
-        return new ResponseView(status, text, metadata, payload.from(in.position - offset));
+        return new ResponseView(status, text, metadata, payloadAfter(message, in.position - offset));
     }
 
     // ------------------------------------------------------------------ frames
