@@ -13,7 +13,6 @@ import org.jspecify.annotations.Nullable;
  * is how a buffer gets there without a copy before that.
  */
 final class MessageParts {
-    static final byte[] NO_BYTES = new byte[0];
     /** More components than this are copied into one array rather than kept. */
     static final int MAX_KEPT_PARTS = 4096;
 
