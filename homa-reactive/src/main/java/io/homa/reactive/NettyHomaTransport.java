@@ -2,13 +2,11 @@ package io.homa.reactive;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.EngineCounters;
+import io.homa.engine.MessageBytes;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.HomaEvent;
-import io.homa.engine.MessageBytes;
 import io.homa.engine.PacketSink;
 import io.homa.engine.wire.DataHeader;
-import io.homa.engine.wire.HomaHeader;
-import io.homa.engine.wire.PacketType;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -161,8 +159,6 @@ final class NettyHomaTransport extends HomaTransport {
     private final HomaEngine engine;
     private final LongObjectHashMap<PendingCall> pendingCalls = new LongObjectHashMap<>();
     private final PacketSink packetSink = this::writePacket;
-    /** Whether the batch being built holds a control packet or a one-packet message (see {@link #writePacket}). */
-    private boolean urgentUnflushed;
     private final Runnable transmitTask = this::runTransmitTask;
     private final Runnable timerTask = this::runTimerTask;
     private final Runnable heldRetryTask = this::runHeldRetryTask;
@@ -865,7 +861,6 @@ final class NettyHomaTransport extends HomaTransport {
         if (sent > 0) {
             batcher.finish();
             writer.flush();
-            urgentUnflushed = false;
         }
         if (writer.hasHeld()) {
             scheduleHeldRetry();
@@ -899,36 +894,12 @@ final class NettyHomaTransport extends HomaTransport {
         drive();
     }
 
-    /** Whether a packet is a control packet or the DATA packet of a message it carries whole. */
-    static boolean isUrgent(ByteBuffer packet) {
-        int at = packet.position();
-        if (packet.remaining() < DataHeader.HEADER_LENGTH
-                || Byte.toUnsignedInt(packet.get(at + HomaHeader.TYPE_OFFSET)) != PacketType.DATA.code()) {
-            return true;
-        }
-        return packet.getInt(at + DataHeader.MESSAGE_LENGTH_OFFSET) <= packet.remaining() - DataHeader.HEADER_LENGTH;
-    }
-
     /**
      * The engine's {@link PacketSink}: copies the packet into a pooled direct buffer, joined with
      * the packets before it into one GSO send where it can be ({@link GsoBatcher}), written at its
-     * priority when the batch ends. Control packets and one-packet messages, which the engine hands
-     * out first, are flushed as soon as a packet of a longer message follows them ({@link #isUrgent}),
-     * rather than after the copying and sending of up to {@value #TRANSMIT_BUDGET_PACKETS} paced
-     * packets: in S2 the time from the engine handing out a 100 B request or response to the peer's
-     * engine taking it went from a median of 75-79 to 70-73 µs and a 90th percentile of 160-220 to
-     * 134-182 µs (two runs each way, loopback).
+     * priority when the batch ends.
      */
-    void writePacket(InetSocketAddress peer, ByteBuffer packet, int priority) {
-        if (isUrgent(packet)) {
-            urgentUnflushed = true;
-        } else if (urgentUnflushed) {
-            // Control packets and one-packet messages (the engine hands them out first) leave
-            // now, not after the copying of the paced packets behind them.
-            batcher.finish();
-            writer.flush();
-            urgentUnflushed = false;
-        }
+    private void writePacket(InetSocketAddress peer, ByteBuffer packet, int priority) {
         PacketSealer sealing = sealer;
         batcher.add(peer, sealing == null ? packet : sealing.seal(peer, packet), priority);
     }

@@ -7,7 +7,6 @@ import io.homa.engine.EngineConfig;
 import io.homa.engine.EngineCounters;
 import io.homa.engine.wire.CutoffsHeader;
 import io.homa.engine.wire.DataHeader;
-import io.homa.engine.wire.GrantHeader;
 import io.homa.engine.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import io.netty.buffer.ByteBuf;
@@ -325,48 +324,6 @@ class HomaTransportLoopbackTest {
             assertThat(PacketType.fromCode(Byte.toUnsignedInt(buffer[HomaHeader.TYPE_OFFSET])))
                     .isEqualTo(PacketType.GRANT);
         }
-    }
-
-    @Test
-    void shouldSendControlPacketsAndOnePacketMessagesBeforeCopyingPacedData() throws Exception {
-        // The engine hands out control packets and one-packet messages first; they leave as soon
-        // as a packet of a longer message follows, not when the whole batch has been copied and
-        // flushed. Here nothing else flushes: the peer gets the GRANT only through that rule.
-        NettyHomaTransport transport = (NettyHomaTransport) bind(echo());
-        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
-            socket.setSoTimeout((int) TIMEOUT.toMillis());
-            InetSocketAddress peer = new InetSocketAddress(InetAddress.getLoopbackAddress(), socket.getLocalPort());
-            int localPort = address(transport).getPort();
-            ByteBuffer grant = ByteBuffer.allocate(GrantHeader.HEADER_LENGTH);
-            new GrantHeader().wrap(grant, 0).writeCommon(PacketType.GRANT, localPort, peer.getPort(), 2);
-            ByteBuffer longData = firstData(localPort, peer.getPort(), 4, 30_000);
-            assertThat(NettyHomaTransport.isUrgent(grant)).isTrue();
-            assertThat(NettyHomaTransport.isUrgent(longData)).isFalse();
-            transport.eventLoop().submit(() -> {
-                transport.writePacket(peer, grant, 7);
-                transport.writePacket(peer, longData, 0);
-            }).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-
-            byte[] buffer = new byte[65_536];
-            DatagramPacket first = new DatagramPacket(buffer, buffer.length);
-            socket.receive(first); // fails the test with SocketTimeoutException after TIMEOUT
-            assertThat(PacketType.fromCode(Byte.toUnsignedInt(buffer[HomaHeader.TYPE_OFFSET])))
-                    .isEqualTo(PacketType.GRANT);
-        }
-    }
-
-    @Test
-    void shouldTakeOnlyDataOfALongerMessageForPacedData() {
-        ByteBuffer wholeMessage = ByteBuffer.allocate(DataHeader.HEADER_LENGTH + 100);
-        new DataHeader().wrap(wholeMessage, 0).writeCommon(PacketType.DATA, 1, 2, 2).messageLength(100)
-                .incoming(100).dataOffset(0).doff(DataHeader.DOFF);
-        ByteBuffer partOfMessage = ByteBuffer.allocate(DataHeader.HEADER_LENGTH + 100);
-        new DataHeader().wrap(partOfMessage, 0).writeCommon(PacketType.DATA, 1, 2, 2).messageLength(101)
-                .incoming(101).dataOffset(0).doff(DataHeader.DOFF);
-
-        assertThat(NettyHomaTransport.isUrgent(wholeMessage)).isTrue();
-        assertThat(NettyHomaTransport.isUrgent(partOfMessage)).isFalse();
-        assertThat(NettyHomaTransport.isUrgent(firstData(1, 2, 2, 60_000))).isFalse();
     }
 
     /** The first DATA packet of a 1,000,000-byte request, {@code bytes} long, that many unscheduled. */
