@@ -268,10 +268,9 @@ final class NettyHomaTransport extends HomaTransport {
                     .option(ChannelOption.SO_RCVBUF, config.receiveBufferBytes())
                     .option(ChannelOption.SO_SNDBUF, config.sendBufferBytes())
                     .handler(datagramHandler);
-            // Every read drains the socket: it stops only once the kernel has said the socket is
-            // empty (a recvmmsg that returned fewer datagrams than its slots, RecvmmsgAllocator; with
-            // recvmsg, a call that found nothing), and the per-read budget is far above what a socket
-            // buffer holds. Netty's epoll transport is edge-triggered; with a budget of 64
+            // Every read drains the socket (until EAGAIN): a datagram shorter than the buffer must not
+            // count as "no more data" (respectMaybeMoreData), and the per-read budget is far above what
+            // a socket buffer holds. Netty's epoll transport is edge-triggered; with a budget of 64
             // datagrams, datagrams were seen left unread for hundreds of milliseconds when a client and
             // a server share an event loop (HomaTransportLoopbackTest
             // #shouldCompleteConcurrentRpcsWhenClientAndServerShareAnEventLoop). The handler drives
@@ -293,16 +292,15 @@ final class NettyHomaTransport extends HomaTransport {
                 // recvmmsg(2): up to DATAGRAMS_PER_RECVMMSG datagrams per system call, sliced from one buffer.
                 // Each slot holds the largest UDP payload, so datagrams the kernel coalesced (GRO) fit whole.
                 bootstrap.option(UdpOffload.MAX_DATAGRAM_PAYLOAD_SIZE, receiveDatagramBytes);
-                allocator = new RecvmmsgAllocator(DATAGRAMS_PER_RECVMMSG, receiveDatagramBytes);
+                allocator = new FixedRecvByteBufAllocator(receiveDatagramBytes * DATAGRAMS_PER_RECVMMSG);
             } else {
-                // recvmsg(2): one datagram, or with GRO one run of coalesced datagrams, per system call;
-                // a datagram shorter than the buffer must not count as "no more data".
+                // recvmsg(2): one datagram, or with GRO one run of coalesced datagrams, per system call.
                 allocator = new FixedRecvByteBufAllocator(receiveDatagramBytes);
-                allocator.respectMaybeMoreData(false);
             }
             if (gro) {
                 bootstrap.option(UdpOffload.UDP_GRO, true);
             }
+            allocator.respectMaybeMoreData(false);
             allocator.maxMessagesPerRead(MAX_READS_PER_READINESS);
             bootstrap.option(ChannelOption.RECVBUF_ALLOCATOR, allocator);
             ChannelFuture bindFuture = bootstrap.bind(bindAddress);
