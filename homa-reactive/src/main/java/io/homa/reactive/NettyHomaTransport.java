@@ -67,8 +67,8 @@ import reactor.netty.resources.LoopResources;
  * re-queuing itself while the engine has more and the channel is writable, so that receiving is not
  * starved) and re-arms the single timer at {@link HomaEngine#nextTimeoutNs()}.
  *
- * <p>Receiving: each readiness notification drains the socket (Netty's epoll transport is
- * edge-triggered), using recvmmsg(2) on epoll, and drives the engine every
+ * <p>Receiving: each readiness notification reads the socket until the kernel reports it empty,
+ * using recvmmsg(2) on epoll, and drives the engine every
  * {@value #DATAGRAMS_PER_DRIVE} datagrams and when the read completes. A timer that runs more than
  * {@value #LATE_TIMER_NS} ns late (this process was paused) waits for one pass of the loop's I/O,
  * so that what arrived during the pause is read before the engine judges any silence.
@@ -268,13 +268,13 @@ final class NettyHomaTransport extends HomaTransport {
                     .option(ChannelOption.SO_RCVBUF, config.receiveBufferBytes())
                     .option(ChannelOption.SO_SNDBUF, config.sendBufferBytes())
                     .handler(datagramHandler);
-            // Every read drains the socket (until EAGAIN): a datagram shorter than the buffer must not
-            // count as "no more data" (respectMaybeMoreData), and the per-read budget is far above what
-            // a socket buffer holds. Netty's epoll transport is edge-triggered; with a budget of 64
-            // datagrams, datagrams were seen left unread for hundreds of milliseconds when a client and
-            // a server share an event loop (HomaTransportLoopbackTest
-            // #shouldCompleteConcurrentRpcsWhenClientAndServerShareAnEventLoop). The handler drives
-            // the engine every DATAGRAMS_PER_DRIVE datagrams meanwhile.
+            // Every read goes on until the kernel has said the socket is empty (a recvmmsg that
+            // returned fewer datagrams than its slots, RecvmmsgAllocator; with recvmsg, a call that
+            // found nothing), with a per-read budget far above what a socket buffer holds, so that
+            // one wake-up takes everything before the engine computes grants and flushes. Netty
+            // 4.2's epoll transport is level-triggered, so a read that stops early costs one more
+            // epoll_wait, never a stranded datagram. The handler drives the engine every
+            // DATAGRAMS_PER_DRIVE datagrams meanwhile.
             FixedRecvByteBufAllocator allocator;
             boolean epoll = UdpOffload.isEpoll(channelType);
             // GRO pays off where packets are small enough to batch (GSO), and before Netty 4.2.19 it
@@ -292,15 +292,16 @@ final class NettyHomaTransport extends HomaTransport {
                 // recvmmsg(2): up to DATAGRAMS_PER_RECVMMSG datagrams per system call, sliced from one buffer.
                 // Each slot holds the largest UDP payload, so datagrams the kernel coalesced (GRO) fit whole.
                 bootstrap.option(UdpOffload.MAX_DATAGRAM_PAYLOAD_SIZE, receiveDatagramBytes);
-                allocator = new FixedRecvByteBufAllocator(receiveDatagramBytes * DATAGRAMS_PER_RECVMMSG);
+                allocator = new RecvmmsgAllocator(DATAGRAMS_PER_RECVMMSG, receiveDatagramBytes);
             } else {
-                // recvmsg(2): one datagram, or with GRO one run of coalesced datagrams, per system call.
+                // recvmsg(2): one datagram, or with GRO one run of coalesced datagrams, per system call;
+                // a datagram shorter than the buffer must not count as "no more data".
                 allocator = new FixedRecvByteBufAllocator(receiveDatagramBytes);
+                allocator.respectMaybeMoreData(false);
             }
             if (gro) {
                 bootstrap.option(UdpOffload.UDP_GRO, true);
             }
-            allocator.respectMaybeMoreData(false);
             allocator.maxMessagesPerRead(MAX_READS_PER_READINESS);
             bootstrap.option(ChannelOption.RECVBUF_ALLOCATOR, allocator);
             ChannelFuture bindFuture = bootstrap.bind(bindAddress);

@@ -340,9 +340,10 @@ class HomaTransportLoopbackTest {
 
     @Test
     void shouldDrainEveryQueuedDatagramAfterABurst() throws Exception {
-        // Epoll is edge-triggered: a read that stopped early would leave the rest of this burst
-        // queued, unseen until another datagram arrives, and none does. The burst is queued while
-        // the event loop is held, so that it is signalled as one readiness event.
+        // A read that stopped early and were not signalled again (an edge-triggered socket) would
+        // leave the rest of this burst queued, unseen until another datagram arrives, and none
+        // does. The burst is queued while the event loop is held, so that it is signalled as one
+        // readiness event.
         HomaTransport server = bind(echo());
         InetSocketAddress serverAddress = address(server);
         int burst = 3000;
