@@ -145,12 +145,22 @@ public final class ScenarioRunner {
         return result;
     }
 
-    /** Warms up a system (JIT, pools, connections): small and medium echoes, closed loop. */
+    /**
+     * Warms up a system (JIT, pools, connections): small and medium echoes to the first server,
+     * closed loop, and S6's calls (100 B requests, 10 KB responses) to every other server, which
+     * only S6 calls: measured cold, its bursts timed those servers' JIT compilers, not the system.
+     */
     public void warmup(SystemKind system) {
+        EchoClient client = client(system);
         int medium = Math.min(64 * 1024, system.maxMessageBytes());
-        ClosedLoop small = new ClosedLoop(client(system), 0, fixed(SMALL_BYTES), 16, plan.callTimeoutMs());
-        ClosedLoop large = new ClosedLoop(client(system), 0, fixed(medium), 1, plan.callTimeoutMs());
-        ClosedLoop.runTogether(0, plan.warmupMs(), plan.callTimeoutMs(), small, large);
+        List<ClosedLoop> loops = new ArrayList<>();
+        loops.add(new ClosedLoop(client, 0, fixed(SMALL_BYTES), 16, plan.callTimeoutMs()));
+        loops.add(new ClosedLoop(client, 0, fixed(medium), 1, plan.callTimeoutMs()));
+        byte[] incast = EchoProtocol.request(SMALL_BYTES, INCAST_RESPONSE_BYTES);
+        for (int target = 1; target < client.targets(); target++) {
+            loops.add(new ClosedLoop(client, target, () -> incast, 16, plan.callTimeoutMs()));
+        }
+        ClosedLoop.runTogether(0, plan.warmupMs(), plan.callTimeoutMs(), loops.toArray(ClosedLoop[]::new));
     }
 
     private static Map<String, Object> loopMetrics(ClosedLoop loop, long measureMs, String prefix) {
