@@ -41,6 +41,9 @@ final class OutboundMessage {
     boolean queued;
     /** Whether the message sits in the engine's retransmit queue. */
     boolean retransmitQueued;
+    /** Whether a packet holding the message's first byte has left, and when the last one did. */
+    boolean startSent;
+    long startSentNs;
     /** Order of creation, the SRPT tie-break (older first). */
     final long sequence;
 

@@ -263,6 +263,35 @@ class SenderTest {
         assertThat(rpc.lastHeardNs).isEqualTo(50);
     }
 
+    /**
+     * A RESEND for a response's start that left less than an RTO ago crossed it on the way: BUSY,
+     * not the response twice (S6: busy servers sent 5-13% of their responses twice). An RTO after
+     * the start left, the same RESEND means it was lost, and it goes again.
+     */
+    @Test
+    void shouldAnswerBusyToAResendForAResponseStartThatLeftLessThanAnRtoAgo() {
+        ComponentRig rig = new ComponentRig();
+        ServerRpc rpc = rig.serverRpcInService(0, PEER, 800, 10);
+        byte[] response = ComponentRig.pattern(3_000, 4);
+        rig.sender.respond(rpc, new byte[][] {response});
+        long sentNs = 1_000;
+        assertThat(rig.drain(sentNs)).hasSize(3);
+        long rtoNs = rig.rpcs.knownPeer(PEER).rtt.rtoNs();
+        long retransmittedBefore = rig.counters.retransmittedDataPackets();
+
+        long crossingNs = sentNs + rtoNs - 1;
+        assertThat(rig.onResend(crossingNs, PEER, ComponentRig.resend(800, 0, 3_000))).isTrue();
+        assertThat(rig.drain(crossingNs)).extracting(Sent::type).containsExactly(PacketType.BUSY);
+        assertThat(rig.counters.retransmittedDataPackets()).isEqualTo(retransmittedBefore);
+
+        long lostNs = sentNs + rtoNs;
+        assertThat(rig.onResend(lostNs, PEER, ComponentRig.resend(800, 0, 3_000))).isTrue();
+        List<Sent> again = rig.drain(lostNs);
+        assertThat(again).extracting(Sent::type).containsOnly(PacketType.DATA).hasSize(3);
+        assertCarries(again, response);
+        assertThat(rig.counters.retransmittedDataPackets()).isEqualTo(retransmittedBefore + 3);
+    }
+
     @Test
     void shouldAnswerRpcUnknownToAServerResendForAnRpcWeDoNotHave() {
         ComponentRig rig = new ComponentRig();
