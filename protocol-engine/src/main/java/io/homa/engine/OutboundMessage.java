@@ -41,8 +41,7 @@ final class OutboundMessage {
     boolean queued;
     /** Whether the message sits in the engine's retransmit queue. */
     boolean retransmitQueued;
-    /** Whether a packet holding the message's first byte has left, and when the last one did. */
-    boolean startSent;
+    /** When the last packet holding the message's first byte left (meaningful once {@code nextOffset > 0}). */
     long startSentNs;
     /** Order of creation, the SRPT tie-break (older first). */
     final long sequence;

@@ -261,12 +261,7 @@ final class Sender {
         // Alive, but a RESEND for the response carries no request byte: a due RESEND of ours for
         // missing request bytes must not be pushed back by it (both ends would wait forever).
         rpc.lastHeardNs = nowNs;
-        if (crossedResponseStart(rpc.response, resendOffset, nowNs)) {
-            control.add(PacketType.BUSY, from, rpcId | HomaHeader.FROM_SERVER_BIT);
-            counters.busySent++;
-            return true;
-        }
-        boolean resent = rpc.response != null
+        boolean resent = rpc.response != null && !crossedResponseStart(rpc.response, resendOffset, nowNs)
                 && rpc.response.retransmit(resendOffset, validation.allow(rpc.client, resendLength(rpc.response,
                         resendOffset, resendLength)));
         if (rpc.response != null && rpc.response.retransmitBudgetExhausted()) {
@@ -274,7 +269,8 @@ final class Sender {
             return true;
         }
         if (!resent) {
-            // Request incomplete, handler still running, or the bytes not sent yet: alive, not ready.
+            // Request incomplete, handler still running, the bytes not sent yet, or their start
+            // crossed this RESEND: alive, not ready.
             control.add(PacketType.BUSY, from, rpcId | HomaHeader.FROM_SERVER_BIT);
             counters.busySent++;
         }
@@ -294,7 +290,7 @@ final class Sender {
      * RTO on, finds it older and has it sent again.
      */
     private static boolean crossedResponseStart(OutboundMessage response, int resendOffset, long nowNs) {
-        return response != null && resendOffset == 0 && response.startSent
+        return resendOffset == 0 && response.nextOffset > 0
                 && nowNs - response.startSentNs < response.peer.rtt.rtoNs();
     }
 
@@ -558,7 +554,6 @@ final class Sender {
             message.nextOffset += dataBytes;
         }
         if (dataOffset == 0) {
-            message.startSent = true;
             message.startSentNs = nowNs;
         }
         Peer peer = message.peer;
