@@ -1,8 +1,12 @@
 package io.homa.reactive;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * Receive buffers for recvmmsg(2) reads on Netty's epoll transport that stop reading when one call
@@ -24,6 +28,15 @@ import io.netty.util.UncheckedBooleanSupplier;
  * {@code datagrams x datagramBytes} attempted, so the two are equal exactly when every slot was
  * filled. A recvmsg read (one datagram per call, as with UDP GRO before Netty 4.2.19) fills its
  * buffer only by chance, and reads on until the socket is empty.
+ *
+ * <p><b>Sparse traffic reads with recvmsg.</b> Netty's recvmmsg asks the socket for
+ * {@code IP_RECVORIGDSTADDR} (a getsockopt) before every call, and the kernel tries a second
+ * receive that finds nothing; a recvmsg does neither. So a wake-up that comes at least
+ * {@link #DENSE_NS} after the previous read began (an unloaded ping-pong: one datagram per
+ * wake-up) reads one datagram with one recvmsg and stops; level-triggered epoll reports the
+ * socket again at once if more was queued, and that wake-up, coming sooner than
+ * {@link #DENSE_NS}, reads with recvmmsg as above. Netty's channel chooses recvmsg itself when
+ * the buffer holds one slot.
  */
 final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
     /**
@@ -33,25 +46,71 @@ final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
     RecvmmsgAllocator(int datagrams, int datagramBytes) {
         super(datagrams * datagramBytes);
         respectMaybeMoreData(true);
+        this.datagramBytes = datagramBytes;
     }
+
+    /** A wake-up this soon after the previous read began, ns, reads with recvmmsg: traffic is dense. */
+    static final long DENSE_NS = 50_000;
+
+    private final int datagramBytes;
 
     @Override
     public Handle newHandle() {
-        return new SlotsFilled((ExtendedHandle) super.newHandle());
+        return newHandle(System::nanoTime);
     }
 
-    /** Continues while the last call filled every slot; Netty's own budget and auto-read still apply. */
+    /** A handle that reads the time from {@code clock}, ns (tests). */
+    SlotsFilled newHandle(LongSupplier clock) {
+        return new SlotsFilled((ExtendedHandle) super.newHandle(), datagramBytes, clock);
+    }
+
+    /**
+     * Continues while the last call filled every slot; Netty's own budget and auto-read still
+     * apply. A read of sparse traffic is one recvmsg of one slot.
+     */
     static final class SlotsFilled extends RecvByteBufAllocator.DelegatingHandle implements RecvByteBufAllocator.ExtendedHandle {
         private final UncheckedBooleanSupplier lastCallFilledEverySlot = () -> lastBytesRead() == attemptedBytesRead();
+        private final int datagramBytes;
+        private final LongSupplier clock;
+        /** When the previous read began, ns; far in the past at first. */
+        private long lastReadNs;
+        /** This read is one recvmsg of one datagram. */
+        private boolean single;
 
-        SlotsFilled(ExtendedHandle handle) {
+        SlotsFilled(ExtendedHandle handle, int datagramBytes, LongSupplier clock) {
             super(handle);
+            this.datagramBytes = datagramBytes;
+            this.clock = clock;
+            this.lastReadNs = clock.getAsLong() - 2 * DENSE_NS;
+        }
+
+        @Override
+        public void reset(ChannelConfig config) {
+            super.reset(config);
+            long nowNs = clock.getAsLong();
+            single = nowNs - lastReadNs >= DENSE_NS;
+            lastReadNs = nowNs;
+        }
+
+        /** Whether this read is a single recvmsg (sparse traffic). */
+        boolean single() {
+            return single;
+        }
+
+        @Override
+        public ByteBuf allocate(ByteBufAllocator alloc) {
+            return single ? alloc.ioBuffer(datagramBytes) : super.allocate(alloc);
+        }
+
+        @Override
+        public int guess() {
+            return single ? datagramBytes : super.guess();
         }
 
         @Override
         public boolean continueReading(UncheckedBooleanSupplier maybeMoreDataSupplier) {
             // Netty's datagram channel passes a supplier that is always true: read until empty.
-            return ((ExtendedHandle) delegate()).continueReading(lastCallFilledEverySlot);
+            return !single && ((ExtendedHandle) delegate()).continueReading(lastCallFilledEverySlot);
         }
 
         @Override

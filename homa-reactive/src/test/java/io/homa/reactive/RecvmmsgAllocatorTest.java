@@ -2,6 +2,9 @@ package io.homa.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;
@@ -10,11 +13,23 @@ class RecvmmsgAllocatorTest {
     private static final int SLOTS = 16;
     private static final int SLOT_BYTES = 1_000;
 
-    private static RecvByteBufAllocator.ExtendedHandle handle() {
+    /** The clock the handles read, ns. */
+    private long nowNs = 1_000_000_000L;
+
+    /** A handle whose read has begun right after another one: dense traffic, a recvmmsg read. */
+    private RecvmmsgAllocator.SlotsFilled handle() {
+        return handle(1 << 16);
+    }
+
+    private RecvmmsgAllocator.SlotsFilled handle(int maxMessagesPerRead) {
         RecvmmsgAllocator allocator = new RecvmmsgAllocator(SLOTS, SLOT_BYTES);
-        allocator.maxMessagesPerRead(1 << 16);
-        RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) allocator.newHandle();
-        handle.reset(new EmbeddedChannel().config());
+        allocator.maxMessagesPerRead(maxMessagesPerRead);
+        RecvmmsgAllocator.SlotsFilled handle = allocator.newHandle(() -> nowNs);
+        ChannelConfig config = new EmbeddedChannel().config();
+        handle.reset(config);
+        nowNs += RecvmmsgAllocator.DENSE_NS - 1;
+        handle.reset(config);
+        assertThat(handle.single()).isFalse();
         return handle;
     }
 
@@ -48,11 +63,40 @@ class RecvmmsgAllocatorTest {
     }
 
     @Test
-    void shouldKeepNettysReadBudget() {
+    void shouldReadSparseTrafficWithOneRecvmsgOfOneSlotAndDenseTrafficWithRecvmmsg() {
         RecvmmsgAllocator allocator = new RecvmmsgAllocator(SLOTS, SLOT_BYTES);
-        allocator.maxMessagesPerRead(2 * SLOTS);
-        RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle) allocator.newHandle();
-        handle.reset(new EmbeddedChannel().config());
+        allocator.maxMessagesPerRead(1 << 16);
+        RecvmmsgAllocator.SlotsFilled handle = allocator.newHandle(() -> nowNs);
+        ChannelConfig config = new EmbeddedChannel().config();
+
+        handle.reset(config); // the first read: nothing came just before it
+        assertThat(handle.single()).isTrue();
+        ByteBuf one = handle.allocate(UnpooledByteBufAllocator.DEFAULT);
+        // Netty's epoll channel reads with recvmsg when the buffer holds one slot.
+        assertThat(one.writableBytes()).isEqualTo(SLOT_BYTES);
+        one.release();
+        handle.attemptedBytesRead(SLOT_BYTES);
+        handle.lastBytesRead(SLOT_BYTES);
+        handle.incMessagesRead(1);
+        assertThat(handle.continueReading(() -> true)).as("level-triggered epoll reports what is left").isFalse();
+
+        nowNs += RecvmmsgAllocator.DENSE_NS - 1; // reported again at once: more was queued
+        handle.reset(config);
+        assertThat(handle.single()).isFalse();
+        ByteBuf slots = handle.allocate(UnpooledByteBufAllocator.DEFAULT);
+        assertThat(slots.writableBytes()).isEqualTo(SLOTS * SLOT_BYTES);
+        slots.release();
+        call(handle, SLOTS);
+        assertThat(handle.continueReading(() -> true)).isTrue();
+
+        nowNs += RecvmmsgAllocator.DENSE_NS; // a ping-pong's next datagram, a round trip later
+        handle.reset(config);
+        assertThat(handle.single()).isTrue();
+    }
+
+    @Test
+    void shouldKeepNettysReadBudget() {
+        RecvmmsgAllocator.SlotsFilled handle = handle(2 * SLOTS);
         call(handle, SLOTS);
         assertThat(handle.continueReading(() -> true)).isTrue();
         call(handle, SLOTS);
