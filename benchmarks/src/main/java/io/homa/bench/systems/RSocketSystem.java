@@ -55,18 +55,54 @@ final class RSocketSystem {
         };
     }
 
+    private static Mono<RSocket> connector(InetSocketAddress server) {
+        return RSocketConnector.create().connect(TcpClientTransport.create(server));
+    }
+
+    /**
+     * One connection per server, each call on it directly. A connection that closed (seen once in
+     * a full run: ClosedChannelException during S5's W3, after which every later call to that
+     * server failed at once, and S6 timed those failures) is replaced on the next call to its
+     * server, as an application's RSocketClient with reconnect would; the calls made while it
+     * reconnects wait for it. Said on standard error, since the run's later figures follow it.
+     */
     static EchoClient connect(List<InetSocketAddress> servers) {
         RSocket[] sockets = servers.stream()
-                .map(server -> RSocketConnector.create()
-                        .connect(TcpClientTransport.create(server))
-                        .block(CONNECT_TIMEOUT))
+                .map(server -> connector(server).block(CONNECT_TIMEOUT))
                 .toArray(RSocket[]::new);
+        @SuppressWarnings("unchecked")
+        Mono<RSocket>[] reconnecting = new Mono[sockets.length];
         return new EchoClient() {
             @Override
             public CompletableFuture<byte[]> call(int target, byte[] request) {
-                return sockets[target].requestResponse(DefaultPayload.create(request))
-                        .map(RSocketSystem::bytes)
-                        .toFuture();
+                RSocket socket = sockets[target];
+                Mono<Payload> response = socket.isDisposed()
+                        ? reconnect(target).flatMap(s -> s.requestResponse(DefaultPayload.create(request)))
+                        : socket.requestResponse(DefaultPayload.create(request));
+                return response.map(RSocketSystem::bytes).toFuture();
+            }
+
+            private synchronized Mono<RSocket> reconnect(int target) {
+                if (!sockets[target].isDisposed()) {
+                    return Mono.just(sockets[target]);
+                }
+                if (reconnecting[target] == null) {
+                    System.err.println("rsocket: the connection to " + servers.get(target) + " closed; reconnecting");
+                    reconnecting[target] = connector(servers.get(target))
+                            .doOnNext(s -> {
+                                synchronized (this) {
+                                    sockets[target] = s;
+                                    reconnecting[target] = null;
+                                }
+                            })
+                            .doOnError(e -> {
+                                synchronized (this) {
+                                    reconnecting[target] = null;
+                                }
+                            })
+                            .cache();
+                }
+                return reconnecting[target];
             }
 
             @Override
