@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -80,7 +81,9 @@ public final class Ratios {
             metrics.add(new Metric("s5", workload + " p99 slowdown", true, r -> workloadValue(r, workload, "p99_slowdown")));
             metrics.add(new Metric("s5", workload + " p50 slowdown", true, r -> workloadValue(r, workload, "p50_slowdown")));
         }
-        metrics.add(new Metric("s6", "completion ms at max N", true, r -> value(r, "completion_ms_at_max_n")));
+        // Calls that fail at once end a burst early: a completion time with failures compares nothing.
+        metrics.add(new Metric("s6", "completion ms at max N", true,
+                r -> Objects.equals(value(r, "failures_at_max_n"), 0.0) ? value(r, "completion_ms_at_max_n") : null));
         metrics.add(new Metric("s6", "failed calls (all N)", true, r -> value(r, "failures")));
         return metrics;
     }

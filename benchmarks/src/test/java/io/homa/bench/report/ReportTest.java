@@ -52,6 +52,28 @@ class ReportTest {
         assertThat(Ratios.ratio(1.0, 0.0)).isNull();
     }
 
+    private static ScenarioResult s6(String system, double completionMs, long failures) {
+        Map<String, Object> metrics = new LinkedHashMap<>();
+        metrics.put("completion_ms_at_max_n", completionMs);
+        metrics.put("failures_at_max_n", failures);
+        metrics.put("failures", failures);
+        return ScenarioResult.ok("s6", system, "", metrics);
+    }
+
+    @Test
+    void shouldNotCompareAnIncastCompletionTimeThatCameWithFailedCalls() {
+        List<Ratios.Row> rows = Ratios.compute(List.of(s6("homa", 12, 0), s6("grpc", 30, 0), s6("rsocket", 8, 1_670)),
+                List.of());
+
+        Ratios.Row completion = rows.stream().filter(r -> r.metric().startsWith("completion")).findFirst().orElseThrow();
+        assertThat(completion.homa()).isEqualTo(12.0);
+        assertThat(completion.ratios().get("grpc")).isEqualTo(0.4);
+        assertThat(completion.peers().get("rsocket")).as("its calls failed at once and ended its bursts early").isNull();
+        assertThat(completion.ratios().get("rsocket")).isNull();
+        Ratios.Row failed = rows.stream().filter(r -> r.metric().startsWith("failed")).findFirst().orElseThrow();
+        assertThat(failed.peers().get("rsocket")).isEqualTo(1_670.0);
+    }
+
     @Test
     void shouldReportTheCostOfAuthenticationAgainstTheSameSystemInTheSameRun(@TempDir Path dir) throws Exception {
         List<ScenarioResult> results = results();
