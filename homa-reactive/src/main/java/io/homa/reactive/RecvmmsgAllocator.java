@@ -31,11 +31,12 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Sparse traffic reads with recvmsg.</b> Netty's recvmmsg asks the socket for
  * {@code IP_RECVORIGDSTADDR} (a getsockopt) before every call, and the kernel tries a second
- * receive that finds nothing; a recvmsg does neither. So a wake-up that comes at least
- * {@link #DENSE_NS} after the previous read began (an unloaded ping-pong: one datagram per
- * wake-up) reads one datagram with one recvmsg and stops; level-triggered epoll reports the
- * socket again at once if more was queued, and that wake-up, coming sooner than
- * {@link #DENSE_NS}, reads with recvmmsg as above. Netty's channel chooses recvmsg itself when
+ * receive that finds nothing; a recvmsg does neither. So a wake-up that follows a read of at most
+ * one datagram by at least {@link #DENSE_NS} (an unloaded ping-pong: one datagram per wake-up)
+ * reads one datagram with one recvmsg and stops; level-triggered epoll reports the socket again
+ * at once if more was queued, and that wake-up, coming sooner than {@link #DENSE_NS}, reads with
+ * recvmmsg as above. A read of more than one datagram means load: the next read uses recvmmsg
+ * however long the loop then spent on what it read. Netty's channel chooses recvmsg itself when
  * the buffer holds one slot.
  */
 final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
@@ -74,6 +75,8 @@ final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
         private final LongSupplier clock;
         /** When the previous read began, ns; far in the past at first. */
         private long lastReadNs;
+        /** Datagrams the current read has taken so far. */
+        private int datagramsRead;
         /** This read is one recvmsg of one datagram. */
         private boolean single;
 
@@ -88,8 +91,15 @@ final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
         public void reset(ChannelConfig config) {
             super.reset(config);
             long nowNs = clock.getAsLong();
-            single = nowNs - lastReadNs >= DENSE_NS;
+            single = datagramsRead <= 1 && nowNs - lastReadNs >= DENSE_NS;
             lastReadNs = nowNs;
+            datagramsRead = 0;
+        }
+
+        @Override
+        public void incMessagesRead(int numMessages) {
+            super.incMessagesRead(numMessages);
+            datagramsRead += numMessages;
         }
 
         /** Whether this read is a single recvmsg (sparse traffic). */
