@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import reactor.core.Fuseable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
@@ -159,7 +160,7 @@ public class HomaClient {
     public <T> Mono<T> call(String service, String method, @Nullable Object[] arguments, Type responseType,
                             CallOptions options) {
         RpcCall call = new RpcCall(service, method, arguments.clone(), responseType, options, false);
-        return intercepted(call, Mono.defer(() -> this.<T>unary(call).mapNotNull(HomaResponse::value)));
+        return intercepted(call, Mono.defer(() -> this.<T>unary(call, true)));
     }
 
     /**
@@ -172,7 +173,7 @@ public class HomaClient {
     public <T> Mono<HomaResponse<T>> callForResponse(String service, String method, @Nullable Object[] arguments,
                                                      Type responseType, CallOptions options) {
         RpcCall call = new RpcCall(service, method, arguments.clone(), responseType, options, false);
-        return intercepted(call, Mono.defer(() -> unary(call)));
+        return intercepted(call, Mono.defer(() -> this.<HomaResponse<T>>unary(call, false)));
     }
 
     /**
@@ -269,40 +270,85 @@ public class HomaClient {
 
     // ------------------------------------------------------------------ unary
 
-    @SuppressWarnings("unchecked")
     /** The clock this client measures deadlines on. */
     NanoClock clock() {
         return clock;
     }
 
-    private <T> Mono<HomaResponse<T>> unary(RpcCall call) {
+    /**
+     * One unary exchange: resolve, send, decode. Few operators per call: a resolver's
+     * {@code Mono.just} is read at once, and a short response is decoded where it arrives.
+     *
+     * @param valueOnly emit the result itself (empty for {@code null}) rather than a {@link HomaResponse}
+     * @return {@code R} is the result type when {@code valueOnly}, else {@code HomaResponse} of it
+     */
+    @SuppressWarnings("unchecked")
+    private <R> Mono<R> unary(RpcCall call, boolean valueOnly) {
         PayloadCodec codec = codec(call);
         long timeoutNs = timeoutNs(call);
         long startNs = clock.nanoTime();
-        Mono<ByteBuf> exchange = resolve(call).flatMap(server ->
-                transport.call(server, requestMessage(call, codec, startNs, timeoutNs)));
+        Mono<InetSocketAddress> resolved = resolver.resolve(call.service());
+        Mono<ByteBuf> exchange;
+        if (resolved instanceof Fuseable.ScalarCallable<?> scalar) {
+            InetSocketAddress server;
+            try {
+                server = (InetSocketAddress) scalar.call();
+            } catch (Exception e) {
+                return Mono.error(e);
+            }
+            if (server == null) {
+                return Mono.error(noPeer(call));
+            }
+            exchange = transport.call(server, requestMessage(call, codec, startNs, timeoutNs));
+        } else {
+            exchange = resolved.switchIfEmpty(Mono.error(() -> noPeer(call))).flatMap(server ->
+                    transport.call(server, requestMessage(call, codec, startNs, timeoutNs)));
+        }
         if (timeoutNs > 0) {
             exchange = exchange.timeout(Duration.ofNanos(timeoutNs), Mono.error(() -> deadlineExceeded(call, timeoutNs)));
         }
         if (resultScheduler != null) {
-            exchange = exchange.publishOn(resultScheduler);
-        } else {
-            exchange = exchange.flatMap(message -> message.readableBytes() > offloadBytes
-                    ? Mono.just(message).publishOn(Schedulers.parallel())
-                    : Mono.just(message));
+            return exchange.publishOn(resultScheduler).handle((message, sink) -> {
+                Object result;
+                try {
+                    result = result(call, codec, message, valueOnly);
+                } catch (HomaException e) {
+                    sink.error(e);
+                    return;
+                }
+                if (result != null) {
+                    sink.next((R) result);
+                }
+            });
         }
-        return exchange.handle((message, sink) -> {
-            HomaResponse<T> response;
-            try {
-                response = (HomaResponse<T>) decodeResult(call, codec, message);
-            } catch (HomaException e) {
-                sink.error(e);
-                return;
-            } finally {
-                message.release();
+        return exchange.flatMap(message -> {
+            if (message.readableBytes() > offloadBytes) {
+                return Mono.fromCallable(() -> (R) result(call, codec, message, valueOnly))
+                        .subscribeOn(Schedulers.parallel());
             }
-            sink.next(response);
+            // Decoded here, on the event loop: an inner Mono.just (or empty, or error) costs no subscription.
+            try {
+                return Mono.justOrEmpty((R) result(call, codec, message, valueOnly));
+            } catch (HomaException e) {
+                return Mono.error(e);
+            }
         });
+    }
+
+    /** The decoded response (released here): its value, or a {@link HomaResponse} unless {@code valueOnly}. */
+    private @Nullable Object result(RpcCall call, PayloadCodec codec, ByteBuf message, boolean valueOnly) {
+        HomaResponse<?> response;
+        try {
+            response = decodeResult(call, codec, message);
+        } finally {
+            message.release();
+        }
+        return valueOnly ? response.value() : response;
+    }
+
+    private static HomaException noPeer(RpcCall call) {
+        return new HomaException(HomaStatus.UNAVAILABLE,
+                "no peer for service '" + call.service() + "' (the resolver found none)");
     }
 
     /**
@@ -397,8 +443,7 @@ public class HomaClient {
     }
 
     Mono<InetSocketAddress> resolve(RpcCall call) {
-        return resolver.resolve(call.service()).switchIfEmpty(Mono.error(() -> new HomaException(
-                HomaStatus.UNAVAILABLE, "no peer for service '" + call.service() + "' (the resolver found none)")));
+        return resolver.resolve(call.service()).switchIfEmpty(Mono.error(() -> noPeer(call)));
     }
 
     /**

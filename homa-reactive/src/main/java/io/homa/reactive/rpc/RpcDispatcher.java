@@ -24,9 +24,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Exceptions;
+import reactor.core.Fuseable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -358,13 +360,44 @@ public class RpcDispatcher implements HomaRequestHandler {
     @Override
     public Mono<ByteBuf> handle(HomaRequest request) {
         boolean offload = request.payload().readableBytes() > offloadBytes;
-        Mono<RpcEnvelope.Response> response = Mono.defer(() -> dispatch(request, offload));
         if (offload) {
-            response = response.subscribeOn(scheduler);
+            return Mono.defer(() -> dispatch(request, true))
+                    .subscribeOn(scheduler)
+                    .onErrorResume(error -> Mono.just(errorResponse(error, "request " + request.rpcId())))
+                    .map(r -> encodeWithinLimit(r, "request " + request.rpcId()));
         }
-        return response
-                .onErrorResume(error -> Mono.just(errorResponse(error, "request " + request.rpcId())))
-                .map(r -> encodeWithinLimit(r, "request " + request.rpcId()));
+        return Mono.defer(() -> {
+            Mono<RpcEnvelope.Response> response;
+            try {
+                response = dispatch(request, false);
+            } catch (RuntimeException e) {
+                response = Mono.just(errorResponse(e, "request " + request.rpcId()));
+            }
+            RpcEnvelope.Response ready = ready(response);
+            if (ready != null) {
+                // Answered while it was dispatched (a method returning Mono.just, or an error):
+                // no operator chain per call.
+                return Mono.just(encodeWithinLimit(ready, "request " + request.rpcId()));
+            }
+            return response
+                    .onErrorResume(error -> Mono.just(errorResponse(error, "request " + request.rpcId())))
+                    .map(r -> encodeWithinLimit(r, "request " + request.rpcId()));
+        });
+    }
+
+    /**
+     * The response {@code response} already holds, if it is a {@code Mono.just} ({@link Fuseable.ScalarCallable}
+     * with a value); else null (still to come, or empty).
+     */
+    private static RpcEnvelope.@Nullable Response ready(Mono<RpcEnvelope.Response> response) {
+        if (response instanceof Fuseable.ScalarCallable<?> scalar) {
+            try {
+                return (RpcEnvelope.Response) scalar.call();
+            } catch (Exception e) {
+                return null; // Mono.error: the chain turns it into an error response
+            }
+        }
+        return null;
     }
 
     /**
@@ -403,9 +436,12 @@ public class RpcDispatcher implements HomaRequestHandler {
         PayloadCodec codec = codecs.get(envelope.codec());
         ServerCall call = new ServerCall(envelope.service(), envelope.method(), envelope.metadata(),
                 request.client(), request.rpcId());
+        List<HomaServerInterceptor> snapshot = List.copyOf(interceptors);
+        if (snapshot.isEmpty()) {
+            return dispatchWithoutInterceptors(call, envelope, codec, arrivalNs, onScheduler);
+        }
         Function<ServerCall, Mono<RpcEnvelope.Response>> chain =
                 c -> Mono.defer(() -> execute(c, envelope, codec, arrivalNs, onScheduler));
-        List<HomaServerInterceptor> snapshot = List.copyOf(interceptors);
         for (int i = snapshot.size() - 1; i >= 0; i--) {
             HomaServerInterceptor interceptor = snapshot.get(i);
             Function<ServerCall, Mono<RpcEnvelope.Response>> next = chain;
@@ -417,6 +453,31 @@ public class RpcDispatcher implements HomaRequestHandler {
         return Mono.defer(() -> first.apply(call))
                 .switchIfEmpty(Mono.fromSupplier(() -> RpcEnvelope.Response.error(HomaStatus.INTERNAL,
                         "a server interceptor completed " + call.fullMethodName() + " without a response")))
+                .onErrorResume(error -> Mono.just(errorResponse(error, call.fullMethodName())))
+                .doFinally(signal -> exit());
+    }
+
+    /**
+     * {@link #dispatch} with no interceptor: the method runs now, and a response that is ready at
+     * once (see {@link #unary}) comes back as {@code Mono.just}, without the chain's operators.
+     */
+    private Mono<RpcEnvelope.Response> dispatchWithoutInterceptors(ServerCall call, RpcEnvelope.RequestView envelope,
+            PayloadCodec codec, long arrivalNs, boolean onScheduler) {
+        enter();
+        Mono<RpcEnvelope.Response> response;
+        try {
+            response = execute(call, envelope, codec, arrivalNs, onScheduler);
+        } catch (RuntimeException e) {
+            exit();
+            return Mono.just(errorResponse(e, call.fullMethodName()));
+        }
+        if (ready(response) != null) {
+            exit();
+            return response;
+        }
+        return response
+                .switchIfEmpty(Mono.fromSupplier(() -> RpcEnvelope.Response.error(HomaStatus.INTERNAL,
+                        call.fullMethodName() + " completed without a response")))
                 .onErrorResume(error -> Mono.just(errorResponse(error, call.fullMethodName())))
                 .doFinally(signal -> exit());
     }
@@ -460,12 +521,32 @@ public class RpcDispatcher implements HomaRequestHandler {
         long deadlineNs = deadlineNs(call, arrivalNs);
         @Nullable Object[] arguments = decodeArguments(method, codec, envelope);
         HomaCallContext context = new HomaCallContext(call);
-        Mono<?> result = Mono.defer(() -> {
-                    checkDeadline(call, deadlineNs);
-                    return Mono.from(invoke(method, arguments));
-                });
+        Mono<?> result;
         if (method.blocking() && !onScheduler) {
-            result = result.subscribeOn(scheduler);
+            result = Mono.defer(() -> {
+                        checkDeadline(call, deadlineNs);
+                        return Mono.from(invoke(method, arguments));
+                    })
+                    .subscribeOn(scheduler);
+        } else {
+            // Runs the method now, on the thread that subscribed (it does not block). A result it
+            // holds already (Mono.just, Mono.empty, Mono.error) is answered at once: it cannot have
+            // read the call's context, which only a subscription gives, nor be late.
+            Publisher<?> published;
+            try {
+                checkDeadline(call, deadlineNs);
+                published = invoke(method, arguments);
+            } catch (RuntimeException e) {
+                return Mono.just(errorResponse(e, call.fullMethodName()));
+            }
+            if (published instanceof Fuseable.ScalarCallable<?> scalar) {
+                try {
+                    return Mono.just(ok(call, codec.encode(scalar.call())));
+                } catch (Exception e) {
+                    return Mono.just(errorResponse(e, call.fullMethodName()));
+                }
+            }
+            result = Mono.from(published);
         }
         if (deadlineNs != 0) {
             long remainingNs = Math.max(0, deadlineNs - clock.nanoTime());

@@ -133,6 +133,30 @@ class HomaClientTest {
     }
 
     @Test
+    void shouldCallThroughAResolverThatAnswersLaterAndFailUnavailableOnAnEmptyOne() {
+        AtomicInteger lookups = new AtomicInteger();
+        HomaClient later = new HomaClient(transport, service -> Mono.fromCallable(() -> {
+            lookups.incrementAndGet();
+            return SERVER;
+        }).subscribeOn(Schedulers.boundedElastic()), codec);
+        HomaClient nowhere = new HomaClient(transport, service -> Mono.empty(), codec);
+
+        assertThat(later.call("greeter", "greet", new Greeting("b", 1), String.class).block(TIMEOUT)).isEqualTo("hello b");
+        assertThat(lookups).hasValue(1);
+        for (HomaClient client : List.of(nowhere, new HomaClient(transport,
+                service -> Mono.<InetSocketAddress>empty().subscribeOn(Schedulers.boundedElastic()), codec))) {
+            StepVerifier.create(client.call("greeter", "greet", new Greeting("c", 1), String.class))
+                    .expectErrorSatisfies(e -> {
+                        assertThat(e).isInstanceOf(HomaException.class)
+                                .hasMessage("no peer for service 'greeter' (the resolver found none)");
+                        assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.UNAVAILABLE);
+                    })
+                    .verify(TIMEOUT);
+        }
+        assertThat(transport.calls).hasValue(1);
+    }
+
+    @Test
     void shouldFailWithInternalOnMalformedResponseOrUndecodableResult() {
         HomaClient garbage = new HomaClient(
                 new InMemoryTransport(bytes -> Mono.just(new byte[] {7, 7, 7})), request -> Mono.just(SERVER), codec);

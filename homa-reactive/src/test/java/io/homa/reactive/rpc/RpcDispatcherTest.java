@@ -69,6 +69,33 @@ class RpcDispatcherTest {
     }
 
     @Test
+    void shouldAnswerAReadyResultAtOnceAndALaterOneWithTheCallContext() {
+        dispatcher.register(new RpcMethod("calc", "who", null, arg -> HomaCallContext.current()
+                .delayElement(Duration.ofMillis(20))
+                .map(context -> context.service() + "." + context.method() + " from " + context.peer().getPort())));
+        HomaRequest ready = new HomaRequest(CLIENT, 2,
+                Unpooled.wrappedBuffer(RpcEnvelope.encodeRequest("calc", "add", codec.name(), codec.encode(new Sum(1, 2)))));
+
+        // A method returning Mono.just is answered during the subscription itself, and leaves nothing in flight.
+        AtomicReference<ByteBuf> answered = new AtomicReference<>();
+        dispatcher.handle(ready).subscribe(answered::set);
+        assertThat(answered.get()).as("answered synchronously").isNotNull();
+        assertThat(dispatcher.inFlight()).isZero();
+        try {
+            assertThat(new String(RpcEnvelope.decodeResponse(ByteBufUtil.getBytes(answered.get())).payload(),
+                    StandardCharsets.UTF_8)).isEqualTo("3");
+        } finally {
+            answered.get().release();
+        }
+
+        // A later result still runs with the call's context and counts as in flight until it is answered.
+        RpcEnvelope.Response later = call("calc", "who", codec.encode(null));
+        assertThat(later.status()).isEqualTo(HomaStatus.OK);
+        assertThat(new String(later.payload(), StandardCharsets.UTF_8)).isEqualTo("\"calc.who from 40000\"");
+        awaitInFlight(dispatcher, 0);
+    }
+
+    @Test
     void shouldRunABlockingMethodOnTheScheduler() {
         AtomicReference<String> thread = new AtomicReference<>();
         dispatcher.register(new RpcMethod("calc", "now", null, arg -> Mono.fromCallable(() -> {
