@@ -22,10 +22,17 @@ import org.jspecify.annotations.Nullable;
  * batch is at most {@code maxBatchBytes} long: the pacer's {@code max-nic-queue} at the link rate,
  * capped at the largest UDP payload, because a batch leaves as one burst and a long burst is
  * head-of-line blocking for the packets behind it (Linux Homa caps its GSO size for the same
- * reason). The order of packets is kept: a packet that cannot join ends the batch before it.
+ * reason). A packet longer than half of that goes alone. The order of packets is kept: a packet
+ * that cannot join ends the batch before it.
  *
- * <p>Turned off ({@code maxBatchBytes} no larger than one packet, or {@link #disable()}), every
- * packet is its own datagram in a buffer of its own length, as without this class.
+ * <p>Short packets join too, whatever the MTU: on loopback (64 KB packets, so a long message's
+ * packets go alone) the responses of a burst to one client, 100 B or 10 KB each, leave in one
+ * send, and a receiver with {@code UDP_GRO} takes them in one read (measured on loopback: 100 B
+ * echoes at 32 outstanding 1.35x the RPCs/s, 1,000 concurrent 10 KB responses from three servers
+ * 0.72x the time).
+ *
+ * <p>Turned off ({@code maxBatchBytes} 0, or {@link #disable()}), every packet is its own
+ * datagram in a buffer of its own length, as without this class.
  *
  * <p>Confined to the channel's event loop.
  */
@@ -59,8 +66,8 @@ final class GsoBatcher {
      * @param fullPacketBytes the length of a full DATA packet (the engine's MTU less the IP and UDP
      *     headers): a packet of that length starts a buffer of {@code maxBatchBytes}, since more
      *     of its message usually follows; any other packet starts a buffer of its own length
-     * @param maxBatchBytes the longest GSO send, bytes; at most {@value #MAX_BATCH_BYTES}; a value
-     *     below two full packets turns batching off
+     * @param maxBatchBytes the longest GSO send, bytes; at most {@value #MAX_BATCH_BYTES}; 0 turns
+     *     batching off, and packets longer than half of it always go alone
      */
     GsoBatcher(ByteBufAllocator allocator, Output output, int fullPacketBytes, int maxBatchBytes) {
         this.allocator = allocator;
@@ -84,14 +91,14 @@ final class GsoBatcher {
         return (int) Math.min(MAX_BATCH_BYTES, bytes);
     }
 
-    /** Whether packets may be joined at all. */
+    /** Whether packets may be joined at all (each only with packets it fits twice into a send with). */
     boolean enabled() {
-        return joins(maxBatchBytes, fullPacketBytes);
+        return maxBatchBytes > 0;
     }
 
-    /** Whether sends of up to {@code maxBatchBytes} join packets of {@code fullPacketBytes}: two must fit. */
-    static boolean joins(int maxBatchBytes, int fullPacketBytes) {
-        return maxBatchBytes >= 2 * fullPacketBytes;
+    /** Whether a packet of {@code lengthBytes} may share a send of up to {@code maxBatchBytes}: two must fit. */
+    static boolean joins(int maxBatchBytes, int lengthBytes) {
+        return maxBatchBytes >= 2 * lengthBytes;
     }
 
     /** The longest GSO send, bytes (0 once disabled). */
@@ -119,14 +126,15 @@ final class GsoBatcher {
             current = null;
         }
         if (current == null) {
-            int capacity = enabled() && lengthBytes == fullPacketBytes ? maxBatchBytes : lengthBytes;
-            current = allocator.directBuffer(capacity, Math.max(capacity, enabled() ? maxBatchBytes : lengthBytes));
+            boolean joinable = enabled() && joins(maxBatchBytes, lengthBytes);
+            int capacity = joinable && lengthBytes == fullPacketBytes ? maxBatchBytes : lengthBytes;
+            current = allocator.directBuffer(capacity, joinable ? maxBatchBytes : lengthBytes);
             batch = current;
             peer = destination;
             priority = packetPriority;
             segmentBytes = lengthBytes;
             segments = 0;
-            ended = false;
+            ended = !joinable;
         }
         int position = packet.position();
         current.writeBytes(packet);

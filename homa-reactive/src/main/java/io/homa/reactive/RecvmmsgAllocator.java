@@ -23,11 +23,12 @@ import java.util.function.LongSupplier;
  * call finds an empty queue, which Linux signals even to an edge-triggered waiter
  * ({@code RecvmmsgStrandingLoopbackTest}).
  *
- * <p>Only for recvmmsg reads (one buffer of {@code datagrams} slots of {@code datagramBytes}):
- * Netty reports each call's bytes as {@code received x datagramBytes} against
+ * <p>For recvmmsg reads (one buffer of {@code datagrams} slots of {@code datagramBytes}), Netty
+ * reports each call's bytes as {@code received x datagramBytes} against
  * {@code datagrams x datagramBytes} attempted, so the two are equal exactly when every slot was
- * filled. A recvmsg read (one datagram per call, as with UDP GRO before Netty 4.2.19) fills its
- * buffer only by chance, and reads on until the socket is empty.
+ * filled. Built with one slot, for recvmsg reads (one datagram, or one coalesced run, per call:
+ * UDP GRO before Netty 4.2.19), a call fills its buffer only by chance, so a dense read goes on
+ * until the socket is empty; only the sparse rule below applies.
  *
  * <p><b>Sparse traffic reads with recvmsg.</b> Netty's recvmmsg asks the socket for
  * {@code IP_RECVORIGDSTADDR} (a getsockopt) before every call, and the kernel tries a second
@@ -48,12 +49,15 @@ final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
         super(datagrams * datagramBytes);
         respectMaybeMoreData(true);
         this.datagramBytes = datagramBytes;
+        this.recvmsg = datagrams == 1;
     }
 
     /** A wake-up this soon after the previous read began, ns, reads with recvmmsg: traffic is dense. */
     static final long DENSE_NS = 50_000;
 
     private final int datagramBytes;
+    /** One slot: every call is a recvmsg. */
+    private final boolean recvmsg;
 
     @Override
     public Handle newHandle() {
@@ -62,7 +66,7 @@ final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
 
     /** A handle that reads the time from {@code clock}, ns (tests). */
     SlotsFilled newHandle(LongSupplier clock) {
-        return new SlotsFilled((ExtendedHandle) super.newHandle(), datagramBytes, clock);
+        return new SlotsFilled((ExtendedHandle) super.newHandle(), datagramBytes, recvmsg, clock);
     }
 
     /**
@@ -71,6 +75,8 @@ final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
      */
     static final class SlotsFilled extends RecvByteBufAllocator.DelegatingHandle implements RecvByteBufAllocator.ExtendedHandle {
         private final UncheckedBooleanSupplier lastCallFilledEverySlot = () -> lastBytesRead() == attemptedBytesRead();
+        /** Whether a dense read may go on: for recvmsg, until a call finds the socket empty. */
+        private final UncheckedBooleanSupplier mayHaveMore;
         private final int datagramBytes;
         private final LongSupplier clock;
         /** When the previous read began, ns; far in the past at first. */
@@ -80,8 +86,9 @@ final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
         /** This read is one recvmsg of one datagram. */
         private boolean single;
 
-        SlotsFilled(ExtendedHandle handle, int datagramBytes, LongSupplier clock) {
+        SlotsFilled(ExtendedHandle handle, int datagramBytes, boolean recvmsg, LongSupplier clock) {
             super(handle);
+            this.mayHaveMore = recvmsg ? UncheckedBooleanSupplier.TRUE_SUPPLIER : lastCallFilledEverySlot;
             this.datagramBytes = datagramBytes;
             this.clock = clock;
             this.lastReadNs = clock.getAsLong() - 2 * DENSE_NS;
@@ -120,12 +127,12 @@ final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
         @Override
         public boolean continueReading(UncheckedBooleanSupplier maybeMoreDataSupplier) {
             // Netty's datagram channel passes a supplier that is always true: read until empty.
-            return !single && ((ExtendedHandle) delegate()).continueReading(lastCallFilledEverySlot);
+            return !single && ((ExtendedHandle) delegate()).continueReading(mayHaveMore);
         }
 
         @Override
         public boolean continueReading() {
-            return continueReading(lastCallFilledEverySlot);
+            return continueReading(mayHaveMore);
         }
     }
 }

@@ -135,7 +135,30 @@ class GsoBatcherTest {
         assertThat(GsoBatcher.maxBatchBytes(1_000, 50_000)).isEqualTo(6_250);
         assertThat(GsoBatcher.maxBatchBytes(100_000, 50_000)).isEqualTo(GsoBatcher.MAX_BATCH_BYTES);
         assertThat(GsoBatcher.maxBatchBytes(0, 50_000)).as("no pacer").isEqualTo(GsoBatcher.MAX_BATCH_BYTES);
-        assertThat(new GsoBatcher(UnpooledByteBufAllocator.DEFAULT, (d, p) -> {}, FULL, 2 * FULL - 1).enabled())
-                .as("less than two packets per send is no batching").isFalse();
+    }
+
+    @Test
+    void shouldSendAPacketLongerThanHalfASendAloneAndJoinShorterOnes() {
+        // Loopback: 64 KB packets, sends of at most 62,500 bytes (10 Gbit/s x 50 us).
+        int loopbackFull = GsoBatcher.MAX_BATCH_BYTES;
+        GsoBatcher batcher = new GsoBatcher(UnpooledByteBufAllocator.DEFAULT,
+                (d, p) -> written.add(new Written(d, p)), loopbackFull, 62_500);
+        assertThat(batcher.enabled()).isTrue();
+        batcher.add(A, packet(loopbackFull, 1), 0);
+        batcher.add(A, packet(loopbackFull, 2), 0);
+        batcher.add(A, packet(31_251, 3), 0);
+        for (int i = 0; i < 7; i++) {
+            batcher.add(A, packet(10_100, 4 + i), 0);
+        }
+        batcher.finish();
+
+        assertThat(written).extracting(w -> w.datagram().content().readableBytes())
+                .containsExactly(loopbackFull, loopbackFull, 31_251, 6 * 10_100, 10_100);
+        assertThat(written).extracting(w -> w.datagram() instanceof SegmentedDatagramPacket)
+                .containsExactly(false, false, false, true, false);
+        assertThat(written.get(0).datagram().content().capacity()).as("a lone packet's buffer is its own length")
+                .isEqualTo(loopbackFull);
+        assertThat(((SegmentedDatagramPacket) written.get(3).datagram()).segmentSize()).isEqualTo(10_100);
+        assertThat(batcher.segmentedPackets()).isEqualTo(6);
     }
 }

@@ -100,6 +100,32 @@ class RecvmmsgAllocatorTest {
     }
 
     @Test
+    void shouldReadWithRecvmsgUntilEmptyWhenDenseAndOnceWhenSparseWithOneSlot() {
+        RecvmmsgAllocator allocator = new RecvmmsgAllocator(1, SLOT_BYTES); // recvmsg reads (GRO)
+        allocator.maxMessagesPerRead(1 << 16);
+        RecvmmsgAllocator.SlotsFilled handle = allocator.newHandle(() -> nowNs);
+        ChannelConfig config = new EmbeddedChannel().config();
+
+        handle.reset(config);
+        assertThat(handle.single()).isTrue();
+        handle.attemptedBytesRead(SLOT_BYTES);
+        handle.lastBytesRead(100);
+        handle.incMessagesRead(1);
+        assertThat(handle.continueReading(() -> true)).as("sparse: one recvmsg per wake-up").isFalse();
+
+        nowNs += RecvmmsgAllocator.DENSE_NS - 1;
+        handle.reset(config);
+        assertThat(handle.single()).isFalse();
+        for (int i = 0; i < 3; i++) {
+            handle.attemptedBytesRead(SLOT_BYTES);
+            handle.lastBytesRead(100); // a datagram shorter than the buffer is no sign of an empty socket
+            handle.incMessagesRead(1);
+            assertThat(handle.continueReading(() -> true)).isTrue();
+            assertThat(handle.continueReading()).isTrue();
+        }
+    }
+
+    @Test
     void shouldKeepNettysReadBudget() {
         RecvmmsgAllocator.SlotsFilled handle = handle(2 * SLOTS);
         call(handle, SLOTS);

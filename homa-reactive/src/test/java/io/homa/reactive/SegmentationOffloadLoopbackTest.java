@@ -16,8 +16,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * UDP GSO and GRO between real transports over loopback at a 1500-byte MTU: messages arrive
- * whole whichever side has the offloads, and a sender with GSO sends many packets per send.
+ * UDP GSO and GRO between real transports over loopback, at a 1500-byte MTU and at loopback's own:
+ * messages arrive whole whichever side has the offloads, and a sender with GSO sends many packets
+ * per send.
  */
 class SegmentationOffloadLoopbackTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
@@ -87,12 +88,34 @@ class SegmentationOffloadLoopbackTest {
     }
 
     @Test
-    void shouldKeepRecvmmsgWithoutGroWhereSixtyFourKilobytePacketsLeaveNothingToBatch() {
-        HomaTransport transport = HomaTransport.bindNow(HomaTransportConfig.builder().bindAddress("127.0.0.1").build(),
+    void shouldJoinABurstOfShortPacketsAtLoopbacksMtuAndReadThemWithGro() {
+        HomaTransport server = HomaTransport.bindNow(HomaTransportConfig.builder().bindAddress("127.0.0.1").build(),
+                request -> Mono.just(request.payload().retain()), TIMEOUT);
+        transports.add(server);
+        HomaTransport client = HomaTransport.bindNow(HomaTransportConfig.builder().bindAddress("127.0.0.1").build(),
                 null, TIMEOUT);
-        transports.add(transport);
-        assumeTrue(UdpOffload.isEpoll(((NettyHomaTransport) transport).channelType()), transport.dataPath());
-        assertThat(transport.dataPath()).contains("recvmmsg", "MTU 65535", "GSO off", "GRO off");
+        transports.add(client);
+        assumeTrue(UdpOffload.isEpoll(((NettyHomaTransport) client).channelType()) && UdpOffload.GSO_SUPPORTED,
+                "UDP GSO needs Linux and Netty's native epoll transport: " + client.dataPath());
+        assertThat(client.dataPath()).contains("MTU 65535", "GSO on", "GRO on");
+
+        // Bursts of 64 concurrent 100-byte echoes: their packets (one each way per call, all of one
+        // length) leave joined wherever a side flushes several at once, and arrive whole.
+        int bursts = 0;
+        long joined = 0;
+        while (bursts < 50 && joined == 0) {
+            bursts++;
+            byte[] request = new byte[100];
+            java.util.Arrays.fill(request, (byte) bursts);
+            List<byte[]> responses = Flux.range(0, 64)
+                    .flatMap(i -> client.call(address(server), request), 64)
+                    .collectList()
+                    .block(TIMEOUT);
+            assertThat(responses).hasSize(64).allSatisfy(response -> assertThat(response).isEqualTo(request));
+            joined = ((NettyHomaTransport) client).gsoCounters().block(TIMEOUT)[1]
+                    + ((NettyHomaTransport) server).gsoCounters().block(TIMEOUT)[1];
+        }
+        assertThat(joined).as("packets in GSO sends after %d bursts", bursts).isGreaterThan(0);
     }
 
     @Test

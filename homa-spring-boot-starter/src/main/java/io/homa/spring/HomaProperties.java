@@ -960,8 +960,10 @@ public class HomaProperties implements InitializingBean {
         /**
          * Whether to send consecutive equal-length packets to one peer in one UDP GSO send
          * (UDP_SEGMENT: each segment a whole Homa packet, at most max-nic-queue at link-mbps per
-         * send) and receive with UDP_GRO, on Linux with the native transport. What makes a
-         * 1500-byte MTU fast: a 1 MiB message is about 17 sends instead of 741 system calls.
+         * send; a packet longer than half of that goes alone) and receive with UDP_GRO, on Linux
+         * with the native transport. What makes a 1500-byte MTU fast: a 1 MiB message is about 17
+         * sends instead of 741 system calls; on loopback a burst of short responses to one client
+         * is one send and one read.
          * Ignored where the kernel or transport lacks it (NIO, macOS); the start-up line says
          * which path is on.
          */
