@@ -6,6 +6,7 @@ import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.unix.SegmentedDatagramPacket;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,6 +58,8 @@ final class GsoBatcher {
     private int segmentBytes;
     private int segments;
     private boolean ended;
+    /** Length of the packet {@link #claim} lent memory for, 0 when none is pending. */
+    private int claimedBytes;
     private long segmentedSends;
     private long segmentedPackets;
 
@@ -120,6 +123,48 @@ final class GsoBatcher {
      */
     void add(InetSocketAddress destination, ByteBuffer packet, int packetPriority) {
         int lengthBytes = packet.remaining();
+        ByteBuf current = batchFor(destination, lengthBytes, packetPriority);
+        int position = packet.position();
+        current.writeBytes(packet);
+        packet.position(position);
+        added(lengthBytes);
+    }
+
+    /**
+     * Lends the memory for one packet at the end of the batch it joins (or starts), to be written
+     * there and then {@link #commit committed}: the packet is then never copied in user space.
+     *
+     * @return {@code lengthBytes} of the batch's buffer, from its position; big-endian; valid
+     *     until {@link #commit} or any other call
+     */
+    ByteBuffer claim(InetSocketAddress destination, int lengthBytes, int packetPriority) {
+        ByteBuf current = batchFor(destination, lengthBytes, packetPriority);
+        current.ensureWritable(lengthBytes);
+        claimedBytes = lengthBytes;
+        return current.internalNioBuffer(current.writerIndex(), lengthBytes).order(ByteOrder.BIG_ENDIAN);
+    }
+
+    /** The packet {@link #claim} lent memory for is written: it joins its batch. */
+    void commit() {
+        ByteBuf current = batch;
+        int lengthBytes = claimedBytes;
+        if (current == null || lengthBytes == 0) {
+            throw new IllegalStateException("commit() without a claim()");
+        }
+        claimedBytes = 0;
+        current.writerIndex(current.writerIndex() + lengthBytes);
+        added(lengthBytes);
+    }
+
+    private void added(int lengthBytes) {
+        segments++;
+        if (lengthBytes < segmentBytes) {
+            ended = true;
+        }
+    }
+
+    /** The batch a packet of {@code lengthBytes} joins: the current one, or a new one after ending it. */
+    private ByteBuf batchFor(InetSocketAddress destination, int lengthBytes, int packetPriority) {
         ByteBuf current = batch;
         if (current != null && !(fits(lengthBytes, current) && packetPriority == priority && destination.equals(peer))) {
             finish();
@@ -136,13 +181,7 @@ final class GsoBatcher {
             segments = 0;
             ended = !joinable;
         }
-        int position = packet.position();
-        current.writeBytes(packet);
-        packet.position(position);
-        segments++;
-        if (lengthBytes < segmentBytes) {
-            ended = true;
-        }
+        return current;
     }
 
     private boolean fits(int lengthBytes, ByteBuf current) {
@@ -172,6 +211,7 @@ final class GsoBatcher {
     void release() {
         ByteBuf current = batch;
         batch = null;
+        claimedBytes = 0;
         if (current != null) {
             current.release();
         }

@@ -158,7 +158,23 @@ final class NettyHomaTransport extends HomaTransport {
     // ---- confined to the event loop ----
     private final HomaEngine engine;
     private final LongObjectHashMap<PendingCall> pendingCalls = new LongObjectHashMap<>();
-    private final PacketSink packetSink = this::writePacket;
+    private final PacketSink packetSink = new PacketSink() {
+        @Override
+        public void send(InetSocketAddress peer, ByteBuffer packet, int priority) {
+            writePacket(peer, packet, priority);
+        }
+
+        /** DATA is written straight into the datagram buffer, unless it is to be sealed. */
+        @Override
+        public ByteBuffer claim(InetSocketAddress peer, int lengthBytes, int priority) {
+            return sealer == null ? batcher.claim(peer, lengthBytes, priority) : null;
+        }
+
+        @Override
+        public void commit() {
+            batcher.commit();
+        }
+    };
     private final Runnable transmitTask = this::runTransmitTask;
     private final Runnable timerTask = this::runTimerTask;
     private final Runnable heldRetryTask = this::runHeldRetryTask;
@@ -897,7 +913,8 @@ final class NettyHomaTransport extends HomaTransport {
     }
 
     /**
-     * The engine's {@link PacketSink}: copies the packet into a pooled direct buffer, joined with
+     * The engine's {@link PacketSink} for control packets and sealed DATA (unsealed DATA is written
+     * in place, {@link GsoBatcher#claim}): copies the packet into a pooled direct buffer, joined with
      * the packets before it into one GSO send where it can be ({@link GsoBatcher}), written at its
      * priority when the batch ends.
      */

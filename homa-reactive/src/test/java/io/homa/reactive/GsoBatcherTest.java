@@ -109,6 +109,35 @@ class GsoBatcherTest {
     }
 
     @Test
+    void shouldLendTheMemoryOfAPacketAtTheEndOfItsBatchAndBatchAsAdd() {
+        GsoBatcher batcher = batcher(GsoBatcher.MAX_BATCH_BYTES);
+        for (int i = 0; i < 3; i++) {
+            ByteBuffer lent = batcher.claim(A, i < 2 ? FULL : 100, 2);
+            assertThat(lent.remaining()).isGreaterThanOrEqualTo(i < 2 ? FULL : 100);
+            assertThat(lent.order()).isEqualTo(java.nio.ByteOrder.BIG_ENDIAN);
+            int length = i < 2 ? FULL : 100;
+            for (int j = 0; j < length; j++) {
+                lent.put(lent.position() + j, (byte) (i + 1));
+            }
+            batcher.commit();
+        }
+        batcher.add(B, packet(100, 9), 2); // another peer ends the batch
+        batcher.finish();
+
+        assertThat(written).hasSize(2);
+        SegmentedDatagramPacket send = (SegmentedDatagramPacket) written.get(0).datagram();
+        assertThat(send.segmentSize()).isEqualTo(FULL);
+        byte[] bytes = ByteBufUtil.getBytes(send.content());
+        assertThat(bytes).hasSize(2 * FULL + 100);
+        assertThat(bytes[0]).isEqualTo((byte) 1);
+        assertThat(bytes[FULL]).isEqualTo((byte) 2);
+        assertThat(bytes[2 * FULL + 99]).isEqualTo((byte) 3);
+        assertThat(written.get(1).datagram().recipient()).isEqualTo(B);
+        assertThat(batcher.segmentedPackets()).isEqualTo(3);
+        org.assertj.core.api.Assertions.assertThatThrownBy(batcher::commit).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     void shouldSendEveryPacketAsItsOwnDatagramWhenOffOrDisabled() {
         GsoBatcher off = batcher(0);
         assertThat(off.enabled()).isFalse();

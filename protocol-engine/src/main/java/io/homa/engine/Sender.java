@@ -564,8 +564,16 @@ final class Sender {
             bound.epochBound = true;
             bound.epoch = epoch;
         }
+        int priority = dataOffset < message.unscheduledBytes
+                ? peer.unscheduledPriority(message.lengthBytes, config.priorityLevels())
+                : message.grantPriority;
+        int packetBytes = DataHeader.HEADER_LENGTH + dataBytes;
+        // Written where the sink will send it from, if it lends that memory; else into txBuffer.
+        ByteBuffer lent = sink.claim(peer.address, packetBytes, priority);
+        ByteBuffer packet = lent != null ? lent : txBuffer;
+        int base = lent != null ? lent.position() : 0;
         DataHeader data = dataTx;
-        data.wrap(txBuffer, 0);
+        data.wrap(packet, base);
         data.writeCommon(PacketType.DATA, localPort, peer.address.getPort(), message.wireRpcId)
                 .messageLength(message.lengthBytes)
                 .incoming(message.grantedOffset)
@@ -582,11 +590,14 @@ final class Sender {
             // Draft "ACK": an ack we owe this server rides on our request.
             data.ackRpcId(peer.takePendingAck()).ackServerPort(peer.address.getPort());
         }
-        message.copyTo(dataOffset, dataBytes, txBuffer, DataHeader.HEADER_LENGTH);
-        int priority = dataOffset < message.unscheduledBytes
-                ? peer.unscheduledPriority(message.lengthBytes, config.priorityLevels())
-                : message.grantPriority;
-        emit(PacketType.DATA, peer.address, DataHeader.HEADER_LENGTH + dataBytes, priority, sink);
+        message.copyTo(dataOffset, dataBytes, packet, base + DataHeader.HEADER_LENGTH);
+        if (lent != null) {
+            sink.commit();
+            counters.sent(PacketType.DATA);
+            pacer.charge(packetBytes);
+        } else {
+            emit(PacketType.DATA, peer.address, packetBytes, priority, sink);
+        }
 
         ClientRpc clientRpc = message.clientRpc;
         if (clientRpc != null) {

@@ -9,6 +9,7 @@ import io.homa.engine.wire.DataHeader;
 import io.homa.engine.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import io.homa.engine.wire.ResendHeader;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -68,6 +69,64 @@ class SenderTest {
         }
         assertThat(rig.counters.packetsSent(PacketType.DATA)).isEqualTo(3);
         assertThat(rig.sender.hasTransmit()).isFalse();
+    }
+
+    @Test
+    void shouldWriteDataIntoMemoryTheSinkLendsByteForByteAsItWouldSendIt() {
+        ComponentRig copied = new ComponentRig();
+        ComponentRig lentTo = new ComponentRig();
+        byte[] request = ComponentRig.pattern(3_000, 5);
+        for (ComponentRig rig : List.of(copied, lentTo)) {
+            rig.startRequest(0, PEER, request);
+            rig.control.add(PacketType.BUSY, OTHER, 77);
+        }
+        List<Sent> expected = copied.drain(0);
+
+        // A sink that lends a slice of a direct buffer at an offset, amid bytes the engine must not touch.
+        List<Sent> sent = new ArrayList<>();
+        ByteBuffer memory = ByteBuffer.allocateDirect(4_096);
+        int[] claimed = new int[3]; // lengthBytes, priority, commits
+        InetSocketAddress[] claimedPeer = new InetSocketAddress[1];
+        PacketSink recorder = ComponentRig.recorder(sent);
+        PacketSink lending = new PacketSink() {
+            @Override
+            public void send(InetSocketAddress peer, ByteBuffer packet, int priority) {
+                recorder.send(peer, packet, priority);
+            }
+
+            @Override
+            public ByteBuffer claim(InetSocketAddress peer, int lengthBytes, int priority) {
+                for (int i = 0; i < memory.capacity(); i++) {
+                    memory.put(i, (byte) 0x5a);
+                }
+                claimedPeer[0] = peer;
+                claimed[0] = lengthBytes;
+                claimed[1] = priority;
+                return memory.duplicate().position(100).limit(100 + lengthBytes);
+            }
+
+            @Override
+            public void commit() {
+                claimed[2]++;
+                byte[] bytes = new byte[claimed[0]];
+                memory.get(100, bytes);
+                sent.add(new Sent(claimedPeer[0], bytes, claimed[1]));
+                assertThat(memory.get(99)).as("before the lent bytes").isEqualTo((byte) 0x5a);
+                assertThat(memory.get(100 + claimed[0])).as("after the lent bytes").isEqualTo((byte) 0x5a);
+            }
+        };
+        while (lentTo.sender.pollTransmit(0, lending, 64) > 0) {
+            // drain
+        }
+
+        assertThat(claimed[2]).as("DATA packets written in place").isEqualTo(3);
+        assertThat(sent).hasSameSizeAs(expected);
+        for (int i = 0; i < sent.size(); i++) {
+            assertThat(sent.get(i).to()).isEqualTo(expected.get(i).to());
+            assertThat(sent.get(i).priority()).isEqualTo(expected.get(i).priority());
+            assertThat(sent.get(i).bytes()).as("packet %d", i).isEqualTo(expected.get(i).bytes());
+        }
+        assertThat(lentTo.counters.packetsSent(PacketType.DATA)).isEqualTo(3);
     }
 
     @Test
