@@ -10,8 +10,8 @@ import java.nio.ByteOrder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Turns the engine's packets into datagram writes, joining consecutive packets of equal length
- * for one peer at one priority into one UDP GSO send (Linux {@code UDP_SEGMENT}, Netty's
+ * Turns the engine's packets into datagram writes, joining the packets of equal length that one
+ * transmit pass has for one peer at one priority into one UDP GSO send (Linux {@code UDP_SEGMENT}, Netty's
  * {@link SegmentedDatagramPacket}): the kernel, or the NIC, cuts the buffer back into the same
  * datagrams, each a complete Homa packet, so a receiver sees ordinary packets (or, with
  * {@code UDP_GRO}, gets them back in one read). One system call and one trip through the stack
@@ -23,8 +23,11 @@ import org.jspecify.annotations.Nullable;
  * batch is at most {@code maxBatchBytes} long: the pacer's {@code max-nic-queue} at the link rate,
  * capped at the largest UDP payload, because a batch leaves as one burst and a long burst is
  * head-of-line blocking for the packets behind it (Linux Homa caps its GSO size for the same
- * reason). A packet longer than half of that goes alone. The order of packets is kept: a packet
- * that cannot join ends the batch before it.
+ * reason). A packet longer than half of that goes alone. Up to {@value #MAX_OPEN_BATCHES} batches
+ * are open at once, for different peers, so a pass that alternates between peers (a fan-out's
+ * requests, round-robin over servers) still joins each peer's packets; they leave oldest first.
+ * Each peer's packets keep their order: only its newest batch takes packets, and a packet that
+ * cannot join it starts the next.
  *
  * <p>Short packets join too, whatever the MTU: on loopback (64 KB packets, so a long message's
  * packets go alone) the responses of a burst to one client, 100 B or 10 KB each, leave in one
@@ -40,6 +43,8 @@ import org.jspecify.annotations.Nullable;
 final class GsoBatcher {
     /** Linux's UDP_MAX_SEGMENTS on the kernels we support: segments per GSO send. */
     static final int MAX_SEGMENTS = 64;
+    /** Batches open at once, for as many peers: a transmit pass that alternates between peers still joins their packets. */
+    static final int MAX_OPEN_BATCHES = 8;
     /** The largest UDP payload over IPv4, bytes: a GSO send is one UDP datagram until it is cut. */
     static final int MAX_BATCH_BYTES = 65_507;
 
@@ -52,13 +57,11 @@ final class GsoBatcher {
     private final Output output;
     private final int fullPacketBytes;
     private int maxBatchBytes;
-    private @Nullable ByteBuf batch;
-    private @Nullable InetSocketAddress peer;
-    private int priority;
-    private int segmentBytes;
-    private int segments;
-    private boolean ended;
-    /** Length of the packet {@link #claim} lent memory for, 0 when none is pending. */
+    /** Batches being built, oldest first. */
+    private final Batch[] open = new Batch[MAX_OPEN_BATCHES];
+    private int openCount;
+    /** The batch {@link #claim} lent memory of, and the packet's length; null and 0 when none is pending. */
+    private @Nullable Batch claimed;
     private int claimedBytes;
     private long segmentedSends;
     private long segmentedPackets;
@@ -115,7 +118,7 @@ final class GsoBatcher {
     }
 
     /**
-     * Takes one packet: joins it to the current batch or ends that batch and starts another.
+     * Takes one packet: joins it to the open batch of its peer or starts another.
      *
      * @param destination the peer
      * @param packet the packet from its position to its limit; copied, the position is kept
@@ -123,11 +126,11 @@ final class GsoBatcher {
      */
     void add(InetSocketAddress destination, ByteBuffer packet, int packetPriority) {
         int lengthBytes = packet.remaining();
-        ByteBuf current = batchFor(destination, lengthBytes, packetPriority);
+        Batch batch = batchFor(destination, lengthBytes, packetPriority);
         int position = packet.position();
-        current.writeBytes(packet);
+        batch.buffer.writeBytes(packet);
         packet.position(position);
-        added(lengthBytes);
+        batch.added(lengthBytes);
     }
 
     /**
@@ -138,82 +141,119 @@ final class GsoBatcher {
      *     until {@link #commit} or any other call
      */
     ByteBuffer claim(InetSocketAddress destination, int lengthBytes, int packetPriority) {
-        ByteBuf current = batchFor(destination, lengthBytes, packetPriority);
-        current.ensureWritable(lengthBytes);
+        Batch batch = batchFor(destination, lengthBytes, packetPriority);
+        ByteBuf buffer = batch.buffer;
+        buffer.ensureWritable(lengthBytes);
+        claimed = batch;
         claimedBytes = lengthBytes;
-        return current.internalNioBuffer(current.writerIndex(), lengthBytes).order(ByteOrder.BIG_ENDIAN);
+        return buffer.internalNioBuffer(buffer.writerIndex(), lengthBytes).order(ByteOrder.BIG_ENDIAN);
     }
 
     /** The packet {@link #claim} lent memory for is written: it joins its batch. */
     void commit() {
-        ByteBuf current = batch;
+        Batch batch = claimed;
         int lengthBytes = claimedBytes;
-        if (current == null || lengthBytes == 0) {
+        if (batch == null || batch.buffer == null) {
             throw new IllegalStateException("commit() without a claim()");
         }
+        claimed = null;
         claimedBytes = 0;
-        current.writerIndex(current.writerIndex() + lengthBytes);
-        added(lengthBytes);
+        batch.buffer.writerIndex(batch.buffer.writerIndex() + lengthBytes);
+        batch.added(lengthBytes);
     }
 
-    private void added(int lengthBytes) {
-        segments++;
-        if (lengthBytes < segmentBytes) {
-            ended = true;
+    /**
+     * The batch a packet joins: its peer's newest open batch if the packet fits it, else a new one
+     * (the oldest open batch is written out first when {@value #MAX_OPEN_BATCHES} are open). Only
+     * the newest batch of a peer takes packets, so that each peer's packets keep their order.
+     */
+    private Batch batchFor(InetSocketAddress destination, int lengthBytes, int packetPriority) {
+        for (int i = openCount - 1; i >= 0; i--) {
+            Batch batch = open[i];
+            if (batch.peer.equals(destination)) {
+                if (batch.fits(lengthBytes, packetPriority)) {
+                    return batch;
+                }
+                break;
+            }
         }
-    }
-
-    /** The batch a packet of {@code lengthBytes} joins: the current one, or a new one after ending it. */
-    private ByteBuf batchFor(InetSocketAddress destination, int lengthBytes, int packetPriority) {
-        ByteBuf current = batch;
-        if (current != null && !(fits(lengthBytes, current) && packetPriority == priority && destination.equals(peer))) {
-            finish();
-            current = null;
+        if (openCount == MAX_OPEN_BATCHES) {
+            write(open[0]);
+            System.arraycopy(open, 1, open, 0, openCount - 1);
+            open[--openCount] = null;
         }
-        if (current == null) {
-            boolean joinable = enabled() && joins(maxBatchBytes, lengthBytes);
-            int capacity = joinable && lengthBytes == fullPacketBytes ? maxBatchBytes : lengthBytes;
-            current = allocator.directBuffer(capacity, joinable ? maxBatchBytes : lengthBytes);
-            batch = current;
-            peer = destination;
-            priority = packetPriority;
-            segmentBytes = lengthBytes;
-            segments = 0;
-            ended = !joinable;
-        }
-        return current;
+        boolean joinable = enabled() && joins(maxBatchBytes, lengthBytes);
+        int capacity = !joinable ? lengthBytes
+                : lengthBytes == fullPacketBytes ? maxBatchBytes : Math.min(maxBatchBytes, lengthBytes * MAX_SEGMENTS);
+        Batch batch = new Batch(allocator.directBuffer(capacity, joinable ? maxBatchBytes : lengthBytes),
+                destination, packetPriority, lengthBytes, !joinable);
+        open[openCount++] = batch;
+        return batch;
     }
 
-    private boolean fits(int lengthBytes, ByteBuf current) {
-        return enabled() && !ended && segments < MAX_SEGMENTS && lengthBytes <= segmentBytes
-                && current.readableBytes() + lengthBytes <= maxBatchBytes;
-    }
-
-    /** Hands the current batch to the output, as one datagram or one GSO send; call before flushing. */
+    /** Hands every open batch to the output, oldest first, each as one datagram or one GSO send; call before flushing. */
     void finish() {
-        ByteBuf current = batch;
-        if (current == null) {
-            return;
+        for (int i = 0; i < openCount; i++) {
+            write(open[i]);
+            open[i] = null;
         }
-        batch = null;
-        InetSocketAddress destination = peer;
-        peer = null;
-        if (segments == 1) {
-            output.write(new DatagramPacket(current, destination), priority);
+        openCount = 0;
+    }
+
+    private void write(Batch batch) {
+        ByteBuf buffer = batch.buffer;
+        batch.buffer = null;
+        if (batch.segments == 1) {
+            output.write(new DatagramPacket(buffer, batch.peer), batch.priority);
         } else {
             segmentedSends++;
-            segmentedPackets += segments;
-            output.write(new SegmentedDatagramPacket(current, segmentBytes, destination), priority);
+            segmentedPackets += batch.segments;
+            output.write(new SegmentedDatagramPacket(buffer, batch.segmentBytes, batch.peer), batch.priority);
         }
     }
 
-    /** Drops the batch being built (on close). */
+    /** Drops the batches being built (on close). */
     void release() {
-        ByteBuf current = batch;
-        batch = null;
+        for (int i = 0; i < openCount; i++) {
+            ByteBuf buffer = open[i].buffer;
+            open[i].buffer = null;
+            open[i] = null;
+            if (buffer != null) {
+                buffer.release();
+            }
+        }
+        openCount = 0;
+        claimed = null;
         claimedBytes = 0;
-        if (current != null) {
-            current.release();
+    }
+
+    /** One send being built: packets for one peer at one priority, all of the first one's length but the last. */
+    private final class Batch {
+        @Nullable ByteBuf buffer;
+        final InetSocketAddress peer;
+        final int priority;
+        final int segmentBytes;
+        int segments;
+        boolean ended;
+
+        Batch(ByteBuf buffer, InetSocketAddress peer, int priority, int segmentBytes, boolean ended) {
+            this.buffer = buffer;
+            this.peer = peer;
+            this.priority = priority;
+            this.segmentBytes = segmentBytes;
+            this.ended = ended;
+        }
+
+        boolean fits(int lengthBytes, int packetPriority) {
+            return enabled() && !ended && packetPriority == priority && segments < MAX_SEGMENTS
+                    && lengthBytes <= segmentBytes && buffer.readableBytes() + lengthBytes <= maxBatchBytes;
+        }
+
+        void added(int lengthBytes) {
+            segments++;
+            if (lengthBytes < segmentBytes) {
+                ended = true;
+            }
         }
     }
 

@@ -138,6 +138,41 @@ class GsoBatcherTest {
     }
 
     @Test
+    void shouldJoinEachPeersPacketsWhenAPassAlternatesBetweenPeersKeepingEachPeersOrder() {
+        GsoBatcher batcher = batcher(GsoBatcher.MAX_BATCH_BYTES);
+        for (int i = 0; i < 6; i++) {
+            batcher.add(i % 2 == 0 ? A : B, packet(100, i), 0); // a fan-out's requests, round-robin
+        }
+        batcher.add(A, packet(100, 6), 5); // another priority: A's next batch
+        batcher.add(A, packet(100, 7), 0); // may not join A's first batch, behind the packet at 5
+        batcher.finish();
+
+        assertThat(written).extracting(w -> w.datagram().recipient()).containsExactly(A, B, A, A);
+        assertThat(written).extracting(w -> w.datagram().content().readableBytes() / 100).containsExactly(3, 3, 1, 1);
+        assertThat(ByteBufUtil.getBytes(written.get(0).datagram().content())).startsWith((byte) 0)
+                .contains((byte) 2, (byte) 4).doesNotContain((byte) 1, (byte) 6, (byte) 7);
+        assertThat(ByteBufUtil.getBytes(written.get(1).datagram().content())).contains((byte) 1, (byte) 3, (byte) 5);
+        assertThat(written.get(2).priority()).isEqualTo(5);
+        assertThat(ByteBufUtil.getBytes(written.get(3).datagram().content())).containsOnly((byte) 7);
+        written.forEach(w -> w.datagram().release());
+        written.clear();
+
+        // More peers than open batches: the oldest batch leaves to make room, the rest at finish.
+        int peers = GsoBatcher.MAX_OPEN_BATCHES + 1;
+        for (int round = 0; round < 2; round++) {
+            for (int p = 0; p < peers; p++) {
+                batcher.add(new InetSocketAddress("127.0.0.1", 5000 + p), packet(100, p), 0);
+            }
+        }
+        batcher.finish();
+        int[] packetsTo = new int[peers];
+        for (Written w : written) {
+            packetsTo[w.datagram().recipient().getPort() - 5000] += w.datagram().content().readableBytes() / 100;
+        }
+        assertThat(packetsTo).containsOnly(2);
+    }
+
+    @Test
     void shouldSendEveryPacketAsItsOwnDatagramWhenOffOrDisabled() {
         GsoBatcher off = batcher(0);
         assertThat(off.enabled()).isFalse();
