@@ -122,14 +122,18 @@ class HomaClientTest {
 
     @Test
     void shouldFailWithUnavailableWhenServiceDoesNotResolve() {
-        StepVerifier.create(client.call("elsewhere", "greet", null, String.class))
+        assertUnavailable(client.call("elsewhere", "greet", null, String.class),
+                "no peer for service 'elsewhere' (configured: greeter)");
+        assertThat(transport.calls).hasValue(0);
+    }
+
+    private static void assertUnavailable(Mono<?> call, String message) {
+        StepVerifier.create(call)
                 .expectErrorSatisfies(e -> {
-                    assertThat(e).isInstanceOf(HomaException.class)
-                            .hasMessage("no peer for service 'elsewhere' (configured: greeter)");
+                    assertThat(e).isInstanceOf(HomaException.class).hasMessage(message);
                     assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.UNAVAILABLE);
                 })
                 .verify(TIMEOUT);
-        assertThat(transport.calls).hasValue(0);
     }
 
     @Test
@@ -145,13 +149,8 @@ class HomaClientTest {
         assertThat(lookups).hasValue(1);
         for (HomaClient client : List.of(nowhere, new HomaClient(transport,
                 service -> Mono.<InetSocketAddress>empty().subscribeOn(Schedulers.boundedElastic()), codec))) {
-            StepVerifier.create(client.call("greeter", "greet", new Greeting("c", 1), String.class))
-                    .expectErrorSatisfies(e -> {
-                        assertThat(e).isInstanceOf(HomaException.class)
-                                .hasMessage("no peer for service 'greeter' (the resolver found none)");
-                        assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.UNAVAILABLE);
-                    })
-                    .verify(TIMEOUT);
+            assertUnavailable(client.call("greeter", "greet", new Greeting("c", 1), String.class),
+                    "no peer for service 'greeter' (the resolver found none)");
         }
         assertThat(transport.calls).hasValue(1);
     }
