@@ -593,8 +593,7 @@ final class Sender {
         message.copyTo(dataOffset, dataBytes, packet, base + DataHeader.HEADER_LENGTH);
         if (lent != null) {
             sink.commit();
-            counters.sent(PacketType.DATA);
-            pacer.charge(packetBytes);
+            sent(PacketType.DATA, packetBytes);
         } else {
             emit(PacketType.DATA, peer.address, packetBytes, priority, sink);
         }
@@ -631,6 +630,11 @@ final class Sender {
         buffer.limit(length).position(0);
         sink.send(peer, buffer, priority);
         buffer.clear();
+        sent(type, length);
+    }
+
+    /** Counts a packet of {@code length} bytes handed to the sink and charges the pacer for it. */
+    private void sent(PacketType type, int length) {
         counters.sent(type);
         pacer.charge(length);
     }

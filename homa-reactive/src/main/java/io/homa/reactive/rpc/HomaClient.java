@@ -301,7 +301,7 @@ public class HomaClient {
             }
             exchange = transport.call(server, requestMessage(call, codec, startNs, timeoutNs));
         } else {
-            exchange = resolved.switchIfEmpty(Mono.error(() -> noPeer(call))).flatMap(server ->
+            exchange = orNoPeer(call, resolved).flatMap(server ->
                     transport.call(server, requestMessage(call, codec, startNs, timeoutNs)));
         }
         if (timeoutNs > 0) {
@@ -443,7 +443,12 @@ public class HomaClient {
     }
 
     Mono<InetSocketAddress> resolve(RpcCall call) {
-        return resolver.resolve(call.service()).switchIfEmpty(Mono.error(() -> noPeer(call)));
+        return orNoPeer(call, resolver.resolve(call.service()));
+    }
+
+    /** {@code resolved}, or UNAVAILABLE if it completes empty. */
+    private static Mono<InetSocketAddress> orNoPeer(RpcCall call, Mono<InetSocketAddress> resolved) {
+        return resolved.switchIfEmpty(Mono.error(() -> noPeer(call)));
     }
 
     /**

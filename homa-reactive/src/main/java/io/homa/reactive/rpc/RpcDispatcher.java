@@ -361,10 +361,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     public Mono<ByteBuf> handle(HomaRequest request) {
         boolean offload = request.payload().readableBytes() > offloadBytes;
         if (offload) {
-            return Mono.defer(() -> dispatch(request, true))
-                    .subscribeOn(scheduler)
-                    .onErrorResume(error -> Mono.just(errorResponse(error, "request " + request.rpcId())))
-                    .map(r -> encodeWithinLimit(r, "request " + request.rpcId()));
+            return encoded(request, Mono.defer(() -> dispatch(request, true)).subscribeOn(scheduler));
         }
         return Mono.defer(() -> {
             Mono<RpcEnvelope.Response> response;
@@ -379,10 +376,15 @@ public class RpcDispatcher implements HomaRequestHandler {
                 // no operator chain per call.
                 return Mono.just(encodeWithinLimit(ready, "request " + request.rpcId()));
             }
-            return response
-                    .onErrorResume(error -> Mono.just(errorResponse(error, "request " + request.rpcId())))
-                    .map(r -> encodeWithinLimit(r, "request " + request.rpcId()));
+            return encoded(request, response);
         });
+    }
+
+    /** {@code response}'s bytes once it comes, an error becoming an error response. */
+    private Mono<ByteBuf> encoded(HomaRequest request, Mono<RpcEnvelope.Response> response) {
+        return response
+                .onErrorResume(error -> Mono.just(errorResponse(error, "request " + request.rpcId())))
+                .map(r -> encodeWithinLimit(r, "request " + request.rpcId()));
     }
 
     /**
@@ -450,9 +452,18 @@ public class RpcDispatcher implements HomaRequestHandler {
         }
         Function<ServerCall, Mono<RpcEnvelope.Response>> first = chain;
         enter();
-        return Mono.defer(() -> first.apply(call))
-                .switchIfEmpty(Mono.fromSupplier(() -> RpcEnvelope.Response.error(HomaStatus.INTERNAL,
-                        "a server interceptor completed " + call.fullMethodName() + " without a response")))
+        return inFlight(call, Mono.defer(() -> first.apply(call)),
+                "a server interceptor completed " + call.fullMethodName() + " without a response");
+    }
+
+    /**
+     * {@code response} for a call counted in flight ({@link #enter()} done): never empty (an empty
+     * one is INTERNAL with {@code emptyWhy}), never an error (it becomes an error response), and
+     * {@link #exit()} at its end.
+     */
+    private Mono<RpcEnvelope.Response> inFlight(ServerCall call, Mono<RpcEnvelope.Response> response, String emptyWhy) {
+        return response
+                .switchIfEmpty(Mono.fromSupplier(() -> RpcEnvelope.Response.error(HomaStatus.INTERNAL, emptyWhy)))
                 .onErrorResume(error -> Mono.just(errorResponse(error, call.fullMethodName())))
                 .doFinally(signal -> exit());
     }
@@ -475,11 +486,7 @@ public class RpcDispatcher implements HomaRequestHandler {
             exit();
             return response;
         }
-        return response
-                .switchIfEmpty(Mono.fromSupplier(() -> RpcEnvelope.Response.error(HomaStatus.INTERNAL,
-                        call.fullMethodName() + " completed without a response")))
-                .onErrorResume(error -> Mono.just(errorResponse(error, call.fullMethodName())))
-                .doFinally(signal -> exit());
+        return inFlight(call, response, call.fullMethodName() + " completed without a response");
     }
 
     /** The end of the interceptor chain. */
