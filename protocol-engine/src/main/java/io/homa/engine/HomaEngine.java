@@ -442,7 +442,9 @@ public final class HomaEngine {
         }
         boolean fromServer = commonRx.fromServer();
         long rpcId = commonRx.clientRpcId();
-        boolean heldBefore = rpcs.holds(peer, fromServer, rpcId);
+        TimerEntry heldEntry = rpcs.held(peer, fromServer, rpcId);
+        boolean heldBefore = heldEntry != null;
+        ClientRpc ours = fromServer ? (ClientRpc) heldEntry : null; // still read if the packet ends it
         int epoch = commonRx.epoch();
         long token = commonRx.addressToken();
         // A client that echoes our address token proves it receives our packets: validate it (or
@@ -479,8 +481,8 @@ public final class HomaEngine {
             return;
         }
         if (fromServer) {
-            if (heldBefore) {
-                learnFromServer(peer, epoch, token, type == PacketType.RESEND);
+            if (ours != null) {
+                learnFromServer(ours, epoch, token, type == PacketType.RESEND);
             }
         } else {
             if (client == null && (client = rpcs.knownPeer(peer)) != null) {
@@ -507,31 +509,35 @@ public final class HomaEngine {
      * A server spoke about one of our RPCs with its epoch and address token (0 from a peer that
      * knows only the draft): later requests to it name that epoch ({@link ClientRpc#epoch}), and
      * every packet to it echoes the token ({@link AddressValidation}). Only packets about an RPC we
-     * hold count, so an off-path forger must know a live rpcid. An epoch that contradicts the one
-     * known is not taken on its word (it may be forged): the server's epoch becomes unknown again,
-     * so the next requests ask for it (first contact) and learn the real one from the answer.
-     * An unknown epoch is learned only from a RESEND, the packet that answers first contact: a
-     * stray or forged DATA, GRANT or BUSY about a live RPC cannot plant a wrong epoch that the
-     * next requests would name (and the server refuse as "restarted").
+     * hold count, so an off-path forger must know a live rpcid.
+     * <ul>
+     * <li>A RESEND answering first contact binds the RPC it names, and only that one, to its
+     *     epoch: a forged one fails at most the RPC it names.</li>
+     * <li>The server's epoch becomes known (later requests name it at once) when another packet
+     *     about an RPC bound to that epoch (a GRANT, the response's DATA, CUTOFFS, BUSY) names the
+     *     same epoch: the server confirms what the RESEND said. A stray or forged DATA, GRANT or
+     *     BUSY naming another epoch plants nothing.</li>
+     * <li>An epoch that contradicts the one known is not taken on its word (it may be forged): the
+     *     server's epoch becomes unknown again, so the next requests ask for it (first contact)
+     *     and learn the real one from the answer.</li>
+     * </ul>
      */
-    private void learnFromServer(InetSocketAddress server, int epoch, long token, boolean resend) {
-        if (epoch == 0 && token == 0) {
-            return;
-        }
-        Peer peer = rpcs.knownPeer(server);
-        if (peer != null) {
-            if (epoch != 0 && epoch != HomaHeader.EPOCH_ASK) {
-                if (peer.serverEpoch == 0) {
-                    if (resend) {
-                        peer.serverEpoch = epoch;
-                    }
-                } else if (peer.serverEpoch != epoch) {
-                    peer.serverEpoch = 0;
+    private void learnFromServer(ClientRpc rpc, int epoch, long token, boolean resend) {
+        Peer peer = rpc.server;
+        if (epoch != 0 && epoch != HomaHeader.EPOCH_ASK) {
+            if (peer.serverEpoch == 0) {
+                if (resend && !rpc.epochBound) {
+                    rpc.epochBound = true; // its request is sent again naming the epoch
+                    rpc.epoch = epoch;
+                } else if (!resend && rpc.epochBound && rpc.epoch == epoch) {
+                    peer.serverEpoch = epoch;
                 }
+            } else if (peer.serverEpoch != epoch) {
+                peer.serverEpoch = 0;
             }
-            if (token != 0) {
-                peer.echoToken = token;
-            }
+        }
+        if (token != 0) {
+            peer.echoToken = token;
         }
     }
 

@@ -159,14 +159,9 @@ final class RpcTable {
     }
 
     /**
-     * Whether a packet from {@code from} names an RPC held with that peer: one of our client RPCs
-     * to it (a packet from a server) or one of its RPCs we serve (a packet from a client).
+     * The RPC held with that peer that a packet from {@code from} names, or null: one of our client
+     * RPCs to it (a packet from a server) or one of its RPCs we serve (a packet from a client).
      */
-    boolean holds(InetSocketAddress from, boolean fromServer, long rpcId) {
-        return held(from, fromServer, rpcId) != null;
-    }
-
-    /** The RPC held with that peer that a packet from {@code from} names, or null (see {@link #holds}). */
     TimerEntry held(InetSocketAddress from, boolean fromServer, long rpcId) {
         return fromServer ? clientRpc(rpcId, from) : serverRpc(from, rpcId);
     }

@@ -170,6 +170,60 @@ class ServerEpochTest {
     }
 
     @Test
+    void aForgedFirstContactResendShouldFailAtMostTheRpcItNames() {
+        HomaEngine client = new HomaEngine(CONFIG, CLIENT.getPort(), 1_000);
+        HomaEngine server = new HomaEngine(CONFIG, SERVER.getPort(), 2_000);
+        int realEpoch = HomaEngine.serverEpoch(2_000);
+        long named = client.sendRequest(nowNs, SERVER, new byte[] {1});
+        List<Packet> asking = drain(client, CLIENT, nowNs);
+        // Before the server's answer, a forger who guessed the live rpcid asks for the request
+        // again in the server's name, with an epoch of its choosing.
+        int forgedEpoch = realEpoch ^ 0x5A5A;
+        ByteBuffer forged = ByteBuffer.allocate(io.homa.engine.wire.ResendHeader.HEADER_LENGTH);
+        io.homa.engine.wire.ResendHeader resend = new io.homa.engine.wire.ResendHeader().wrap(forged, 0);
+        resend.writeCommon(PacketType.RESEND, SERVER.getPort(), CLIENT.getPort(), named | HomaHeader.FROM_SERVER_BIT)
+                .epoch(forgedEpoch);
+        resend.resendOffset(0).length(1);
+        client.onPacket(nowNs, SERVER, forged);
+        List<Packet> resent = drain(client, CLIENT, nowNs);
+        assertThat(resent).filteredOn(p -> p.type() == PacketType.DATA.code()).singleElement()
+                .satisfies(p -> assertThat(p.epoch()).as("the named RPC is bound to it").isEqualTo(forgedEpoch));
+
+        // Every other request still asks, and is served by the real server.
+        long other = client.sendRequest(nowNs, SERVER, new byte[] {2});
+        List<Packet> otherAsking = drain(client, CLIENT, nowNs);
+        assertThat(otherAsking).filteredOn(p -> p.type() == PacketType.DATA.code()).singleElement()
+                .satisfies(p -> assertThat(p.epoch()).isEqualTo(HomaHeader.EPOCH_ASK));
+        deliver(server, asking);
+        deliver(server, resent);
+        deliver(server, otherAsking);
+        deliver(client, drain(server, SERVER, nowNs));
+        List<Packet> otherNamed = drain(client, CLIENT, nowNs);
+        assertThat(otherNamed).filteredOn(p -> p.type() == PacketType.DATA.code()).singleElement()
+                .satisfies(p -> assertThat(p.epoch()).isEqualTo(realEpoch));
+        deliver(server, otherNamed);
+        HomaEvent.RequestReceived served = (HomaEvent.RequestReceived) server.pollEvent();
+        assertThat(served.rpcId()).isEqualTo(other);
+        assertThat(server.pollEvent()).as("the request bound to the forged epoch is never run").isNull();
+        assertThat(server.counters().staleEpochRefused()).isEqualTo(1);
+        server.sendResponse(nowNs, CLIENT, other, new byte[] {3});
+        deliver(client, drain(server, SERVER, nowNs));
+        List<HomaEvent> events = new ArrayList<>();
+        for (HomaEvent event = client.pollEvent(); event != null; event = client.pollEvent()) {
+            events.add(event);
+        }
+        assertThat(events).anySatisfy(e -> assertThat(e).isInstanceOfSatisfying(HomaEvent.ResponseReceived.class,
+                r -> assertThat(r.rpcId()).isEqualTo(other)));
+        assertThat(events).anySatisfy(e -> assertThat(e).isInstanceOfSatisfying(HomaEvent.RpcFailed.class,
+                f -> assertThat(f.rpcId()).isEqualTo(named)));
+
+        // The response confirmed the real epoch: the next request names it at once.
+        long next = client.sendRequest(nowNs, SERVER, new byte[] {4});
+        deliver(server, drain(client, CLIENT, nowNs));
+        assertThat(((HomaEvent.RequestReceived) server.pollEvent()).rpcId()).isEqualTo(next);
+    }
+
+    @Test
     void aPeerWithoutEpochsShouldBeServedAsBefore() {
         HomaEngine server = new HomaEngine(CONFIG, SERVER.getPort(), 2_000);
         // A draft-only client: epoch bytes zero, even in a retransmission of an unknown RPC.
