@@ -1,5 +1,6 @@
 package io.homa.reactive.rpc;
 
+import io.homa.engine.MessageBytes;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaRequest;
@@ -410,16 +411,22 @@ public class RpcDispatcher implements HomaRequestHandler {
      * error response.
      */
     private ByteBuf encodeWithinLimit(RpcEnvelope.Response response, String what) {
-        byte[] payload = response.payload();
-        boolean separate = payload.length >= RpcEnvelope.SEPARATE_PAYLOAD_BYTES;
+        boolean separate = response.payloadLengthBytes() >= RpcEnvelope.SEPARATE_PAYLOAD_BYTES;
         byte[] envelope = separate
                 ? RpcEnvelope.encodeResponse(response.status(), response.message(), response.metadata(), RpcEnvelope.NO_PAYLOAD)
                 : RpcEnvelope.encodeResponse(response);
-        long lengthBytes = envelope.length + (separate ? (long) payload.length : 0);
+        long lengthBytes = envelope.length + (separate ? response.payloadLengthBytes() : 0);
         if (lengthBytes > maxResponseBytes) {
             return Unpooled.wrappedBuffer(RpcEnvelope.encodeResponse(errorResponse(tooLarge(what, lengthBytes), what)));
         }
-        return separate ? Unpooled.wrappedBuffer(envelope, payload) : Unpooled.wrappedBuffer(envelope);
+        if (!separate) {
+            return Unpooled.wrappedBuffer(envelope);
+        }
+        byte[][] payload = response.payloadParts();
+        byte[][] parts = new byte[payload.length + 1][];
+        parts[0] = envelope;
+        System.arraycopy(payload, 0, parts, 1, payload.length);
+        return Unpooled.wrappedBuffer(parts);
     }
 
     private HomaException tooLarge(String what, long lengthBytes) {
@@ -548,7 +555,7 @@ public class RpcDispatcher implements HomaRequestHandler {
             }
             if (published instanceof Fuseable.ScalarCallable<?> scalar) {
                 try {
-                    return Mono.just(ok(call, codec.encode(scalar.call())));
+                    return Mono.just(ok(call, codec.encodeParts(scalar.call())));
                 } catch (Exception e) {
                     return Mono.just(errorResponse(e, call.fullMethodName()));
                 }
@@ -563,8 +570,8 @@ public class RpcDispatcher implements HomaRequestHandler {
         return result
                 .timeout(aborted.asMono(), abortedCall())
                 .contextWrite(reactor.util.context.Context.of(HomaCallContext.class, context))
-                .map(value -> ok(call, codec.encode(value)))
-                .switchIfEmpty(Mono.fromSupplier(() -> ok(call, codec.encode(null))))
+                .map(value -> ok(call, codec.encodeParts(value)))
+                .switchIfEmpty(Mono.fromSupplier(() -> ok(call, codec.encodeParts(null))))
                 .onErrorResume(error -> Mono.just(errorResponse(error, call.fullMethodName())))
                 .map(response -> withResponseMetadata(response, context));
     }
@@ -581,12 +588,17 @@ public class RpcDispatcher implements HomaRequestHandler {
         return result;
     }
 
-    /** An OK response, or RESOURCE_EXHAUSTED (seen by the interceptors and metrics) if the payload alone is too long. */
-    private RpcEnvelope.Response ok(ServerCall call, byte[] payload) {
-        if (payload.length > maxResponseBytes) {
-            throw tooLarge(call.fullMethodName(), payload.length);
+    /**
+     * An OK response carrying the encoded parts (a raw {@code byte[]} result is not copied behind
+     * its tag), or RESOURCE_EXHAUSTED (seen by the interceptors and metrics) if the payload alone
+     * is too long.
+     */
+    private RpcEnvelope.Response ok(ServerCall call, byte[][] payload) {
+        long lengthBytes = MessageBytes.lengthBytes(payload);
+        if (lengthBytes > maxResponseBytes) {
+            throw tooLarge(call.fullMethodName(), lengthBytes);
         }
-        return RpcEnvelope.Response.ok(payload);
+        return RpcEnvelope.Response.okParts(payload);
     }
 
     private Mono<RpcEnvelope.Response> openStream(ServerCall call, RpcEnvelope.RequestView envelope, PayloadCodec codec,

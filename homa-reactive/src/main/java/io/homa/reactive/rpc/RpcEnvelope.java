@@ -1,5 +1,6 @@
 package io.homa.reactive.rpc;
 
+import io.homa.engine.MessageBytes;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
 import io.netty.buffer.ByteBuf;
@@ -17,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The RPC layer's framing of one Homa message: which service and method a request calls, how its
@@ -121,19 +123,41 @@ public final class RpcEnvelope {
     }
 
     /**
-     * A decoded response.
-     *
-     * @param status the outcome
-     * @param message the error message; empty when {@code status} is OK
-     * @param metadata key/value pairs (unmodifiable, in wire order), e.g. {@code homa-error-type}
-     * @param payload the encoded result (may be empty; a stream batch's items, see {@link #encodeFrames})
+     * A response: its status, message, metadata and encoded payload. A payload may be held as the
+     * arrays it was encoded into ({@link #okParts}), such as a raw {@code byte[]} result behind its
+     * codec tag; it is then sent as those arrays and joined only if {@link #payload()} is asked for.
      */
-    public record Response(HomaStatus status, String message, Map<String, String> metadata, byte[] payload) {
-        public Response {
-            Objects.requireNonNull(status, "status must not be null");
-            Objects.requireNonNull(message, "message must not be null");
-            metadata = copyOf(metadata);
-            Objects.requireNonNull(payload, "payload must not be null");
+    public static final class Response {
+        private final HomaStatus status;
+        private final String message;
+        private final Map<String, String> metadata;
+        private final byte[][] payloadParts;
+        private final long payloadLengthBytes;
+        /** The payload as one array: the only part, or the parts joined on first use. */
+        private byte @Nullable [] joined;
+
+        /**
+         * @param status the outcome
+         * @param message the error message; empty when {@code status} is OK
+         * @param metadata key/value pairs (copied, in wire order), e.g. {@code homa-error-type}
+         * @param payload the encoded result (may be empty; a stream batch's items, see {@link #encodeFrames})
+         * @throws NullPointerException if an argument is null
+         */
+        public Response(HomaStatus status, String message, Map<String, String> metadata, byte[] payload) {
+            this(status, message, metadata, new byte[][] {Objects.requireNonNull(payload, "payload must not be null")});
+        }
+
+        private Response(HomaStatus status, String message, Map<String, String> metadata, byte[][] payloadParts) {
+            this.status = Objects.requireNonNull(status, "status must not be null");
+            this.message = Objects.requireNonNull(message, "message must not be null");
+            this.metadata = copyOf(metadata);
+            long lengthBytes = 0;
+            for (byte[] part : payloadParts) {
+                lengthBytes += Objects.requireNonNull(part, "payload part must not be null").length;
+            }
+            this.payloadParts = payloadParts;
+            this.payloadLengthBytes = lengthBytes;
+            this.joined = payloadParts.length == 1 ? payloadParts[0] : null;
         }
 
         /** A response without metadata. */
@@ -146,16 +170,61 @@ public final class RpcEnvelope {
             return new Response(HomaStatus.OK, "", Map.of(), payload);
         }
 
+        /**
+         * An OK response whose payload is {@code payloadParts} in order ({@link PayloadCodec#encodeParts}):
+         * the arrays are kept, not copied, and must not change afterwards.
+         *
+         * @throws NullPointerException if the array or one of its parts is null
+         */
+        public static Response okParts(byte[]... payloadParts) {
+            return new Response(HomaStatus.OK, "", Map.of(), payloadParts.clone());
+        }
+
         /** An error response with no payload. */
         public static Response error(HomaStatus status, String message) {
             return new Response(status, message, Map.of(), NO_PAYLOAD);
+        }
+
+        /** The outcome. */
+        public HomaStatus status() {
+            return status;
+        }
+
+        /** The error message; empty when {@link #status()} is OK. */
+        public String message() {
+            return message;
+        }
+
+        /** Key/value pairs (unmodifiable, in wire order), e.g. {@code homa-error-type}. */
+        public Map<String, String> metadata() {
+            return metadata;
+        }
+
+        /** The encoded result as one array (joined on first call if it is held as parts); do not change it. */
+        public byte[] payload() {
+            byte[] bytes = joined;
+            if (bytes == null) {
+                bytes = MessageBytes.join(payloadParts);
+                joined = bytes;
+            }
+            return bytes;
+        }
+
+        /** The payload's length in bytes. */
+        public long payloadLengthBytes() {
+            return payloadLengthBytes;
+        }
+
+        /** The payload as the arrays it is held in, in order (not copies). */
+        byte[][] payloadParts() {
+            return payloadParts;
         }
 
         /** A copy of this response with one more metadata entry (replacing one with the same key). */
         public Response withMetadata(String key, String value) {
             Map<String, String> more = new LinkedHashMap<>(metadata);
             more.put(key, value);
-            return new Response(status, message, more, payload);
+            return new Response(status, message, more, payloadParts);
         }
 
         @Override
@@ -164,18 +233,18 @@ public final class RpcEnvelope {
                     && status == that.status
                     && message.equals(that.message)
                     && metadata.equals(that.metadata)
-                    && Arrays.equals(payload, that.payload);
+                    && Arrays.equals(payload(), that.payload());
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(status, message, metadata, Arrays.hashCode(payload));
+            return Objects.hash(status, message, metadata, Arrays.hashCode(payload()));
         }
 
         @Override
         public String toString() {
             return "Response{" + status + (message.isEmpty() ? "" : ", message=" + message)
-                    + (metadata.isEmpty() ? "" : ", metadata=" + metadata) + ", payload=" + payload.length + " bytes}";
+                    + (metadata.isEmpty() ? "" : ", metadata=" + metadata) + ", payload=" + payloadLengthBytes + " bytes}";
         }
     }
 

@@ -96,6 +96,31 @@ class RpcDispatcherTest {
     }
 
     @Test
+    void shouldSendALongByteArrayResultAsItselfBehindTheEnvelope() {
+        byte[] result = new byte[64 * 1024];
+        java.util.Arrays.fill(result, (byte) 7);
+        dispatcher.register(new RpcMethod("calc", "ready", null, arg -> Mono.just(result)));
+        dispatcher.register(new RpcMethod("calc", "later", null, arg -> Mono.just(result).delayElement(Duration.ofMillis(1))));
+        for (String method : List.of("ready", "later")) {
+            ByteBuf message = dispatcher.handle(new HomaRequest(CLIENT, 2, Unpooled.wrappedBuffer(
+                    RpcEnvelope.encodeRequest("calc", method, codec.name(), codec.encode(null))))).block(Duration.ofSeconds(5));
+            assertThat(message).isNotNull();
+            try {
+                // The transport sends a composite's arrays as they are (MessageParts): the result is one of them.
+                assertThat(message).as(method).isInstanceOf(io.netty.buffer.CompositeByteBuf.class);
+                io.netty.buffer.CompositeByteBuf composite = (io.netty.buffer.CompositeByteBuf) message;
+                ByteBuf last = composite.component(composite.numComponents() - 1);
+                assertThat(last.array()).as(method + ": the result's own array, not a copy").isSameAs(result);
+                RpcEnvelope.Response response = RpcEnvelope.decodeResponse(ByteBufUtil.getBytes(message));
+                assertThat(response.status()).isEqualTo(HomaStatus.OK);
+                assertThat(codec.decode(response.payload(), byte[].class)).isEqualTo(result);
+            } finally {
+                message.release();
+            }
+        }
+    }
+
+    @Test
     void shouldRunABlockingMethodOnTheScheduler() {
         AtomicReference<String> thread = new AtomicReference<>();
         dispatcher.register(new RpcMethod("calc", "now", null, arg -> Mono.fromCallable(() -> {

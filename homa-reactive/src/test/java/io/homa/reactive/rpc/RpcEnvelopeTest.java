@@ -152,6 +152,18 @@ class RpcEnvelopeTest {
     }
 
     @Test
+    void shouldHoldAPayloadOfPartsAsTheJoinedBytes() {
+        RpcEnvelope.Response parts = RpcEnvelope.Response.okParts(bytes(1), bytes(2, 3), new byte[0]);
+
+        assertThat(parts.payloadLengthBytes()).isEqualTo(3);
+        assertThat(parts.payload()).containsExactly(1, 2, 3);
+        assertThat(parts).isEqualTo(RpcEnvelope.Response.ok(bytes(1, 2, 3))).hasSameHashCodeAs(RpcEnvelope.Response.ok(bytes(1, 2, 3)));
+        assertThat(parts.withMetadata("k", "v").payload()).containsExactly(1, 2, 3);
+        assertThat(RpcEnvelope.decodeResponse(RpcEnvelope.encodeResponse(parts)).payload()).containsExactly(1, 2, 3);
+        assertThatThrownBy(() -> RpcEnvelope.Response.okParts(bytes(1), null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
     void shouldDecodeEveryStatusAndMapUnknownCodesToUnknown() {
         for (HomaStatus status : HomaStatus.values()) {
             assertThat(RpcEnvelope.decodeResponse(RpcEnvelope.encodeError(status, "x")).status()).isEqualTo(status);
