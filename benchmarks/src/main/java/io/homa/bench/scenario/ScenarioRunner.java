@@ -492,7 +492,7 @@ public final class ScenarioRunner {
     /**
      * S6: bursts of N concurrent calls (100 B request, 10 KB response) spread round-robin over the
      * servers. Like every other scenario it first runs unmeasured: as many rounds of every N as it
-     * measures, and at least {@link RunPlan#s6WarmupMs()} (full: 10 s). Its pattern (many calls at
+     * measures, and at least {@link RunPlan#s6WarmupMs()} (full: 20 s). Its pattern (many calls at
      * once, incast marking, RESENDs while servers are busy) takes code paths no closed loop does:
      * measured at once, the first bursts timed the JIT compilers of the client and the servers
      * (60-90% of their CPU went to C2 in the first seconds of Homa's bursts, and its bursts at
