@@ -300,6 +300,24 @@ public final class LoadGenerator implements Callable<Integer> {
             progress("warm-up done");
             for (Scenario scenario : scenarioList) {
                 List<ScenarioRunner.S5Raw> s5 = new ArrayList<>();
+                // S1-S4: every system's window in slices, the systems taking turns (ScenarioRunner.interleave).
+                Map<SystemKind, ScenarioResult> sliced = new LinkedHashMap<>();
+                if (scenario != Scenario.S5 && scenario != Scenario.S6) {
+                    List<ScenarioRunner.Measurement> measurements = new ArrayList<>();
+                    for (SystemKind system : systemKinds) {
+                        if (scenario.notApplicable(system) == null && !connectErrors.containsKey(system)) {
+                            try {
+                                measurements.add(runner.measurement(scenario, system));
+                            } catch (RuntimeException e) {
+                                sliced.put(system, ScenarioResult.failed(scenario.id(), system.id(), "crashed: " + e));
+                            }
+                        }
+                    }
+                    runner.interleave(measurements);
+                    for (ScenarioRunner.Measurement measurement : measurements) {
+                        sliced.put(measurement.system(), measurement.result());
+                    }
+                }
                 for (SystemKind system : systemKinds) {
                     String na = scenario.notApplicable(system);
                     if (na != null) {
@@ -319,14 +337,9 @@ public final class LoadGenerator implements Callable<Integer> {
                         }
                         continue;
                     }
-                    ScenarioResult result = run(scenario, system, () -> runner.withCounters(system, () -> switch (scenario) {
-                        case S1 -> runner.s1(system);
-                        case S2 -> runner.s2(system);
-                        case S3 -> runner.s3(system);
-                        case S4 -> runner.s4(system);
-                        case S6 -> runner.s6(system);
-                        case S5 -> throw new IllegalStateException("unreachable");
-                    }));
+                    ScenarioResult result = scenario == Scenario.S6
+                            ? run(scenario, system, () -> runner.withCounters(system, () -> runner.s6(system)))
+                            : sliced.get(system);
                     results.add(result);
                     progress(summary(result));
                 }

@@ -34,6 +34,8 @@ public final class ClosedLoop {
     private volatile boolean stopped;
     private volatile long windowStartNs = Long.MAX_VALUE;
     private volatile long windowEndNs = Long.MAX_VALUE;
+    /** Which {@link #start} the calls in flight belong to: a call of an earlier one neither counts nor calls again. */
+    private volatile int generation;
 
     /**
      * @param client the system's client
@@ -53,18 +55,24 @@ public final class ClosedLoop {
         this.callTimeoutMs = callTimeoutMs;
     }
 
-    /** Starts the calls; measurement happens in [startNs, endNs) of {@link System#nanoTime()}. */
+    /**
+     * Starts the calls; measurement happens in [startNs, endNs) of {@link System#nanoTime()}. After
+     * {@link #stop}, a loop may start again with a later window: its figures add up over windows.
+     */
     public void start(long startNs, long endNs) {
         windowStartNs = startNs;
         windowEndNs = endNs;
+        int started = generation + 1; // only the runner's thread starts and stops a loop
+        generation = started;
+        stopped = false;
         for (int i = 0; i < outstanding; i++) {
             inFlight.incrementAndGet();
-            issue();
+            issue(started);
         }
     }
 
-    private void issue() {
-        if (stopped) {
+    private void issue(int started) {
+        if (stopped || started != generation) {
             inFlight.decrementAndGet();
             return;
         }
@@ -85,17 +93,17 @@ public final class ClosedLoop {
             if (error != null) {
                 failed.incrementAndGet();
                 firstError.compareAndSet(null, describe(error));
-                CompletableFuture.runAsync(this::issue, RETRY_DELAY);
+                CompletableFuture.runAsync(() -> issue(started), RETRY_DELAY);
                 return;
             }
-            if (endNs >= windowStartNs && endNs < windowEndNs) {
+            if (endNs >= windowStartNs && endNs < windowEndNs && started == generation) {
                 completedInWindow.incrementAndGet();
                 bytesInWindow.addAndGet(response.length);
                 synchronized (latency) {
                     LatencyStats.record(latency, endNs - startNs);
                 }
             }
-            issue();
+            issue(started);
         });
     }
 

@@ -25,6 +25,8 @@ import java.util.List;
  *     the JIT compilers of the client and the servers take seconds of CPU to settle on it
  * @param callTimeoutMs a call not answered within it fails
  * @param s6TimeoutMs an incast call not answered within it fails
+ * @param slices slices each closed-loop scenario's window (S1-S4) is measured in, the systems of a
+ *     run taking turns slice by slice ({@link ScenarioRunner#interleave}), &gt;= 1
  */
 public record RunPlan(
         String mode,
@@ -43,7 +45,14 @@ public record RunPlan(
         int s6Repetitions,
         long s6WarmupMs,
         long callTimeoutMs,
-        long s6TimeoutMs) {
+        long s6TimeoutMs,
+        int slices) {
+
+    public RunPlan {
+        if (slices < 1) {
+            throw new IllegalArgumentException("slices must be >= 1, was " + slices);
+        }
+    }
 
     /** This plan with S6's values of N replaced (each 1..10,000). */
     public RunPlan withS6Fanouts(List<Integer> fanouts) {
@@ -52,18 +61,18 @@ public record RunPlan(
         }
         return new RunPlan(mode, warmupMs, scenarioWarmupMs, s1MeasureMs, s2MeasureMs, s2LargeOutstanding, s3MeasureMs,
                 s4MeasureMs, s5CalibrationSamples, s5MaxMs, s5MaxOutstanding, s5LoadMs, List.copyOf(fanouts),
-                s6Repetitions, s6WarmupMs, callTimeoutMs, s6TimeoutMs);
+                s6Repetitions, s6WarmupMs, callTimeoutMs, s6TimeoutMs, slices);
     }
 
     /** About two minutes for all scenarios and systems on a 2-core machine. */
     public static RunPlan quick() {
         return new RunPlan("quick", 2_500, 300, 1_500, 2_000, 2, 1_500, 1_500, 30, 400, 16, 800,
-                List.of(10, 100, 1000), 2, 300, 10_000, 5_000);
+                List.of(10, 100, 1000), 2, 300, 10_000, 5_000, 1);
     }
 
     /** About 10-15 minutes. */
     public static RunPlan full() {
         return new RunPlan("full", 15_000, 1_000, 10_000, 15_000, 2, 10_000, 10_000, 200, 3_000, 16, 10_000,
-                List.of(10, 50, 100, 200, 500, 1000), 11, 20_000, 10_000, 10_000);
+                List.of(10, 50, 100, 200, 500, 1000), 11, 20_000, 10_000, 10_000, 5);
     }
 }

@@ -130,7 +130,11 @@ public final class ScenarioRunner {
     /** Runs a scenario body and adds the change of the client's protocol counters (if any) to its metrics. */
     public ScenarioResult withCounters(SystemKind system, java.util.function.Supplier<ScenarioResult> body) {
         Map<String, Long> before = client(system).counters();
-        ScenarioResult result = body.get();
+        return withCounterChange(system, before, body.get());
+    }
+
+    /** {@code result} with {@code client_counters}: how the system's client counters moved since {@code before}. */
+    private ScenarioResult withCounterChange(SystemKind system, Map<String, Long> before, ScenarioResult result) {
         if (!before.isEmpty() && result.status().equals(ScenarioResult.OK)) {
             Map<String, Long> after = client(system).counters();
             Map<String, Long> delta = new LinkedHashMap<>();
@@ -187,57 +191,183 @@ public final class ScenarioRunner {
         return ScenarioResult.ok(scenario.id(), system.id(), note.toString(), metrics);
     }
 
-    /** S1: 100 B echoes, 1 outstanding. */
+    /** S1: 100 B echoes, 1 outstanding (its slices one after another; see {@link #interleave}). */
     public ScenarioResult s1(SystemKind system) {
-        ClosedLoop loop = new ClosedLoop(client(system), 0, fixed(SMALL_BYTES), 1, plan.callTimeoutMs());
-        ClosedLoop.runTogether(plan.scenarioWarmupMs(), plan.s1MeasureMs(), plan.callTimeoutMs(), loop);
-        Map<String, Object> metrics = loopMetrics(loop, plan.s1MeasureMs(), "");
-        metrics.put("distribution_us", LatencyStats.distribution(loop.latency()));
-        return finish(Scenario.S1, system, metrics, loop);
+        return alone(measurement(Scenario.S1, system));
     }
 
     /** S2: 100 B echoes, 1 outstanding, measured while 1 MiB echoes stream on the same client to the same server. */
     public ScenarioResult s2(SystemKind system) {
-        ClosedLoop small = new ClosedLoop(client(system), 0, fixed(SMALL_BYTES), 1, plan.callTimeoutMs());
-        ClosedLoop large = new ClosedLoop(client(system), 0, fixed(LARGE_BYTES), plan.s2LargeOutstanding(),
-                plan.callTimeoutMs());
-        ClosedLoop.runTogether(plan.scenarioWarmupMs(), plan.s2MeasureMs(), plan.callTimeoutMs(), small, large);
-        Map<String, Object> metrics = loopMetrics(small, plan.s2MeasureMs(), "");
-        metrics.put("distribution_us", LatencyStats.distribution(small.latency()));
-        metrics.put("large_outstanding", plan.s2LargeOutstanding());
-        metrics.put("large_rpcs_per_s", round1(large.completedInWindow() / (plan.s2MeasureMs() / 1000.0)));
-        metrics.put("large_goodput_gbps", gbps(large.bytesInWindow(), plan.s2MeasureMs()));
-        metrics.put("large_failures", large.failed());
-        return finish(Scenario.S2, system, metrics, small, large);
+        return alone(measurement(Scenario.S2, system));
     }
 
     /** S3: 100 B echoes, 32 outstanding. */
     public ScenarioResult s3(SystemKind system) {
-        ClosedLoop loop = new ClosedLoop(client(system), 0, fixed(SMALL_BYTES), 32, plan.callTimeoutMs());
-        ClosedLoop.runTogether(plan.scenarioWarmupMs(), plan.s3MeasureMs(), plan.callTimeoutMs(), loop);
-        return finish(Scenario.S3, system, loopMetrics(loop, plan.s3MeasureMs(), ""), loop);
+        return alone(measurement(Scenario.S3, system));
     }
 
     /** S4: 1 MiB echoes, 4 outstanding; goodput counts response payload bytes (one direction). */
     public ScenarioResult s4(SystemKind system) {
-        ClosedLoop loop = new ClosedLoop(client(system), 0, fixed(LARGE_BYTES), 4, plan.callTimeoutMs());
-        SyscallCounter[] counter = new SyscallCounter[1];
-        SyscallCounter.Counts[] counts = new SyscallCounter.Counts[1];
-        ClosedLoop.runTogether(plan.scenarioWarmupMs(), plan.s4MeasureMs(), plan.callTimeoutMs(),
-                () -> counter[0] = countedPids.isEmpty() ? null : SyscallCounter.start(countedPids),
-                () -> counts[0] = counter[0] == null ? null : counter[0].stop(),
-                loop);
-        Map<String, Object> metrics = new LinkedHashMap<>();
-        metrics.put("goodput_gbps", gbps(loop.bytesInWindow(), plan.s4MeasureMs()));
-        if (counts[0] != null && loop.bytesInWindow() > 0) {
-            // Both processes, per MiB of messages carried: each echo carries its request and its response.
-            double mib = 2.0 * loop.bytesInWindow() / LARGE_BYTES;
-            metrics.put("syscalls_per_mib", round1(counts[0].total() / mib));
-            metrics.put("send_syscalls_per_mib", round1(counts[0].sends() / mib));
-            metrics.put("receive_syscalls_per_mib", round1(counts[0].receives() / mib));
+        return alone(measurement(Scenario.S4, system));
+    }
+
+    private ScenarioResult alone(Measurement measurement) {
+        interleave(List.of(measurement));
+        return measurement.result();
+    }
+
+    /**
+     * A closed-loop scenario (S1-S4) of one system, not yet run.
+     *
+     * @throws IllegalArgumentException for S5 or S6
+     */
+    public Measurement measurement(Scenario scenario, SystemKind system) {
+        EchoClient client = client(system);
+        return switch (scenario) {
+            case S1 -> new Measurement(scenario, system, plan.s1MeasureMs(),
+                    new ClosedLoop(client, 0, fixed(SMALL_BYTES), 1, plan.callTimeoutMs()));
+            case S2 -> new Measurement(scenario, system, plan.s2MeasureMs(),
+                    new ClosedLoop(client, 0, fixed(SMALL_BYTES), 1, plan.callTimeoutMs()),
+                    new ClosedLoop(client, 0, fixed(LARGE_BYTES), plan.s2LargeOutstanding(), plan.callTimeoutMs()));
+            case S3 -> new Measurement(scenario, system, plan.s3MeasureMs(),
+                    new ClosedLoop(client, 0, fixed(SMALL_BYTES), 32, plan.callTimeoutMs()));
+            case S4 -> new Measurement(scenario, system, plan.s4MeasureMs(),
+                    new ClosedLoop(client, 0, fixed(LARGE_BYTES), 4, plan.callTimeoutMs()));
+            case S5, S6 -> throw new IllegalArgumentException(scenario.id() + " is not a closed-loop scenario");
+        };
+    }
+
+    /**
+     * Runs the measurements' slices ({@link RunPlan#slices()}) in turns: the first slice of every
+     * system, then the second, each turn starting one system later. The load of a shared host
+     * drifts over minutes (another system's figure measured a minute later is measured on another
+     * machine); in turns, that drift weighs on every system of the run alike.
+     */
+    public void interleave(List<Measurement> measurements) {
+        int count = measurements.size();
+        for (int slice = 0; slice < plan.slices(); slice++) {
+            for (int i = 0; i < count; i++) {
+                measurements.get((i + slice) % count).slice();
+            }
         }
-        metrics.putAll(loopMetrics(loop, plan.s4MeasureMs(), ""));
-        return finish(Scenario.S4, system, metrics, loop);
+    }
+
+    /**
+     * One system's closed-loop scenario, measured in {@link RunPlan#slices()} slices of its window.
+     * The first slice runs {@link RunPlan#scenarioWarmupMs()} unmeasured first, later ones a fifth
+     * of it (the system is warm; only its calls had stopped); calls in flight drain at each slice's
+     * end, so slices of different systems never overlap. Figures are over all slices together.
+     */
+    public final class Measurement {
+        private final Scenario scenario;
+        private final SystemKind system;
+        private final long sliceMs;
+        private final ClosedLoop[] loops;
+        private final Map<String, Long> countersBefore;
+        private int slicesRun;
+        private @org.jspecify.annotations.Nullable RuntimeException crash;
+        /** S4's system calls: counted in every slice, and the bytes carried while they were counted. */
+        private SyscallCounter counter;
+        private long countedBytesAtStart;
+        private boolean syscallsCounted = true;
+        private long syscalls;
+        private long sends;
+        private long receives;
+        private long countedBytes;
+
+        private Measurement(Scenario scenario, SystemKind system, long measureMs, ClosedLoop... loops) {
+            this.scenario = scenario;
+            this.system = system;
+            this.sliceMs = Math.max(1, measureMs / plan.slices());
+            this.loops = loops;
+            this.countersBefore = client(system).counters();
+        }
+
+        /** The system measured. */
+        public SystemKind system() {
+            return system;
+        }
+
+        private void slice() {
+            if (crash != null) {
+                return;
+            }
+            long warmupMs = slicesRun == 0 ? plan.scenarioWarmupMs() : plan.scenarioWarmupMs() / 5;
+            try {
+                ClosedLoop.runTogether(warmupMs, sliceMs, plan.callTimeoutMs(), this::windowStarts, this::windowEnds, loops);
+                slicesRun++;
+            } catch (RuntimeException e) {
+                crash = e;
+            }
+        }
+
+        private void windowStarts() {
+            if (scenario == Scenario.S4 && syscallsCounted && !countedPids.isEmpty()) {
+                countedBytesAtStart = loops[0].bytesInWindow(); // perf counts from its start; start() then waits 200 ms
+                counter = SyscallCounter.start(countedPids);
+            }
+        }
+
+        private void windowEnds() {
+            if (counter == null) {
+                syscallsCounted = false;
+                return;
+            }
+            long bytes = loops[0].bytesInWindow() - countedBytesAtStart;
+            SyscallCounter.Counts counts = counter.stop();
+            counter = null;
+            if (counts == null) {
+                syscallsCounted = false;
+                return;
+            }
+            syscalls += counts.total();
+            sends += counts.sends();
+            receives += counts.receives();
+            countedBytes += bytes;
+        }
+
+        /** The scenario's figures over every slice run, with how the client's counters moved. */
+        public ScenarioResult result() {
+            if (crash != null) {
+                return ScenarioResult.failed(scenario.id(), system.id(), "crashed: " + crash);
+            }
+            long windowMs = sliceMs * slicesRun;
+            ClosedLoop first = loops[0];
+            Map<String, Object> metrics = switch (scenario) {
+                case S1 -> {
+                    Map<String, Object> m = loopMetrics(first, windowMs, "");
+                    m.put("distribution_us", LatencyStats.distribution(first.latency()));
+                    yield m;
+                }
+                case S2 -> {
+                    ClosedLoop large = loops[1];
+                    Map<String, Object> m = loopMetrics(first, windowMs, "");
+                    m.put("distribution_us", LatencyStats.distribution(first.latency()));
+                    m.put("large_outstanding", plan.s2LargeOutstanding());
+                    m.put("large_rpcs_per_s", round1(large.completedInWindow() / (windowMs / 1000.0)));
+                    m.put("large_goodput_gbps", gbps(large.bytesInWindow(), windowMs));
+                    m.put("large_failures", large.failed());
+                    yield m;
+                }
+                case S3 -> loopMetrics(first, windowMs, "");
+                case S4 -> {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("goodput_gbps", gbps(first.bytesInWindow(), windowMs));
+                    if (syscallsCounted && countedBytes > 0) {
+                        // Both processes, per MiB of messages carried: each echo carries its request and its response.
+                        double mib = 2.0 * countedBytes / LARGE_BYTES;
+                        m.put("syscalls_per_mib", round1(syscalls / mib));
+                        m.put("send_syscalls_per_mib", round1(sends / mib));
+                        m.put("receive_syscalls_per_mib", round1(receives / mib));
+                    }
+                    m.putAll(loopMetrics(first, windowMs, ""));
+                    yield m;
+                }
+                case S5, S6 -> throw new IllegalStateException("unreachable");
+            };
+            metrics.put("slices", slicesRun);
+            return withCounterChange(system, countersBefore, finish(scenario, system, metrics, loops));
+        }
     }
 
     static double gbps(long bytes, long ms) {

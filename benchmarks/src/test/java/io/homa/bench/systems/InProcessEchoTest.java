@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** One round per system with server and client in this JVM, and a tiny S1 and S6 through the runner. */
 class InProcessEchoTest {
     private static final RunPlan TINY = new RunPlan("test", 500, 100, 500, 200, 1, 200, 200, 3, 100, 4, 200,
-            List.of(4), 1, 100, 5_000, 5_000);
+            List.of(4), 1, 100, 5_000, 5_000, 2);
 
     @Test
     void shouldEchoAndAnswerSizedRequestsOnEverySystem() throws Exception {
