@@ -362,10 +362,8 @@ public class HomaClient {
             return Unpooled.wrappedBuffer(
                     encodeRequest(call, codec, startNs, timeoutNs, Map.of(), MessageBytes.join(payload)));
         }
-        byte[][] parts = new byte[payload.length + 1][];
-        parts[0] = encodeRequest(call, codec, startNs, timeoutNs, Map.of(), RpcEnvelope.NO_PAYLOAD);
-        System.arraycopy(payload, 0, parts, 1, payload.length);
-        return Unpooled.wrappedBuffer(parts);
+        return RpcEnvelope.behindEnvelope(encodeRequest(call, codec, startNs, timeoutNs, Map.of(), RpcEnvelope.NO_PAYLOAD),
+                payload);
     }
 
     private HomaResponse<?> decodeResult(RpcCall call, PayloadCodec codec, ByteBuf message) {

@@ -1,6 +1,5 @@
 package io.homa.reactive.rpc;
 
-import io.homa.engine.MessageBytes;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaRequest;
@@ -422,11 +421,7 @@ public class RpcDispatcher implements HomaRequestHandler {
         if (!separate) {
             return Unpooled.wrappedBuffer(envelope);
         }
-        byte[][] payload = response.payloadParts();
-        byte[][] parts = new byte[payload.length + 1][];
-        parts[0] = envelope;
-        System.arraycopy(payload, 0, parts, 1, payload.length);
-        return Unpooled.wrappedBuffer(parts);
+        return RpcEnvelope.behindEnvelope(envelope, response.payloadParts());
     }
 
     private HomaException tooLarge(String what, long lengthBytes) {
@@ -594,11 +589,11 @@ public class RpcDispatcher implements HomaRequestHandler {
      * is too long.
      */
     private RpcEnvelope.Response ok(ServerCall call, byte[][] payload) {
-        long lengthBytes = MessageBytes.lengthBytes(payload);
-        if (lengthBytes > maxResponseBytes) {
-            throw tooLarge(call.fullMethodName(), lengthBytes);
+        RpcEnvelope.Response response = RpcEnvelope.Response.okParts(payload);
+        if (response.payloadLengthBytes() > maxResponseBytes) {
+            throw tooLarge(call.fullMethodName(), response.payloadLengthBytes());
         }
-        return RpcEnvelope.Response.okParts(payload);
+        return response;
     }
 
     private Mono<RpcEnvelope.Response> openStream(ServerCall call, RpcEnvelope.RequestView envelope, PayloadCodec codec,

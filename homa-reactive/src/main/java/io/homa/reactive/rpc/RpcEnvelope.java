@@ -75,6 +75,17 @@ public final class RpcEnvelope {
     /** No payload: an error response's, or an envelope encoded alone to go in front of a payload sent after it. */
     static final byte[] NO_PAYLOAD = new byte[0];
 
+    /**
+     * A message of an envelope encoded with {@link #NO_PAYLOAD} and the payload behind it, as the
+     * arrays they are (not copied): the transport sends a composite's arrays as the message's parts.
+     */
+    static ByteBuf behindEnvelope(byte[] envelope, byte[][] payload) {
+        byte[][] parts = new byte[payload.length + 1][];
+        parts[0] = envelope;
+        System.arraycopy(payload, 0, parts, 1, payload.length);
+        return Unpooled.wrappedBuffer(parts);
+    }
+
     private RpcEnvelope() {}
 
     /**
