@@ -237,7 +237,7 @@ final class ClientStream<T> {
             if (response.status() == HomaStatus.OK) {
                 sink.complete();
             } else {
-                sink.error(HomaClient.remoteException(response));
+                sink.error(client.remoteError(call, HomaClient.remoteException(response), startNs, timeoutNs));
             }
             return;
         }

@@ -280,7 +280,7 @@ final class ClientUpload implements CoreSubscriber<Object> {
         try {
             response = HomaClient.decodeResponse(call, bytes);
             if (response.status() != HomaStatus.OK) {
-                pushFailed(HomaClient.remoteException(response));
+                pushFailed(client.remoteError(call, HomaClient.remoteException(response), startNs, timeoutNs));
                 return;
             }
             granted = Long.parseLong(response.metadata().getOrDefault(RpcMetadata.STREAM_CREDIT, "0"));

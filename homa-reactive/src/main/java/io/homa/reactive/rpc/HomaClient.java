@@ -311,7 +311,7 @@ public class HomaClient {
             return exchange.publishOn(resultScheduler).handle((message, sink) -> {
                 Object result;
                 try {
-                    result = result(call, codec, message, valueOnly);
+                    result = result(call, codec, message, valueOnly, startNs, timeoutNs);
                 } catch (HomaException e) {
                     sink.error(e);
                     return;
@@ -323,12 +323,12 @@ public class HomaClient {
         }
         return exchange.flatMap(message -> {
             if (message.readableBytes() > offloadBytes) {
-                return Mono.fromCallable(() -> (R) result(call, codec, message, valueOnly))
+                return Mono.fromCallable(() -> (R) result(call, codec, message, valueOnly, startNs, timeoutNs))
                         .subscribeOn(Schedulers.parallel());
             }
             // Decoded here, on the event loop: an inner Mono.just (or empty, or error) costs no subscription.
             try {
-                return Mono.justOrEmpty((R) result(call, codec, message, valueOnly));
+                return Mono.justOrEmpty((R) result(call, codec, message, valueOnly, startNs, timeoutNs));
             } catch (HomaException e) {
                 return Mono.error(e);
             }
@@ -336,10 +336,13 @@ public class HomaClient {
     }
 
     /** The decoded response (released here): its value, or a {@link HomaResponse} unless {@code valueOnly}. */
-    private @Nullable Object result(RpcCall call, PayloadCodec codec, ByteBuf message, boolean valueOnly) {
+    private @Nullable Object result(RpcCall call, PayloadCodec codec, ByteBuf message, boolean valueOnly,
+                                    long startNs, long timeoutNs) {
         HomaResponse<?> response;
         try {
             response = decodeResult(call, codec, message);
+        } catch (HomaRemoteException e) {
+            throw remoteError(call, e, startNs, timeoutNs);
         } finally {
             message.release();
         }
@@ -501,6 +504,22 @@ public class HomaClient {
     private static HomaRemoteException remoteException(HomaStatus status, String message, Map<String, String> metadata) {
         return new HomaRemoteException(status, message, metadata.get(RpcMetadata.ERROR_TYPE),
                 HomaMetadata.readOnlyOf(metadata).asMap());
+    }
+
+    /**
+     * The error a call's remote failure reaches its caller as: {@code remote} itself, except that a
+     * DEADLINE_EXCEEDED arriving once the call's own deadline has passed here too is the caller's
+     * deadline error ({@link #deadlineExceeded}, with {@code remote} as its cause). The server's
+     * timer for the deadline the call sent (rounded up to whole milliseconds) may fire before the
+     * client's: the caller sees the same error whichever noticed first.
+     */
+    HomaException remoteError(RpcCall call, HomaRemoteException remote, long startNs, long timeoutNs) {
+        if (remote.status() == HomaStatus.DEADLINE_EXCEEDED && timeoutNs > 0 && clock.nanoTime() - startNs >= timeoutNs) {
+            HomaException own = deadlineExceeded(call, timeoutNs);
+            own.initCause(remote);
+            return own;
+        }
+        return remote;
     }
 
     static HomaException deadlineExceeded(RpcCall call, long timeoutNs) {

@@ -290,6 +290,32 @@ class HomaRpcFeaturesLoopbackTest {
         assertThat(serverCalls.get(1).metadata()).doesNotContainKey(RpcMetadata.TIMEOUT_MS);
     }
 
+    @Test
+    void shouldReportTheServersDeadlineErrorAsTheCallersOwnOnceTheCallersDeadlineHasPassed() {
+        AtomicLong clientNowNs = new AtomicLong();
+        HomaClient timed = clientBuilder().clock(clientNowNs::get).build();
+        // The server's timer may notice a deadline before the client's does: the error must not depend on which.
+        dispatcher.register(new RpcMethod("calc", "late", Long.class, advanceNs -> {
+            clientNowNs.addAndGet((Long) advanceNs);
+            return Mono.error(new HomaException(HomaStatus.DEADLINE_EXCEEDED, "deadline passed downstream"));
+        }));
+        CallOptions fiveSeconds = CallOptions.defaults().withTimeout(Duration.ofSeconds(5));
+
+        assertThatThrownBy(() -> timed.call("calc", "late", new Object[] {TimeUnit.SECONDS.toNanos(5)}, String.class,
+                fiveSeconds).block(TIMEOUT))
+                .isExactlyInstanceOf(HomaException.class)
+                .hasMessage("deadline of 5000 ms exceeded calling calc.late")
+                .hasCauseInstanceOf(HomaRemoteException.class)
+                .satisfies(e -> assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.DEADLINE_EXCEEDED));
+        // Before the caller's deadline the server's error is its own: a deadline of a call it made, say.
+        assertThatThrownBy(() -> timed.call("calc", "late", new Object[] {TimeUnit.SECONDS.toNanos(4)}, String.class,
+                fiveSeconds).block(TIMEOUT))
+                .isInstanceOfSatisfying(HomaRemoteException.class, remote -> {
+                    assertThat(remote.status()).isEqualTo(HomaStatus.DEADLINE_EXCEEDED);
+                    assertThat(remote.remoteMessage()).isEqualTo("deadline passed downstream");
+                });
+    }
+
     // ------------------------------------------------------------------ streams
 
     @Test
