@@ -89,7 +89,7 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--servers", description = "Server processes (S6 fans out over all of them; S1-S5 use the first), 1..8. Default: ${DEFAULT-VALUE}.")
     int servers = 3;
 
-    @Option(names = "--homa-link-mbps", description = "Pacer rate of every Homa transport, Mbit/s, 0 = no pacing. Default: the testbed's link rate with --net=testbed, else the transport's default (" + io.homa.reactive.HomaTransportConfig.DEFAULT_LINK_MBPS + ").")
+    @Option(names = "--homa-link-mbps", description = "Pacer rate of every Homa transport, Mbit/s, 0 = no pacing, -1 = the transport's auto. Default: the testbed's link rate with --net=testbed, else the transport's auto (" + io.homa.reactive.HomaTransportConfig.LOOPBACK_LINK_MBPS + " on loopback, with a grant window of " + io.homa.reactive.HomaTransportConfig.LOOPBACK_RTT_BYTES + " bytes).")
     Integer homaLinkMbps;
 
     @Option(names = "--homa-priority-tos", description = "Homa priorities in the IP TOS byte: auto (off on loopback, on elsewhere), on or off (to measure what the testbed's priority queues buy). Default: ${DEFAULT-VALUE}.")
@@ -438,7 +438,8 @@ public final class LoadGenerator implements Callable<Integer> {
                 + (s5LinkLoad == null ? "" : " --s5-link-load=" + s5LinkLoad)
                 + (s5ClientHosts == 0 ? "" : " --s5-client-hosts=" + s5ClientHosts)
                 + (s5AllToAll ? " --s5-all-to-all" : "")
-                + " --homa-link-mbps=" + settings.homaLinkMbps() + " --homa-mtu-bytes=" + homaMtuBytes + (homaGso ? "" : " --no-homa-gso")
+                + (settings.homaLinkMbps() == io.homa.reactive.HomaTransportConfig.AUTO_LINK_MBPS ? ""
+                        : " --homa-link-mbps=" + settings.homaLinkMbps()) + " --homa-mtu-bytes=" + homaMtuBytes + (homaGso ? "" : " --no-homa-gso")
                 + (homaPriorityTos == io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO ? ""
                         : " --homa-priority-tos=" + homaPriorityTos.name().toLowerCase(Locale.ROOT))
                 + (homaIncastMarking ? "" : " --no-homa-incast-marking")
@@ -475,7 +476,13 @@ public final class LoadGenerator implements Callable<Integer> {
         serverOptions.addAll(serverJvmOptions);
         s.put("server JVM options", String.join(" ", serverOptions));
         s.put("client JVM options", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
-        s.put("Homa pacer (link-mbps)", settings.homaLinkMbps() == 0 ? "off" : settings.homaLinkMbps() + " Mbit/s");
+        s.put("Homa pacer (link-mbps)", switch (settings.homaLinkMbps()) {
+            case 0 -> "off";
+            case io.homa.reactive.HomaTransportConfig.AUTO_LINK_MBPS -> "auto: "
+                    + io.homa.reactive.HomaTransportConfig.LOOPBACK_LINK_MBPS + " Mbit/s on loopback (grant window "
+                    + io.homa.reactive.HomaTransportConfig.LOOPBACK_RTT_BYTES + " B), the device's speed elsewhere";
+            default -> settings.homaLinkMbps() + " Mbit/s";
+        });
         s.put("Homa UDP GSO/GRO", settings.homaSegmentationOffload() ? "on where the kernel has them" : "off");
         s.put("Homa MTU", settings.homaMtuBytes() == 0 ? "the device's (65,535 B on loopback"
                 + (testbed == null ? "" : ", " + testbed.mtuBytes() + " B on the testbed") + ")" : settings.homaMtuBytes() + " B");

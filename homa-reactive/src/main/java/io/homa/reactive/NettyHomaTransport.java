@@ -367,6 +367,7 @@ final class NettyHomaTransport extends HomaTransport {
                         : channel.getClass().getSimpleName() + ", one datagram per system call")
                 + ", MTU " + engineConfig.mtuBytes()
                 + ", pacer " + (engineConfig.linkMbps() == 0 ? "off" : engineConfig.linkMbps() + " Mbit/s")
+                + ", grant window " + (engineConfig.rttBytes() == 0 ? "auto" : engineConfig.rttBytes() + " B")
                 + ", GSO " + (batcher.enabled() ? "on (up to " + batcher.maxBatchBytes() + " B per send)" : "off")
                 + ", GRO " + (groOn ? "on" : "off")
                 + ", priorities in IP TOS " + (priorityTos ? "on" : "off")
@@ -379,7 +380,9 @@ final class NettyHomaTransport extends HomaTransport {
     /**
      * The engine's settings: {@code config.engine()} with the transport's pacer settings
      * ({@link HomaTransportConfig#linkMbps()}, {@link HomaTransportConfig#maxNicQueueNs()}), its
-     * incast buffer ({@link HomaTransportConfig#incastBufferBytes()}; automatic: larger on loopback), and with
+     * incast buffer ({@link HomaTransportConfig#incastBufferBytes()}; automatic: larger on loopback),
+     * on loopback a grant window of {@link HomaTransportConfig#LOOPBACK_RTT_BYTES} unless the engine's
+     * {@code rttBytes} is set, and with
      * the MTU of the bound interface when {@link HomaTransportConfig#deviceMtu()} is on and the
      * address is not the wildcard (capped at 65,535, and so that a full packet fits in
      * {@code max-incoming}). With packet authentication on ({@link HomaTransportConfig#security()}),
@@ -396,6 +399,9 @@ final class NettyHomaTransport extends HomaTransport {
             builder.incastBufferBytes((int) Math.min(1 << 30,
                     (long) HomaTransportConfig.LOOPBACK_INCAST_BUFFER_FACTOR * config.receiveBufferBytes()));
         }
+        if (engine.rttBytes() == 0 && bindAddress.getAddress().isLoopbackAddress()) {
+            builder.rttBytes(HomaTransportConfig.LOOPBACK_RTT_BYTES);
+        }
         int mtu = Math.max(deviceMtu(config, bindAddress), engine.mtuBytes());
         builder.mtuBytes(mtu - config.security().overheadBytes());
         return builder.build();
@@ -403,12 +409,16 @@ final class NettyHomaTransport extends HomaTransport {
 
     /**
      * The pacer's rate: {@link HomaTransportConfig#linkMbps()}, or for
-     * {@link HomaTransportConfig#AUTO_LINK_MBPS} the speed the bound device reports, else
+     * {@link HomaTransportConfig#AUTO_LINK_MBPS} {@link HomaTransportConfig#LOOPBACK_LINK_MBPS} on a
+     * loopback address, the speed the bound device reports, else
      * {@link HomaTransportConfig#DEFAULT_LINK_MBPS}; Mbit/s.
      */
     static int linkMbps(HomaTransportConfig config, InetSocketAddress bindAddress) {
         if (config.linkMbps() != HomaTransportConfig.AUTO_LINK_MBPS) {
             return config.linkMbps();
+        }
+        if (bindAddress.getAddress().isLoopbackAddress()) {
+            return HomaTransportConfig.LOOPBACK_LINK_MBPS;
         }
         int deviceMbps = deviceSpeedMbps(bindAddress);
         return deviceMbps > 0 ? deviceMbps : HomaTransportConfig.DEFAULT_LINK_MBPS;

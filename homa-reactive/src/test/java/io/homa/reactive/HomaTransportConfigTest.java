@@ -85,7 +85,8 @@ class HomaTransportConfigTest {
         HomaTransportConfig auto = HomaTransportConfig.defaults();
         InetSocketAddress loopback = new InetSocketAddress("127.0.0.1", 0);
         assertThat(NettyHomaTransport.deviceSpeedMbps(loopback)).as("loopback reports no speed").isEqualTo(-1);
-        assertThat(NettyHomaTransport.engineConfig(auto, loopback).linkMbps()).isEqualTo(HomaTransportConfig.DEFAULT_LINK_MBPS);
+        assertThat(NettyHomaTransport.engineConfig(auto, loopback).linkMbps()).as("loopback: what two JVMs carry")
+                .isEqualTo(HomaTransportConfig.LOOPBACK_LINK_MBPS);
         assertThat(NettyHomaTransport.engineConfig(auto, new InetSocketAddress("0.0.0.0", 0)).linkMbps())
                 .as("wildcard: no one device").isEqualTo(HomaTransportConfig.DEFAULT_LINK_MBPS);
         assertThat(NettyHomaTransport.engineConfig(auto.toBuilder().linkMbps(400).build(), loopback).linkMbps())
@@ -109,6 +110,21 @@ class HomaTransportConfigTest {
         }
         assertThatThrownBy(() -> auto.toBuilder().linkMbps(-2).build())
                 .isInstanceOf(InvalidSettingException.class).hasMessageContaining("link-mbps");
+    }
+
+    @Test
+    void shouldKeepTheGrantWindowOfTenGigabitsOnLoopbackUnlessItIsSet() {
+        HomaTransportConfig auto = HomaTransportConfig.defaults();
+        InetSocketAddress loopback = new InetSocketAddress("127.0.0.1", 0);
+        HomaTransportConfig set = auto.toBuilder().engine(EngineConfig.builder().rttBytes(300_000).build()).build();
+
+        assertThat(NettyHomaTransport.engineConfig(auto, loopback).rttBytes())
+                .isEqualTo(HomaTransportConfig.LOOPBACK_RTT_BYTES);
+        assertThat(NettyHomaTransport.engineConfig(auto.toBuilder().linkMbps(40_000).build(), loopback).rttBytes())
+                .as("whatever the pacer's rate").isEqualTo(HomaTransportConfig.LOOPBACK_RTT_BYTES);
+        assertThat(NettyHomaTransport.engineConfig(set, loopback).rttBytes()).as("a set value wins").isEqualTo(300_000);
+        assertThat(NettyHomaTransport.engineConfig(auto, new InetSocketAddress("0.0.0.0", 0)).rttBytes())
+                .as("elsewhere the engine's: the link's bandwidth-delay product").isZero();
     }
 
     @Test

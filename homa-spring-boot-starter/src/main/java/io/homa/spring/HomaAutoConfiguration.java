@@ -369,6 +369,7 @@ public final class HomaAutoConfiguration {
         map.from(protocol::getIncastThreshold).to(engine::incastThreshold);
         map.from(protocol::getIncastUnscheduledBytes).as(HomaAutoConfiguration::bytesAsInt).to(engine::incastUnscheduledBytes);
         map.from(protocol::isAddressValidation).to(engine::addressValidation);
+        map.from(protocol::getRttBytes).as(HomaAutoConfiguration::bytesAsInt).to(engine::rttBytes);
 
         HomaProperties.Server server = properties.getServer();
         HomaProperties.Transport transport = properties.getTransport();

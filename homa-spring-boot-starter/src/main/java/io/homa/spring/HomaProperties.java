@@ -729,9 +729,20 @@ public class HomaProperties implements InitializingBean {
          * queue, not the socket's, holds the backlog, in SRPT order, and loopback receivers are not
          * overrun. auto (the default): the speed the bound device reports (Linux
          * /sys/class/net/DEVICE/speed), else 10000 (loopback, the wildcard address, devices that
-         * report none); the start-up log's data path says which. An explicit value always wins.
+         * report none) and 25000 bound to a loopback address (no wire there: what two JVMs carry);
+         * the start-up log's data path says which. An explicit value always wins.
          */
         private String linkMbps = "auto";
+
+        /**
+         * How far a receiver grants each inbound message ahead of what has arrived (Homa's
+         * rtt_bytes), 0B..64MB (a plain number means bytes); never less than unscheduled-bytes or
+         * two full packets. Granted bytes wait in the receiver's queues ahead of short messages
+         * that arrive later. Unset (the default): 125000B bound to a loopback address, else what
+         * link-mbps carries in 100us (the round trip between two JVM endpoints); 0 the same.
+         */
+        @DataSizeUnit(DataUnit.BYTES)
+        private DataSize rttBytes;
 
         /**
          * How far the pacer may run ahead of the link (Homa's max_nic_queue_ns), as time at
@@ -836,6 +847,14 @@ public class HomaProperties implements InitializingBean {
 
         public void setIncastUnscheduledBytes(DataSize incastUnscheduledBytes) {
             this.incastUnscheduledBytes = incastUnscheduledBytes;
+        }
+
+        public DataSize getRttBytes() {
+            return this.rttBytes;
+        }
+
+        public void setRttBytes(DataSize rttBytes) {
+            this.rttBytes = rttBytes;
         }
 
         public DataSize getIncastBufferBytes() {

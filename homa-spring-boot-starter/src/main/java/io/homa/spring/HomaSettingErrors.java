@@ -34,6 +34,7 @@ final class HomaSettingErrors {
             protocol("incast-buffer-bytes", HomaProperties.Protocol::getIncastBufferBytes),
             protocol("link-mbps", HomaProperties.Protocol::getLinkMbps),
             protocol("max-nic-queue", HomaProperties.Protocol::getMaxNicQueue),
+            protocol("rtt-bytes", HomaProperties.Protocol::getRttBytes),
             Map.entry("security.mode", new Property("homa.security.mode", (p) -> p.getSecurity().getMode())),
             Map.entry("security.active-key", new Property("homa.security.active-key",
                     (p) -> p.getSecurity().getActiveKey())),

@@ -104,7 +104,8 @@ class HomaAutoConfigurationTests {
                         "homa.protocol.max-grants-per-peer=2", "homa.protocol.max-incoming=1MB",
                         "homa.protocol.fifo-grant-fraction=0.2", "homa.protocol.priority-levels=4",
                         "homa.protocol.incast-threshold=500", "homa.protocol.incast-unscheduled-bytes=2KB",
-                        "homa.protocol.incast-buffer-bytes=3MB", "homa.transport.priority-tos=false")
+                        "homa.protocol.incast-buffer-bytes=3MB", "homa.transport.priority-tos=false",
+                        "homa.protocol.rtt-bytes=200KB")
                 .run((context) -> {
                     HomaTransportConfig config = context.getBean(HomaTransportConfig.class);
                     assertThat(config.engine().mtuBytes()).isEqualTo(9000);
@@ -129,6 +130,7 @@ class HomaAutoConfigurationTests {
                     assertThat(config.engine().incastUnscheduledBytes()).isEqualTo(2048);
                     assertThat(config.incastBufferBytes()).isEqualTo(3 * 1024 * 1024);
                     assertThat(config.priorityTos()).isEqualTo(HomaTransportConfig.PriorityTos.OFF);
+                    assertThat(config.engine().rttBytes()).isEqualTo(200 * 1024);
                 });
     }
 
@@ -196,6 +198,8 @@ class HomaAutoConfigurationTests {
             homa.protocol.incast-unscheduled-bytes | 65MB | between 0B and 64MB
             homa.protocol.incast-buffer-bytes  | -2B     | between 0B and 1GB
             homa.protocol.incast-buffer-bytes  | 2GB     | between 0B and 1GB
+            homa.protocol.rtt-bytes            | -1B     | between 0B and 64MB
+            homa.protocol.rtt-bytes            | 65MB    | between 0B and 64MB
             homa.client.default-timeout        | -1s     | between 0 (no deadline) and 1d
             homa.client.default-timeout        | 2d      | between 0 (no deadline) and 1d
             homa.client.stream-batch-size      | 0       | between 1 and 65536

@@ -43,7 +43,7 @@ class HomaPropertiesMetadataTests {
                 "homa.protocol.peer-idle-timeout", "homa.protocol.max-inbound-buffer",
                 "homa.protocol.max-overcommit", "homa.protocol.max-grants-per-peer", "homa.protocol.max-incoming",
                 "homa.protocol.fifo-grant-fraction", "homa.protocol.priority-levels", "homa.protocol.incast-threshold",
-                "homa.protocol.incast-unscheduled-bytes", "homa.protocol.incast-buffer-bytes", "homa.protocol.address-validation", "homa.transport.priority-tos",
+                "homa.protocol.incast-unscheduled-bytes", "homa.protocol.incast-buffer-bytes", "homa.protocol.rtt-bytes", "homa.protocol.address-validation", "homa.transport.priority-tos",
                 "homa.security.mode", "homa.security.keys", "homa.security.active-key");
         assertThat(properties.keySet()).allSatisfy((name) -> assertThat(name).startsWith("homa."));
         properties.forEach((name, property) -> assertThat(property.path("description").asString("")).as(name)

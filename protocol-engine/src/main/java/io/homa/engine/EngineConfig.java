@@ -74,6 +74,13 @@ import io.homa.engine.InvalidSettingException.Unit;
  *     {@code max_nic_queue_ns}), in nanoseconds of transmission at {@code linkMbps}: packets handed
  *     to the kernel but not yet on the wire, where a short message would queue behind them.
  *     1,000..10,000,000 ns, default 50,000
+ * @param rttBytes how far a receiver grants each inbound message ahead of what has arrived (Linux
+ *     Homa's {@code rtt_bytes}; draft "Flow control": RTTbytes), in bytes; never less than
+ *     {@code unscheduledBytes} or two full packets. 0 (the default) = automatic: what the link
+ *     carries at {@code linkMbps} (10 Gbit/s when unpaced) in one round trip between two JVM
+ *     endpoints, 100 µs. The bytes granted and not yet arrived wait in the receiver's queues,
+ *     ahead of any short message that arrives after them, so a window longer than the round trip
+ *     needs costs short messages latency. 0..64 MiB
  * @param addressValidation whether a server sends a client's address at most
  *     {@value #VALIDATION_AMPLIFICATION}x the bytes it received from it until the client has shown
  *     that it receives our packets, by echoing the address token of our packets (issue 14; QUIC's
@@ -100,6 +107,7 @@ public record EngineConfig(
         int incastBufferBytes,
         int linkMbps,
         long maxNicQueueNs,
+        int rttBytes,
         boolean addressValidation) {
 
     /** A server sends an address it has not validated at most this many times what it received from it. */
@@ -182,6 +190,7 @@ public record EngineConfig(
         checkIncastBufferBytes(incastBufferBytes);
         checkLinkMbps(linkMbps);
         checkMaxNicQueueNs(maxNicQueueNs);
+        check("rtt-bytes", rttBytes, 0, MAX_MESSAGE_BYTES_CAP, Unit.BYTES);
     }
 
     /**
@@ -248,6 +257,7 @@ public record EngineConfig(
                 .incastBufferBytes(incastBufferBytes)
                 .linkMbps(linkMbps)
                 .maxNicQueueNs(maxNicQueueNs)
+                .rttBytes(rttBytes)
                 .addressValidation(addressValidation);
     }
 
@@ -289,6 +299,7 @@ public record EngineConfig(
         private int incastBufferBytes = DEFAULT_INCAST_BUFFER_BYTES;
         private int linkMbps;
         private long maxNicQueueNs = DEFAULT_MAX_NIC_QUEUE_NS;
+        private int rttBytes;
         private boolean addressValidation = true;
 
         private Builder() {}
@@ -351,6 +362,12 @@ public record EngineConfig(
             return this;
         }
 
+        /** How far a receiver grants ahead of what arrived, bytes; 0 (the default) = automatic. */
+        public Builder rttBytes(int value) {
+            this.rttBytes = value;
+            return this;
+        }
+
         public Builder peerIdleTimeoutNs(long value) {
             this.peerIdleTimeoutNs = value;
             return this;
@@ -390,7 +407,7 @@ public record EngineConfig(
             return new EngineConfig(mtuBytes, unscheduledBytes, maxMessageBytes, resendIntervalNs, peerSilenceTimeoutNs,
                     peerIdleTimeoutNs, maxInboundBufferBytes, maxOvercommit, maxGrantsPerPeer, maxIncomingBytes,
                     fifoGrantFraction, priorityLevels, incastThreshold, incastUnscheduledBytes, incastBufferBytes,
-                    linkMbps, maxNicQueueNs, addressValidation);
+                    linkMbps, maxNicQueueNs, rttBytes, addressValidation);
         }
     }
 }

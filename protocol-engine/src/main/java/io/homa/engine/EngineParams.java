@@ -10,13 +10,14 @@ import io.homa.engine.wire.DataHeader;
  * @param unscheduledBytes {@code config.unscheduledBytes()} rounded up to whole DATA packets, so
  *     that packets stay full
  * @param rttBytes how far a receiver grants ahead of what has arrived (Homa's {@code rtt_bytes},
- *     draft "Flow control"): the bandwidth-delay product, the largest of {@code unscheduledBytes},
- *     two full packets (with 64 KB packets on loopback, 60 KB is one packet: one packet per round
- *     trip, measured 3.0 Gbit/s against 4.3 with two) and what the link carries at
- *     {@code linkMbps} (10 Gbit/s without pacing) in {@value #ENDPOINT_ROUND_TRIP_NS} ns, the round
- *     trip between two JVM endpoints: the wire's few microseconds plus a pass through each event
- *     loop. At a 1500-byte MTU and 10 Gbit/s, 60 KB held a 1 MiB echo to 2.7 Gbit/s and 125 KB gave
- *     5.2 (one run of {@code benchmarks/run.sh full --scenarios=s2,s4 --homa-mtu-bytes=1500})
+ *     draft "Flow control"): the largest of {@code unscheduledBytes}, two full packets (with 64 KB
+ *     packets on loopback, 60 KB is one packet: one packet per round trip, measured 3.0 Gbit/s
+ *     against 4.3 with two) and {@link EngineConfig#rttBytes()}, or when that is 0 the
+ *     bandwidth-delay product: what the link carries at {@code linkMbps} (10 Gbit/s without pacing)
+ *     in {@value #ENDPOINT_ROUND_TRIP_NS} ns, the round trip between two JVM endpoints: the wire's
+ *     few microseconds plus a pass through each event loop. At a 1500-byte MTU and 10 Gbit/s, 60 KB
+ *     held a 1 MiB echo to 2.7 Gbit/s and 125 KB gave 5.2 (one run of
+ *     {@code benchmarks/run.sh full --scenarios=s2,s4 --homa-mtu-bytes=1500})
  * @param incastUnscheduledBytes unscheduled bytes of a response to an INCAST request: at least 1,
  *     so that it can start (paper §3.6)
  * @param incastBufferBytes {@link EngineConfig#incastBufferBytes()}, see {@link #incastHeadBytes}
@@ -82,8 +83,8 @@ record EngineParams(
 
     private static int rttBytes(EngineConfig config, int unscheduledBytes, int payloadBytes) {
         long linkMbps = config.linkMbps() > 0 ? config.linkMbps() : UNPACED_LINK_MBPS;
-        long bandwidthDelayBytes = linkMbps * ENDPOINT_ROUND_TRIP_NS / 8_000;
-        long bytes = Math.max(Math.max(unscheduledBytes, 2L * payloadBytes), bandwidthDelayBytes);
+        long window = config.rttBytes() > 0 ? config.rttBytes() : linkMbps * ENDPOINT_ROUND_TRIP_NS / 8_000;
+        long bytes = Math.max(Math.max(unscheduledBytes, 2L * payloadBytes), window);
         return (int) Math.min(EngineConfig.MAX_MESSAGE_BYTES_CAP, bytes);
     }
 }

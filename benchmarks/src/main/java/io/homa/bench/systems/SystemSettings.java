@@ -11,8 +11,9 @@ import java.util.Objects;
 /**
  * Knobs shared by the client and the server processes of a run.
  *
- * @param homaLinkMbps pacer rate of every Homa transport in Mbit/s (0 = no pacing), see
- *     {@link HomaTransportConfig#linkMbps()}
+ * @param homaLinkMbps pacer rate of every Homa transport in Mbit/s (0 = no pacing), or
+ *     {@link HomaTransportConfig#AUTO_LINK_MBPS} (the default): the transport's choice,
+ *     {@value HomaTransportConfig#LOOPBACK_LINK_MBPS} on loopback; see {@link HomaTransportConfig#linkMbps()}
  * @param homaMtuBytes MTU of every Homa engine (largest IP packet, headers included), 256..65535,
  *     or 0 for the transport's default: the MTU of the bound device, 65,535 on loopback
  *     ({@link HomaTransportConfig#deviceMtu()}), ~17 packets per 1 MiB message instead of ~750
@@ -59,9 +60,10 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
         if (bindHost == null || !bindHost.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
             throw new IllegalArgumentException("--bind-host must be an IPv4 address, was '" + bindHost + "'");
         }
-        if (homaLinkMbps < 0 || homaLinkMbps > HomaTransportConfig.MAX_LINK_MBPS) {
+        if (homaLinkMbps != HomaTransportConfig.AUTO_LINK_MBPS
+                && (homaLinkMbps < 0 || homaLinkMbps > HomaTransportConfig.MAX_LINK_MBPS)) {
             throw new IllegalArgumentException("--homa-link-mbps must be between 0 and "
-                    + HomaTransportConfig.MAX_LINK_MBPS + ", was " + homaLinkMbps);
+                    + HomaTransportConfig.MAX_LINK_MBPS + " (or -1: the transport's auto), was " + homaLinkMbps);
         }
         if (homaMtuBytes != 0 && (homaMtuBytes < 256 || homaMtuBytes > 65_535)) {
             throw new IllegalArgumentException(
@@ -127,6 +129,6 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
 
     /** The transport's default pacer rate, MTU (the device's) and offloads, and gRPC with a direct executor. */
     public static SystemSettings defaults() {
-        return new SystemSettings(HomaTransportConfig.DEFAULT_LINK_MBPS, 0, true, true);
+        return new SystemSettings(HomaTransportConfig.AUTO_LINK_MBPS, 0, true, true);
     }
 }

@@ -1,0 +1,43 @@
+package io.homa.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** The grant window ({@code rttBytes}) each receiver keeps ahead of what has arrived. */
+class EngineParamsTest {
+
+    @Test
+    void shouldSizeTheAutomaticWindowByTheLinkOverOneEndpointRoundTrip() {
+        EngineConfig tenGigabits = EngineConfig.builder().linkMbps(10_000).build();
+        EngineConfig twentyFiveGigabits = EngineConfig.builder().linkMbps(25_000).build();
+        EngineConfig unpaced = EngineConfig.builder().linkMbps(0).build();
+
+        assertThat(EngineParams.of(tenGigabits).rttBytes()).as("10 Gbit/s x 100 us").isEqualTo(125_000);
+        assertThat(EngineParams.of(twentyFiveGigabits).rttBytes()).isEqualTo(312_500);
+        assertThat(EngineParams.of(unpaced).rttBytes()).as("sized for 10 Gbit/s").isEqualTo(125_000);
+    }
+
+    @Test
+    void shouldTakeAnExplicitWindowWhateverTheLinkButNeverBelowTheUnscheduledBytesOrTwoPackets() {
+        EngineConfig explicit = EngineConfig.builder().linkMbps(25_000).rttBytes(125_000).build();
+        EngineConfig belowUnscheduled = EngineConfig.builder().linkMbps(10_000).rttBytes(10_000).build();
+        EngineConfig jumbo = EngineConfig.builder().mtuBytes(65_535).linkMbps(10_000).rttBytes(10_000).build();
+        EngineParams jumboParams = EngineParams.of(jumbo);
+
+        assertThat(EngineParams.of(explicit).rttBytes()).isEqualTo(125_000);
+        assertThat(EngineParams.of(belowUnscheduled).rttBytes())
+                .isEqualTo(EngineParams.of(belowUnscheduled).unscheduledBytes());
+        assertThat(jumboParams.rttBytes()).as("two 64 KB packets").isEqualTo(2 * jumboParams.payloadBytes());
+    }
+
+    @Test
+    void shouldRefuseANegativeWindowNamingTheSetting() {
+        assertThatThrownBy(() -> EngineConfig.builder().rttBytes(-1).build())
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessageContaining("rtt-bytes must be between 0");
+        assertThat(EngineConfig.defaults().rttBytes()).as("automatic by default").isZero();
+        assertThat(EngineConfig.builder().rttBytes(200_000).build().toBuilder().build().rttBytes()).isEqualTo(200_000);
+    }
+}
