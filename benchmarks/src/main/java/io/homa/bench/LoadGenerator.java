@@ -302,7 +302,7 @@ public final class LoadGenerator implements Callable<Integer> {
                 List<ScenarioRunner.S5Raw> s5 = new ArrayList<>();
                 // S1-S4: every system's window in slices, the systems taking turns (ScenarioRunner.interleave).
                 Map<SystemKind, ScenarioResult> sliced = new LinkedHashMap<>();
-                if (scenario != Scenario.S5 && scenario != Scenario.S6) {
+                if (scenario.closedLoop()) {
                     List<ScenarioRunner.Measurement> measurements = new ArrayList<>();
                     for (SystemKind system : systemKinds) {
                         if (scenario.notApplicable(system) == null && !connectErrors.containsKey(system)) {

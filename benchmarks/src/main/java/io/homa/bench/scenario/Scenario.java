@@ -30,6 +30,14 @@ public enum Scenario {
         return description;
     }
 
+    /**
+     * Whether the scenario is a closed loop of calls over a window (S1-S4), measured in slices with
+     * the systems taking turns ({@link ScenarioRunner#interleave}); S5 and S6 have their own shapes.
+     */
+    public boolean closedLoop() {
+        return this != S5 && this != S6;
+    }
+
     /** Why this scenario does not apply to a system, or {@code null} when it does. */
     public String notApplicable(SystemKind system) {
         if (system == SystemKind.UDP && (this == S2 || this == S4)) {

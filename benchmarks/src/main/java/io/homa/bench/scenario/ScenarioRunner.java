@@ -191,33 +191,22 @@ public final class ScenarioRunner {
         return ScenarioResult.ok(scenario.id(), system.id(), note.toString(), metrics);
     }
 
-    /** S1: 100 B echoes, 1 outstanding (its slices one after another; see {@link #interleave}). */
-    public ScenarioResult s1(SystemKind system) {
-        return alone(measurement(Scenario.S1, system));
-    }
-
-    /** S2: 100 B echoes, 1 outstanding, measured while 1 MiB echoes stream on the same client to the same server. */
-    public ScenarioResult s2(SystemKind system) {
-        return alone(measurement(Scenario.S2, system));
-    }
-
-    /** S3: 100 B echoes, 32 outstanding. */
-    public ScenarioResult s3(SystemKind system) {
-        return alone(measurement(Scenario.S3, system));
-    }
-
-    /** S4: 1 MiB echoes, 4 outstanding; goodput counts response payload bytes (one direction). */
-    public ScenarioResult s4(SystemKind system) {
-        return alone(measurement(Scenario.S4, system));
-    }
-
-    private ScenarioResult alone(Measurement measurement) {
+    /**
+     * A closed-loop scenario (S1-S4) of one system, run alone: its slices one after another (see
+     * {@link #interleave}). S1: 100 B echoes, 1 outstanding. S2: the same, measured while 1 MiB
+     * echoes stream on the same client to the same server. S3: 100 B echoes, 32 outstanding. S4:
+     * 1 MiB echoes, 4 outstanding; goodput counts response payload bytes (one direction).
+     *
+     * @throws IllegalArgumentException for S5 or S6
+     */
+    public ScenarioResult closedLoop(Scenario scenario, SystemKind system) {
+        Measurement measurement = measurement(scenario, system);
         interleave(List.of(measurement));
         return measurement.result();
     }
 
     /**
-     * A closed-loop scenario (S1-S4) of one system, not yet run.
+     * A closed-loop scenario (S1-S4) of one system, not yet run; what each measures: {@link #closedLoop}.
      *
      * @throws IllegalArgumentException for S5 or S6
      */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.bench.report.ScenarioResult;
 import io.homa.bench.scenario.RunPlan;
+import io.homa.bench.scenario.Scenario;
 import io.homa.bench.scenario.ScenarioRunner;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,7 @@ class InProcessEchoTest {
             ScenarioRunner runner = new ScenarioRunner(TINY, Map.of(SystemKind.HOMA, client), 0.5);
 
             runner.warmup(SystemKind.HOMA);
-            ScenarioResult s1 = runner.s1(SystemKind.HOMA);
+            ScenarioResult s1 = runner.closedLoop(Scenario.S1, SystemKind.HOMA);
             ScenarioResult s6 = runner.s6(SystemKind.HOMA);
 
             assertThat(s1.status()).as(s1.note()).isEqualTo(ScenarioResult.OK);
