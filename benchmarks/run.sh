@@ -51,7 +51,7 @@ for arg in "$@"; do
 done
 
 set +e
-"${host_prefix[@]}" java -Xms512m -Xmx2g -XX:+UseG1GC -Djava.awt.headless=true \
+"${host_prefix[@]}" java -Xms2g -Xmx2g -XX:+UseG1GC -XX:G1HeapRegionSize=4m -Djava.awt.headless=true \
   -cp "benchmarks/target/classes:$(cat "$classpath_file")" \
   io.homa.bench.LoadGenerator --mode="$mode" "$@"
 status=$?

@@ -26,7 +26,7 @@ import java.util.stream.Collectors;
  */
 public final class ServerProcess implements AutoCloseable {
     /** JVM options of every server process. */
-    public static final List<String> JVM_OPTIONS = List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC",
+    public static final List<String> JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m",
             "-Djava.awt.headless=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
 
     private final Process process;
