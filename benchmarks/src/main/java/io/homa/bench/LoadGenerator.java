@@ -484,6 +484,8 @@ public final class LoadGenerator implements Callable<Integer> {
             default -> settings.homaLinkMbps() + " Mbit/s";
         });
         s.put("Homa UDP GSO/GRO", settings.homaSegmentationOffload() ? "on where the kernel has them" : "off");
+        s.put("Homa busy-poll", io.homa.reactive.HomaTransportConfig.DEFAULT_BUSY_POLL_NS / 1000
+                + " µs before an event loop sleeps (the transport's default; epoll only)");
         s.put("Homa MTU", settings.homaMtuBytes() == 0 ? "the device's (65,535 B on loopback"
                 + (testbed == null ? "" : ", " + testbed.mtuBytes() + " B on the testbed") + ")" : settings.homaMtuBytes() + " B");
         s.put("Homa packet authentication", settings.homaSecurity().propertyValue()

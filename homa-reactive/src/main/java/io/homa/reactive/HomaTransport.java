@@ -22,7 +22,8 @@ import reactor.netty.resources.LoopResources;
  *
  * <p>Event loops: the {@link LoopResources} given to {@link HomaTransportSpec#runOn}, which their
  * owner disposes (each transport takes the next loop in turn); without them a transport creates
- * one loop of its own (a daemon thread {@code homa-epoll-N} or {@code homa-nio-N}) and disposes
+ * one loop of its own ({@link #loops}: a daemon thread {@code homa-epoll-...}, which busy-polls
+ * {@link HomaTransportConfig#busyPollNs()} before it sleeps, or {@code homa-nio-N}) and disposes
  * it with itself. Netty's native epoll transport is used when it is available and
  * {@link HomaTransportConfig#nativeTransport()} is set, NIO otherwise. Outgoing packets are paced
  * at {@link HomaTransportConfig#linkMbps()} by the engine.
@@ -44,6 +45,25 @@ public abstract class HomaTransport implements Disposable {
      */
     public static HomaTransportSpec create(HomaTransportConfig config) {
         return HomaTransportSpec.of(config);
+    }
+
+    /**
+     * The event loops a transport bound with {@code config} and no loops of the caller's creates
+     * for itself, for callers that own the loops (and pass them with {@link HomaTransportSpec#runOn}),
+     * such as the Spring Boot starter: one daemon thread. With Netty's native epoll transport
+     * ({@link HomaTransportConfig#nativeTransport()}, where it loads) and
+     * {@link HomaTransportConfig#busyPollNs()} above 0, a loop that busy-polls that long before it
+     * sleeps; otherwise Reactor Netty's {@code LoopResources.create("homa", 1, true)}. The caller
+     * disposes them after the transports that run on them.
+     */
+    public static LoopResources loops(HomaTransportConfig config) {
+        if (config.nativeTransport() && config.busyPollNs() > 0 && LoopResources.hasNativeSupport()) {
+            BusyPollLoops polling = BusyPollLoops.create(config.busyPollNs());
+            if (polling != null) {
+                return polling;
+            }
+        }
+        return LoopResources.create("homa", 1, true);
     }
 
     /**
@@ -162,7 +182,8 @@ public abstract class HomaTransport implements Disposable {
      * How packets move, for the start-up log and diagnostics, e.g. {@code "epoll, recvmsg/sendmmsg,
      * MTU 1500, GSO on (up to 62500 B per send), GRO on, priorities in IP TOS on"}: the I/O
      * transport and its system calls (recvmmsg, or recvmsg where GRO needs it), the engine's MTU in bytes, whether UDP segmentation offload (GSO) joins packets on
-     * send and how long a send may be, whether the kernel coalesces received datagrams (GRO), and
+     * send and how long a send may be, whether the kernel coalesces received datagrams (GRO),
+     * whether the event loop busy-polls before it sleeps ({@link HomaTransportConfig#busyPollNs()}), and
      * whether packets carry their priority in the IP TOS byte.
      */
     public String dataPath() {

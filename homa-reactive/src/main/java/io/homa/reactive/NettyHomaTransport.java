@@ -184,6 +184,8 @@ final class NettyHomaTransport extends HomaTransport {
     private final PriorityTosWriter writer;
     private final GsoBatcher batcher;
     private final String dataPath;
+    /** The transport's own loops when they busy-poll ({@link HomaTransportConfig#busyPollNs()}), else null. */
+    private final @Nullable BusyPollLoops busyPoll;
     private boolean heldRetryScheduled;
     private boolean closed;
     private boolean driving;
@@ -215,8 +217,10 @@ final class NettyHomaTransport extends HomaTransport {
      * Runs on the event loop, in the bind listener, before the first datagram is read.
      *
      * @param gsoBatchBytes the longest GSO send, bytes, 0 without GSO ({@link GsoBatcher})
+     * @param busyPoll the transport's own loops when they busy-poll, else null
      */
-    private NettyHomaTransport(HomaTransportSpec spec, Channel channel, EngineConfig engineConfig, int gsoBatchBytes) {
+    private NettyHomaTransport(HomaTransportSpec spec, Channel channel, EngineConfig engineConfig, int gsoBatchBytes,
+            @Nullable BusyPollLoops busyPoll) {
         HomaTransportConfig config = spec.config();
         boolean holdRequests = spec.holdsRequests();
         this.handler = spec.handler();
@@ -233,7 +237,9 @@ final class NettyHomaTransport extends HomaTransport {
         HomaSecurityConfig security = config.security();
         this.batcher = new GsoBatcher(channel.alloc(), writer::write,
                 engineConfig.maxDatagramBytes() + security.overheadBytes(), gsoBatchBytes);
-        this.dataPath = dataPath(channel, engineConfig, batcher, priorityTos, security);
+        this.busyPoll = busyPoll;
+        this.dataPath = dataPath(channel, engineConfig, batcher, priorityTos, security,
+                busyPoll == null ? 0 : busyPoll.busyPollNs());
         // rpcids an off-path host cannot guess (issue 14): a random start within the microsecond
         // and random steps, from a generator seeded once by the system's CSPRNG.
         java.security.SecureRandom seed = new java.security.SecureRandom();
@@ -270,7 +276,8 @@ final class NettyHomaTransport extends HomaTransport {
             boolean useNative = config.nativeTransport() && LoopResources.hasNativeSupport();
             LoopResources given = spec.loops();
             // Without loops of the caller's, one of our own, disposed with the channel.
-            LoopResources loops = given != null ? given : LoopResources.create("homa", 1, true);
+            LoopResources loops = given != null ? given : HomaTransport.loops(config);
+            BusyPollLoops busyPoll = loops instanceof BusyPollLoops polling ? polling : null;
             EventLoopGroup group = loops.onServer(useNative);
             Class<? extends DatagramChannel> channelType = loops.onChannelClass(DatagramChannel.class, group);
             EventLoop loop = (EventLoop) group.next();
@@ -340,7 +347,7 @@ final class NettyHomaTransport extends HomaTransport {
                 }
                 NettyHomaTransport transport;
                 try {
-                    transport = new NettyHomaTransport(spec, future.channel(), engineConfig, gsoBatchBytes);
+                    transport = new NettyHomaTransport(spec, future.channel(), engineConfig, gsoBatchBytes, busyPoll);
                 } catch (RuntimeException e) {
                     future.channel().close();
                     sink.error(new HomaException(HomaStatus.UNAVAILABLE, "cannot start Homa engine: " + e, e));
@@ -356,7 +363,7 @@ final class NettyHomaTransport extends HomaTransport {
     }
 
     private static String dataPath(Channel channel, EngineConfig engineConfig, GsoBatcher batcher, boolean priorityTos,
-            HomaSecurityConfig security) {
+            HomaSecurityConfig security, long busyPollNs) {
         boolean epoll = UdpOffload.isEpoll(channel.getClass());
         ChannelOption<Boolean> gro = UdpOffload.UDP_GRO;
         boolean groOn = epoll && gro != null && Boolean.TRUE.equals(channel.config().getOption(gro));
@@ -370,6 +377,7 @@ final class NettyHomaTransport extends HomaTransport {
                 + ", grant window " + (engineConfig.rttBytes() == 0 ? "auto" : engineConfig.rttBytes() + " B")
                 + ", GSO " + (batcher.enabled() ? "on (up to " + batcher.maxBatchBytes() + " B per send)" : "off")
                 + ", GRO " + (groOn ? "on" : "off")
+                + ", busy-poll " + (busyPollNs > 0 ? busyPollNs / 1000 + " µs before sleeping" : "off")
                 + ", priorities in IP TOS " + (priorityTos ? "on" : "off")
                 + ", packet authentication " + (security.enabled()
                         ? security.mode().propertyValue() + " (key " + security.activeKeyId() + " sends, keys "
@@ -709,6 +717,12 @@ final class NettyHomaTransport extends HomaTransport {
     /** The event loop the engine is confined to; for tests. */
     EventLoop eventLoop() {
         return eventLoop;
+    }
+
+    /** Busy polls that found work before their deadline, or -1 if the loop does not busy-poll; for tests. */
+    long busyPollHits() {
+        BusyPollLoops loops = busyPoll;
+        return loops == null ? -1 : loops.hits();
     }
 
     /** The writer that marks packets with their priority; for tests. */
@@ -1184,12 +1198,6 @@ final class NettyHomaTransport extends HomaTransport {
         return new HomaException(HomaStatus.UNAVAILABLE, "Homa transport on " + localAddress + ": " + why);
     }
 
-    /**
-     * The event loops of all transports: {@value #THREADS_PROPERTY} daemon threads (default: the
-     * number of processors, at least 2) named {@code homa-epoll-N} or {@code homa-nio-N}. Each
-     * transport takes the next loop in turn, so that a client and a server in one JVM run on
-     * different threads.
-     */
     private static long epochMicros() {
         Instant now = Instant.now();
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;

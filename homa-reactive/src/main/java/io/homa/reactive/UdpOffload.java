@@ -58,6 +58,15 @@ final class UdpOffload {
         return Arrays.compare(found, wanted) >= 0;
     }
 
+    /** Whether Netty's native epoll transport loads here ({@code Epoll.isAvailable()}). */
+    static boolean epollAvailable() {
+        try {
+            return (Boolean) Class.forName("io.netty.channel.epoll.Epoll").getMethod("isAvailable").invoke(null);
+        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+            return false;
+        }
+    }
+
     private static boolean gsoSupported() {
         try {
             return (Boolean) Class.forName("io.netty.channel.epoll.SegmentedDatagramPacket")

@@ -24,6 +24,7 @@ class HomaTransportConfigTest {
         assertThat(config.priorityTos()).isEqualTo(HomaTransportConfig.PriorityTos.AUTO);
         assertThat(config.maxNicQueueNs()).isEqualTo(50_000);
         assertThat(config.deviceMtu()).isTrue();
+        assertThat(config.busyPollNs()).isEqualTo(50_000);
     }
 
     @Test
@@ -38,6 +39,7 @@ class HomaTransportConfigTest {
         assertThat(config.toBuilder().priorityTos(true).build().priorityTos())
                 .isEqualTo(HomaTransportConfig.PriorityTos.ON);
         assertThat(config.toBuilder().linkMbps(0).build().linkMbps()).isZero();
+        assertThat(config.toBuilder().busyPollNs(0).build().busyPollNs()).isZero();
         assertThat(config.toBuilder().maxNicQueueNs(2_000).deviceMtu(false).build())
                 .extracting(HomaTransportConfig::maxNicQueueNs, HomaTransportConfig::deviceMtu)
                 .containsExactly(2_000L, false);
@@ -57,6 +59,12 @@ class HomaTransportConfigTest {
         assertThatThrownBy(() -> HomaTransportConfig.builder().maxNicQueueNs(999).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("max-nic-queue must be between 1000 and 10000000 ns, was 999 ns");
+        assertThatThrownBy(() -> HomaTransportConfig.builder().busyPollNs(1_000_001).build())
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessage("busy-poll must be between 0 and 1000000 ns, was 1000001 ns");
+        assertThatThrownBy(() -> HomaTransportConfig.builder().busyPollNs(-1).build())
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessage("busy-poll must be between 0 and 1000000 ns, was -1 ns");
         assertThatThrownBy(() -> HomaTransportConfig.builder().bindAddress(null).build())
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("bind-address");

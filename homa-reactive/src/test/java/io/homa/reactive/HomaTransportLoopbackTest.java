@@ -529,6 +529,34 @@ class HomaTransportLoopbackTest {
     }
 
     @Test
+    void shouldBusyPollBeforeSleepingOnNativeLoopsOnly() throws Exception {
+        boolean epollAvailable = (boolean) Class.forName("io.netty.channel.epoll.Epoll")
+                .getMethod("isAvailable").invoke(null);
+        // A 1 ms window: a loopback echo's reply comes back within it on any machine that runs the
+        // two loops at all, so some polls must find it (no upper bound on any time is asserted).
+        HomaTransport server = bind(loopback().busyPollNs(1_000_000).build(), echo());
+        HomaTransport client = bind(loopback().busyPollNs(1_000_000).build(), null);
+        HomaTransport sleeper = bind(loopback().busyPollNs(0).build(), null);
+        HomaTransport nio = bind(loopback().nativeTransport(false).build(), null);
+
+        for (int i = 0; i < 200; i++) {
+            assertThat(client.call(address(server), new byte[] {(byte) i}).block(TIMEOUT)).containsExactly((byte) i);
+        }
+        assertThat(sleeper.call(address(server), new byte[] {7}).block(TIMEOUT)).containsExactly(7);
+        assertThat(nio.call(address(server), new byte[] {8}).block(TIMEOUT)).containsExactly(8);
+
+        if (epollAvailable) {
+            assertThat(client.dataPath()).contains("busy-poll 1000 µs before sleeping");
+            assertThat(((NettyHomaTransport) client).busyPollHits()).isPositive();
+            assertThat(((NettyHomaTransport) server).busyPollHits()).isPositive();
+        }
+        assertThat(sleeper.dataPath()).contains("busy-poll off");
+        assertThat(((NettyHomaTransport) sleeper).busyPollHits()).isEqualTo(-1);
+        assertThat(nio.dataPath()).contains("busy-poll off");
+        assertThat(((NettyHomaTransport) nio).busyPollHits()).isEqualTo(-1);
+    }
+
+    @Test
     void shouldUseNativeEpollWhenAvailableAndNioWhenDisabled() throws Exception {
         HomaTransport nativeServer = bind(echo());
         HomaTransport nioClient = bind(loopback().nativeTransport(false).build(), null);

@@ -243,15 +243,16 @@ public final class HomaAutoConfiguration {
     public static final String LOOP_RESOURCES_BEAN = "homaLoopResources";
 
     /**
-     * The endpoint's event loops: one daemon thread ({@code homa-epoll-1} or {@code homa-nio-1}),
-     * since an endpoint is one socket on one loop; created here, disposed when the context closes,
-     * after the transport. An application replaces them with a {@link LoopResources} bean of the
-     * same name.
+     * The endpoint's event loops: one daemon thread ({@code homa-epoll-...} or {@code homa-nio-1}),
+     * since an endpoint is one socket on one loop, busy-polling {@code homa.transport.busy-poll}
+     * before it sleeps where the native transport runs ({@link HomaTransport#loops}); created here,
+     * disposed when the context closes, after the transport. An application replaces them with a
+     * {@link LoopResources} bean of the same name.
      */
     @Bean(name = LOOP_RESOURCES_BEAN, destroyMethod = "dispose")
     @ConditionalOnMissingBean(name = LOOP_RESOURCES_BEAN)
-    LoopResources homaLoopResources() {
-        return LoopResources.create("homa", 1, true);
+    LoopResources homaLoopResources(HomaTransportConfig config) {
+        return HomaTransport.loops(config);
     }
 
     /** The property holding the port the endpoint bound, as {@code local.server.port} does for a web server. */
@@ -384,6 +385,7 @@ public final class HomaAutoConfiguration {
         map.from(protocol::getMaxNicQueue).as(Duration::toNanos).to(config::maxNicQueueNs);
         map.from(transport::isDeviceMtu).to(config::deviceMtu);
         map.from(transport::isSegmentationOffload).to(config::segmentationOffload);
+        map.from(transport::getBusyPoll).as(Duration::toNanos).to(config::busyPollNs);
         map.from(transport::getPriorityTos).to(config::priorityTos);
         config.security(properties.getSecurity().toConfig());
         return config.engine(engine.build()).build();

@@ -44,7 +44,8 @@ final class HomaSettingErrors {
             Map.entry("receive-buffer-size", new Property("homa.transport.receive-buffer-size",
                     (p) -> p.getTransport().getReceiveBufferSize())),
             Map.entry("send-buffer-size", new Property("homa.transport.send-buffer-size",
-                    (p) -> p.getTransport().getSendBufferSize())));
+                    (p) -> p.getTransport().getSendBufferSize())),
+            Map.entry("busy-poll", new Property("homa.transport.busy-poll", (p) -> p.getTransport().getBusyPoll())));
 
     private record Property(String name, Function<HomaProperties, Object> value) {
     }

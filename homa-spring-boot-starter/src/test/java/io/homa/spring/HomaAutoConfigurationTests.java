@@ -1,6 +1,7 @@
 package io.homa.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.engine.EngineConfig;
@@ -105,9 +106,10 @@ class HomaAutoConfigurationTests {
                         "homa.protocol.fifo-grant-fraction=0.2", "homa.protocol.priority-levels=4",
                         "homa.protocol.incast-threshold=500", "homa.protocol.incast-unscheduled-bytes=2KB",
                         "homa.protocol.incast-buffer-bytes=3MB", "homa.transport.priority-tos=false",
-                        "homa.protocol.rtt-bytes=200KB")
+                        "homa.protocol.rtt-bytes=200KB", "homa.transport.busy-poll=20us")
                 .run((context) -> {
                     HomaTransportConfig config = context.getBean(HomaTransportConfig.class);
+                    assertThat(config.busyPollNs()).isEqualTo(20_000);
                     assertThat(config.engine().mtuBytes()).isEqualTo(9000);
                     assertThat(config.engine().unscheduledBytes()).isEqualTo(10 * 1024);
                     assertThat(config.engine().maxMessageBytes()).isEqualTo(2 * 1024 * 1024);
@@ -200,6 +202,8 @@ class HomaAutoConfigurationTests {
             homa.protocol.incast-buffer-bytes  | 2GB     | between 0B and 1GB
             homa.protocol.rtt-bytes            | -1B     | between 0B and 64MB
             homa.protocol.rtt-bytes            | 65MB    | between 0B and 64MB
+            homa.transport.busy-poll           | 2ms     | between 0s and 1ms
+            homa.transport.busy-poll           | -1us    | between 0s and 1ms
             homa.client.default-timeout        | -1s     | between 0 (no deadline) and 1d
             homa.client.default-timeout        | 2d      | between 0 (no deadline) and 1d
             homa.client.stream-batch-size      | 0       | between 1 and 65536
@@ -234,6 +238,19 @@ class HomaAutoConfigurationTests {
             java.util.stream.IntStream.range(0, 32).collect(java.io.ByteArrayOutputStream::new,
                     java.io.ByteArrayOutputStream::write, (a, b) -> a.writeBytes(b.toByteArray())).toByteArray());
     private static final String KEY_2 = java.util.Base64.getEncoder().encodeToString(new byte[32]);
+
+    @Test
+    void shouldRunTheEndpointOnALoopThatBusyPollsAsConfigured() throws ReflectiveOperationException {
+        assumeTrue((boolean) Class.forName("io.netty.channel.epoll.Epoll").getMethod("isAvailable").invoke(null),
+                "busy polling needs Netty's native epoll transport");
+        this.contextRunner.run((context) -> {
+            assertThat(context.getBean(HomaTransportConfig.class).busyPollNs())
+                    .isEqualTo(HomaTransportConfig.DEFAULT_BUSY_POLL_NS);
+            assertThat(context.getBean(HomaTransport.class).dataPath()).contains("busy-poll 50 µs before sleeping");
+        });
+        this.contextRunner.withPropertyValues("homa.transport.busy-poll=0").run((context) ->
+                assertThat(context.getBean(HomaTransport.class).dataPath()).contains("busy-poll off"));
+    }
 
     @Test
     void shouldMapSecurityPropertiesToTheTransportConfig() {

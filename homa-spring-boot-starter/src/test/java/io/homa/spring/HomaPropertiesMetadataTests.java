@@ -39,7 +39,7 @@ class HomaPropertiesMetadataTests {
                 "homa.protocol.max-message-size", "homa.protocol.resend-interval", "homa.protocol.peer-silence-timeout", "homa.protocol.timeout-resends",
                 "homa.transport.receive-buffer-size", "homa.transport.send-buffer-size", "homa.transport.native",
                 "homa.protocol.link-mbps", "homa.protocol.max-nic-queue", "homa.transport.device-mtu",
-                "homa.transport.segmentation-offload", "homa.transport.link-mbps",
+                "homa.transport.segmentation-offload", "homa.transport.link-mbps", "homa.transport.busy-poll",
                 "homa.protocol.peer-idle-timeout", "homa.protocol.max-inbound-buffer",
                 "homa.protocol.max-overcommit", "homa.protocol.max-grants-per-peer", "homa.protocol.max-incoming",
                 "homa.protocol.fifo-grant-fraction", "homa.protocol.priority-levels", "homa.protocol.incast-threshold",
@@ -56,6 +56,7 @@ class HomaPropertiesMetadataTests {
         assertThat(properties.get("homa.transport.device-mtu").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.transport.segmentation-offload").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.transport.native").get("defaultValue").asBoolean()).isTrue();
+        assertThat(properties.get("homa.transport.busy-poll").get("defaultValue").asString()).isEqualTo("50us");
         assertThat(properties.get("homa.protocol.address-validation").get("defaultValue").asBoolean()).isTrue();
         assertThat(properties.get("homa.transport.priority-tos").get("defaultValue").asString()).isEqualTo("auto");
         assertThat(properties.get("homa.protocol.fifo-grant-fraction").get("defaultValue").asDouble()).isEqualTo(0.05);

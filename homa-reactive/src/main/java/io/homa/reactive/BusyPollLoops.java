@@ -1,0 +1,125 @@
+package io.homa.reactive;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SelectStrategy;
+import io.netty.channel.SelectStrategyFactory;
+import io.netty.util.IntSupplier;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.netty.resources.LoopResources;
+
+/**
+ * One native epoll event loop that busy-polls before it sleeps
+ * ({@link HomaTransportConfig#busyPollNs()}): when a pass of the loop finds no I/O and no task, it
+ * keeps calling the non-blocking {@code epoll_wait} for up to {@code busyPollNs}, yielding the
+ * core between calls ({@link Thread#yield()}, so a thread that wants the core gets it), and
+ * sleeps in the blocking {@code epoll_wait} only when that time has passed with nothing to do.
+ * A task another thread submits meanwhile ends the poll at once (Netty writes its wake-up
+ * eventfd only to a sleeping loop, so the poll watches the task queue itself); a scheduled task
+ * that falls due during a poll runs at its end, at most {@code busyPollNs} late.
+ *
+ * <p>Linux Homa does the same in its receive path ({@code poll_usecs}, 50 µs): a wake-up costs
+ * a context switch, and on a virtual machine an interrupt to another virtual CPU, tens of
+ * microseconds on each side of a round trip.
+ */
+final class BusyPollLoops implements LoopResources {
+    private final EventLoopGroup group;
+    private final long busyPollNs;
+    /** Polls that found work before the deadline (a sleep and a wake-up saved); written by the loop only. */
+    private volatile long hits;
+    /** Polls that ran out and slept; written by the loop only. */
+    private volatile long sleeps;
+
+    private BusyPollLoops(long busyPollNs, IoHandlerFactory factory) {
+        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("homa-epoll", true), factory);
+        this.busyPollNs = busyPollNs;
+    }
+
+    /** How long the loop polls before it sleeps, in nanoseconds. */
+    long busyPollNs() {
+        return busyPollNs;
+    }
+
+    /**
+     * Loops that poll for {@code busyPollNs} before they sleep, or null where Netty's native epoll
+     * transport is not available (NIO, macOS): then the transport takes ordinary loops.
+     *
+     * @param busyPollNs 1..{@link HomaTransportConfig#MAX_BUSY_POLL_NS}
+     */
+    static @Nullable BusyPollLoops create(long busyPollNs) {
+        if (!UdpOffload.epollAvailable()) {
+            return null;
+        }
+        BusyPollLoops[] self = new BusyPollLoops[1];
+        SelectStrategyFactory strategies = () -> (selectNow, hasTasks) -> self[0].strategy(selectNow, hasTasks, busyPollNs);
+        IoHandlerFactory factory;
+        try {
+            factory = (IoHandlerFactory) Class.forName("io.netty.channel.epoll.EpollIoHandler")
+                    .getMethod("newFactory", int.class, SelectStrategyFactory.class)
+                    .invoke(null, 0, strategies);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return null;
+        }
+        self[0] = new BusyPollLoops(busyPollNs, factory);
+        return self[0];
+    }
+
+    /** Netty's select strategy: ready events, {@link SelectStrategy#CONTINUE} for tasks, or {@link SelectStrategy#SELECT} to sleep. */
+    private int strategy(IntSupplier selectNow, boolean hasTasks, long busyPollNs) throws Exception {
+        int ready = selectNow.get();
+        if (ready > 0 || hasTasks) {
+            return ready;
+        }
+        EventExecutor executor = ThreadExecutorMap.currentExecutor();
+        SingleThreadEventExecutor loop = executor instanceof SingleThreadEventExecutor single ? single : null;
+        long deadlineNs = System.nanoTime() + busyPollNs;
+        while (System.nanoTime() - deadlineNs < 0) {
+            Thread.yield();
+            ready = selectNow.get();
+            if (ready > 0) {
+                hits = hits + 1;
+                return ready;
+            }
+            if (loop != null && loop.pendingTasks() > 0) {
+                hits = hits + 1;
+                return SelectStrategy.CONTINUE;
+            }
+        }
+        sleeps = sleeps + 1;
+        return SelectStrategy.SELECT;
+    }
+
+    /** Polls that found a datagram or a task before their deadline. */
+    long hits() {
+        return hits;
+    }
+
+    /** Polls that ran out and let the loop sleep. */
+    long sleeps() {
+        return sleeps;
+    }
+
+    @Override
+    public EventLoopGroup onServer(boolean useNative) {
+        return group;
+    }
+
+    @Override
+    public Mono<Void> disposeLater(Duration quietPeriod, Duration timeout) {
+        return Mono.create(sink -> group.shutdownGracefully(quietPeriod.toNanos(), timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .addListener(done -> sink.success()));
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return group.isShutdown();
+    }
+}
