@@ -118,8 +118,9 @@ final class BusyPollLoops implements LoopResources {
                 .addListener(done -> sink.success()));
     }
 
+    /** True from the moment the loops start shutting down, as Reactor Netty's own loops say. */
     @Override
     public boolean isDisposed() {
-        return group.isShutdown();
+        return group.isShuttingDown();
     }
 }
