@@ -10,6 +10,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -31,16 +32,19 @@ import reactor.netty.resources.LoopResources;
  * microseconds on each side of a round trip.
  */
 final class BusyPollLoops implements LoopResources {
+    /** {@code EpollIoHandler.newFactory(int, SelectStrategyFactory)}, or null where epoll does not load. */
+    private static final @Nullable Method NEW_EPOLL_FACTORY = newEpollFactory();
+
     private final EventLoopGroup group;
     private final long busyPollNs;
     /** Polls that found work before the deadline (a sleep and a wake-up saved); written by the loop only. */
     private volatile long hits;
-    /** Polls that ran out and slept; written by the loop only. */
-    private volatile long sleeps;
 
-    private BusyPollLoops(long busyPollNs, IoHandlerFactory factory) {
-        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("homa-epoll", true), factory);
+    private BusyPollLoops(long busyPollNs, Method newEpollFactory) throws ReflectiveOperationException {
         this.busyPollNs = busyPollNs;
+        SelectStrategyFactory strategies = () -> this::strategy;
+        IoHandlerFactory factory = (IoHandlerFactory) newEpollFactory.invoke(null, 0, strategies);
+        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("homa-epoll", true), factory);
     }
 
     /** How long the loop polls before it sleeps, in nanoseconds. */
@@ -55,25 +59,31 @@ final class BusyPollLoops implements LoopResources {
      * @param busyPollNs 1..{@link HomaTransportConfig#MAX_BUSY_POLL_NS}
      */
     static @Nullable BusyPollLoops create(long busyPollNs) {
-        if (!UdpOffload.epollAvailable()) {
+        Method newEpollFactory = NEW_EPOLL_FACTORY;
+        if (newEpollFactory == null) {
             return null;
         }
-        BusyPollLoops[] self = new BusyPollLoops[1];
-        SelectStrategyFactory strategies = () -> (selectNow, hasTasks) -> self[0].strategy(selectNow, hasTasks, busyPollNs);
-        IoHandlerFactory factory;
         try {
-            factory = (IoHandlerFactory) Class.forName("io.netty.channel.epoll.EpollIoHandler")
-                    .getMethod("newFactory", int.class, SelectStrategyFactory.class)
-                    .invoke(null, 0, strategies);
+            return new BusyPollLoops(busyPollNs, newEpollFactory);
         } catch (ReflectiveOperationException | LinkageError e) {
             return null;
         }
-        self[0] = new BusyPollLoops(busyPollNs, factory);
-        return self[0];
+    }
+
+    private static @Nullable Method newEpollFactory() {
+        if (!UdpOffload.epollAvailable()) {
+            return null;
+        }
+        try {
+            return Class.forName("io.netty.channel.epoll.EpollIoHandler")
+                    .getMethod("newFactory", int.class, SelectStrategyFactory.class);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return null;
+        }
     }
 
     /** Netty's select strategy: ready events, {@link SelectStrategy#CONTINUE} for tasks, or {@link SelectStrategy#SELECT} to sleep. */
-    private int strategy(IntSupplier selectNow, boolean hasTasks, long busyPollNs) throws Exception {
+    private int strategy(IntSupplier selectNow, boolean hasTasks) throws Exception {
         int ready = selectNow.get();
         if (ready > 0 || hasTasks) {
             return ready;
@@ -93,18 +103,12 @@ final class BusyPollLoops implements LoopResources {
                 return SelectStrategy.CONTINUE;
             }
         }
-        sleeps = sleeps + 1;
         return SelectStrategy.SELECT;
     }
 
     /** Polls that found a datagram or a task before their deadline. */
     long hits() {
         return hits;
-    }
-
-    /** Polls that ran out and let the loop sleep. */
-    long sleeps() {
-        return sleeps;
     }
 
     @Override

@@ -57,7 +57,7 @@ public abstract class HomaTransport implements Disposable {
      * disposes them after the transports that run on them.
      */
     public static LoopResources loops(HomaTransportConfig config) {
-        if (config.nativeTransport() && config.busyPollNs() > 0 && LoopResources.hasNativeSupport()) {
+        if (config.nativeTransport() && config.busyPollNs() > 0) {
             BusyPollLoops polling = BusyPollLoops.create(config.busyPollNs());
             if (polling != null) {
                 return polling;

@@ -82,9 +82,9 @@ import java.util.Objects;
  *     (SIGCOMM 2018 §5, "Homa detects incoming packets with polling rather than interrupts"; the
  *     Linux module busy-waits {@code poll_usecs}, 50 µs, before a receiver sleeps). The price is
  *     CPU: up to this long per wake-up of sparse traffic, counted against a container's CPU quota.
- *     Only on the loops a transport creates for itself with Netty's native epoll transport (not
- *     NIO, not loops the caller passes, {@link HomaTransportSpec#loops}); {@link HomaTransport#dataPath()}
- *     says whether it is on. 0 disables. 0..{@value #MAX_BUSY_POLL_NS}, default
+ *     Only on loops from {@link HomaTransport#loops}, which a transport bound without loops of the
+ *     caller's ({@link HomaTransportSpec#loops}) creates for itself, with Netty's native epoll
+ *     transport (not NIO); {@link HomaTransport#dataPath()} says whether it is on. 0 disables. 0..{@value #MAX_BUSY_POLL_NS}, default
  *     {@value #DEFAULT_BUSY_POLL_NS}
  */
 public record HomaTransportConfig(

@@ -529,9 +529,7 @@ class HomaTransportLoopbackTest {
     }
 
     @Test
-    void shouldBusyPollBeforeSleepingOnNativeLoopsOnly() throws Exception {
-        boolean epollAvailable = (boolean) Class.forName("io.netty.channel.epoll.Epoll")
-                .getMethod("isAvailable").invoke(null);
+    void shouldBusyPollBeforeSleepingOnNativeLoopsOnly() {
         // A 1 ms window: a loopback echo's reply comes back within it on any machine that runs the
         // two loops at all, so some polls must find it (no upper bound on any time is asserted).
         HomaTransport server = bind(loopback().busyPollNs(1_000_000).build(), echo());
@@ -545,7 +543,7 @@ class HomaTransportLoopbackTest {
         assertThat(sleeper.call(address(server), new byte[] {7}).block(TIMEOUT)).containsExactly(7);
         assertThat(nio.call(address(server), new byte[] {8}).block(TIMEOUT)).containsExactly(8);
 
-        if (epollAvailable) {
+        if (UdpOffload.epollAvailable()) {
             assertThat(client.dataPath()).contains("busy-poll 1000 µs before sleeping");
             assertThat(((NettyHomaTransport) client).busyPollHits()).isPositive();
             assertThat(((NettyHomaTransport) server).busyPollHits()).isPositive();
@@ -557,14 +555,12 @@ class HomaTransportLoopbackTest {
     }
 
     @Test
-    void shouldUseNativeEpollWhenAvailableAndNioWhenDisabled() throws Exception {
+    void shouldUseNativeEpollWhenAvailableAndNioWhenDisabled() {
         HomaTransport nativeServer = bind(echo());
         HomaTransport nioClient = bind(loopback().nativeTransport(false).build(), null);
 
-        boolean epollAvailable = (boolean) Class.forName("io.netty.channel.epoll.Epoll")
-                .getMethod("isAvailable").invoke(null);
         assertThat(((NettyHomaTransport) nativeServer).channelType().getSimpleName())
-                .isEqualTo(epollAvailable ? "EpollDatagramChannel" : "NioDatagramChannel");
+                .isEqualTo(UdpOffload.epollAvailable() ? "EpollDatagramChannel" : "NioDatagramChannel");
         assertThat(((NettyHomaTransport) nioClient).channelType().getSimpleName()).isEqualTo("NioDatagramChannel");
         assertThat(nioClient.call(address(nativeServer), new byte[] {5}).block(TIMEOUT)).containsExactly(5);
     }
