@@ -2,6 +2,7 @@ package io.homa.reactive.rpc;
 
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
+import io.homa.reactive.internal.rpc.FrameCodec;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
@@ -246,8 +247,8 @@ final class ClientStream<T> {
 
     @SuppressWarnings("unchecked")
     private List<T> decodeItems(RpcEnvelope.Response response) {
-        List<byte[]> frames = response.payload().length == 0 ? List.of() : RpcEnvelope.decodeFrames(response.payload());
-        return (List<T>) RpcEnvelope.decodeItems(frames, codec, call.responseType(), HomaStatus.INTERNAL,
+        List<byte[]> frames = response.payload().length == 0 ? List.of() : FrameCodec.decodeFrames(response.payload());
+        return (List<T>) FrameCodec.decodeItems(frames, codec, call.responseType(), HomaStatus.INTERNAL,
                 call.fullMethodName());
     }
 

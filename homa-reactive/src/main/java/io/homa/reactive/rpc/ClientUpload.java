@@ -2,6 +2,7 @@ package io.homa.reactive.rpc;
 
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
+import io.homa.reactive.internal.rpc.FrameCodec;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -256,7 +257,7 @@ final class ClientUpload implements CoreSubscriber<Object> {
         }
         byte[] request;
         try {
-            request = client.encodeRequest(call, codec, startNs, timeoutNs, extra, RpcEnvelope.encodeFrames(items));
+            request = client.encodeRequest(call, codec, startNs, timeoutNs, extra, FrameCodec.encodeFrames(items));
         } catch (RuntimeException e) {
             pushFailed(e);
             return;

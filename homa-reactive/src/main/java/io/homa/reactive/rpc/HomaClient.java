@@ -6,6 +6,7 @@ import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.NanoClock;
+import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.lang.reflect.Type;
@@ -357,22 +358,22 @@ public class HomaClient {
     /**
      * A unary request: its envelope, then its payload. A long payload's parts (the codec's, e.g. a
      * raw {@code byte[]} and its tag) go behind the envelope as they are, not copied
-     * ({@link RpcEnvelope#SEPARATE_PAYLOAD_BYTES}): the transport sends the arrays as one message.
+     * ({@link EnvelopeCodec#SEPARATE_PAYLOAD_BYTES}): the transport sends the arrays as one message.
      */
     private ByteBuf requestMessage(RpcCall call, PayloadCodec codec, long startNs, long timeoutNs) {
         byte[][] payload = codec.encodeArgumentParts(call.arguments());
-        if (MessageBytes.lengthBytes(payload) < RpcEnvelope.SEPARATE_PAYLOAD_BYTES) {
+        if (MessageBytes.lengthBytes(payload) < EnvelopeCodec.SEPARATE_PAYLOAD_BYTES) {
             return Unpooled.wrappedBuffer(
                     encodeRequest(call, codec, startNs, timeoutNs, Map.of(), MessageBytes.join(payload)));
         }
-        return RpcEnvelope.behindEnvelope(encodeRequest(call, codec, startNs, timeoutNs, Map.of(), RpcEnvelope.NO_PAYLOAD),
+        return EnvelopeCodec.behindEnvelope(encodeRequest(call, codec, startNs, timeoutNs, Map.of(), EnvelopeCodec.NO_PAYLOAD),
                 payload);
     }
 
     private HomaResponse<?> decodeResult(RpcCall call, PayloadCodec codec, ByteBuf message) {
-        RpcEnvelope.ResponseView response;
+        EnvelopeCodec.ResponseView response;
         try {
-            response = RpcEnvelope.decodeResponseView(message);
+            response = EnvelopeCodec.decodeResponseView(message);
         } catch (HomaException e) {
             throw badResponse(call, e);
         }
@@ -478,7 +479,7 @@ public class HomaClient {
         }
         metadata.putAll(extra);
         try {
-            return RpcEnvelope.encodeRequest(call.service(), call.method(), codec.name(), metadata, payload);
+            return EnvelopeCodec.encodeRequest(call.service(), call.method(), codec.name(), metadata, payload);
         } catch (IllegalArgumentException e) {
             throw new HomaException(HomaStatus.INVALID_ARGUMENT,
                     "cannot call " + call.fullMethodName() + ": " + e.getMessage(), e);
@@ -487,7 +488,7 @@ public class HomaClient {
 
     static RpcEnvelope.Response decodeResponse(RpcCall call, byte[] bytes) {
         try {
-            return RpcEnvelope.decodeResponse(bytes);
+            return EnvelopeCodec.decodeResponse(bytes);
         } catch (HomaException e) {
             throw badResponse(call, e);
         }

@@ -2,6 +2,7 @@ package io.homa.reactive.rpc;
 
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
+import io.homa.reactive.internal.rpc.FrameCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.lang.reflect.Type;
@@ -18,8 +19,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Arguments ({@link #encodeArguments}): zero arguments are an empty payload; one argument is
  * the encoded value itself (so a one-argument call looks the same as a result); two or more are
  * one encoded array. The defaults here frame two or more arguments as a count and length-prefixed
- * values ({@link RpcEnvelope#encodeFrames}); the Jackson codecs override them with a real array
- * (a JSON array, a Smile or CBOR array), so any peer of that format can read it.
+ * values ({@code u32 count | count x (u32 length | bytes)}, big-endian); the Jackson codecs
+ * override them with a real array (a JSON array, a Smile or CBOR array), so any peer of that
+ * format can read it.
  */
 public interface PayloadCodec {
     /** The codec's name as carried in the request envelope, e.g. {@code "json"}: 1..255 printable ASCII characters. */
@@ -103,7 +105,7 @@ public interface PayloadCodec {
         for (Object argument : arguments) {
             frames.add(encode(argument));
         }
-        return RpcEnvelope.encodeFrames(frames);
+        return FrameCodec.encodeFrames(frames);
     }
 
     /**
@@ -146,7 +148,7 @@ public interface PayloadCodec {
         if (types.length == 1) {
             return new Object[] {length == 0 ? null : decode(bytes, offset, length, types[0])};
         }
-        List<byte[]> frames = RpcEnvelope.decodeFrames(range(bytes, offset, length));
+        List<byte[]> frames = FrameCodec.decodeFrames(range(bytes, offset, length));
         if (frames.size() != types.length) {
             throw new HomaException(HomaStatus.INVALID_ARGUMENT,
                     "expected " + types.length + " arguments, got " + frames.size());

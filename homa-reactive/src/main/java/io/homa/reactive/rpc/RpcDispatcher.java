@@ -6,6 +6,7 @@ import io.homa.reactive.HomaRequest;
 import io.homa.reactive.HomaRequestHandler;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.NanoClock;
+import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -404,24 +405,24 @@ public class RpcDispatcher implements HomaRequestHandler {
 
     /**
      * The response's bytes: its envelope, then its payload, which a long payload is not copied
-     * behind ({@link RpcEnvelope#SEPARATE_PAYLOAD_BYTES}: the transport sends the two arrays as
+     * behind ({@link EnvelopeCodec#SEPARATE_PAYLOAD_BYTES}: the transport sends the two arrays as
      * one message). One longer than {@link #maxResponseBytes(int)} (its
      * payload checked in {@link #execute}, its metadata only here) becomes a RESOURCE_EXHAUSTED
      * error response.
      */
     private ByteBuf encodeWithinLimit(RpcEnvelope.Response response, String what) {
-        boolean separate = response.payloadLengthBytes() >= RpcEnvelope.SEPARATE_PAYLOAD_BYTES;
+        boolean separate = response.payloadLengthBytes() >= EnvelopeCodec.SEPARATE_PAYLOAD_BYTES;
         byte[] envelope = separate
-                ? RpcEnvelope.encodeResponse(response.status(), response.message(), response.metadata(), RpcEnvelope.NO_PAYLOAD)
-                : RpcEnvelope.encodeResponse(response);
+                ? EnvelopeCodec.encodeResponse(response.status(), response.message(), response.metadata(), EnvelopeCodec.NO_PAYLOAD)
+                : EnvelopeCodec.encodeResponse(response);
         long lengthBytes = envelope.length + (separate ? response.payloadLengthBytes() : 0);
         if (lengthBytes > maxResponseBytes) {
-            return Unpooled.wrappedBuffer(RpcEnvelope.encodeResponse(errorResponse(tooLarge(what, lengthBytes), what)));
+            return Unpooled.wrappedBuffer(EnvelopeCodec.encodeResponse(errorResponse(tooLarge(what, lengthBytes), what)));
         }
         if (!separate) {
             return Unpooled.wrappedBuffer(envelope);
         }
-        return RpcEnvelope.behindEnvelope(envelope, response.payloadParts());
+        return EnvelopeCodec.behindEnvelope(envelope, response.payloadParts());
     }
 
     private HomaException tooLarge(String what, long lengthBytes) {
@@ -432,7 +433,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     /** @param onScheduler whether this runs on the scheduler already (a long request) */
     private Mono<RpcEnvelope.Response> dispatch(HomaRequest request, boolean onScheduler) {
         long arrivalNs = clock.nanoTime();
-        RpcEnvelope.RequestView envelope = RpcEnvelope.decodeRequestView(request.payload());
+        EnvelopeCodec.RequestView envelope = EnvelopeCodec.decodeRequestView(request.payload());
         String phase = envelope.metadata().get(RpcMetadata.STREAM);
         if (shuttingDown && (phase == null || phase.equals(RpcMetadata.STREAM_OPEN))) {
             throw unavailable();
@@ -474,7 +475,7 @@ public class RpcDispatcher implements HomaRequestHandler {
      * {@link #dispatch} with no interceptor: the method runs now, and a response that is ready at
      * once (see {@link #unary}) comes back as {@code Mono.just}, without the chain's operators.
      */
-    private Mono<RpcEnvelope.Response> dispatchWithoutInterceptors(ServerCall call, RpcEnvelope.RequestView envelope,
+    private Mono<RpcEnvelope.Response> dispatchWithoutInterceptors(ServerCall call, EnvelopeCodec.RequestView envelope,
             PayloadCodec codec, long arrivalNs, boolean onScheduler) {
         enter();
         Mono<RpcEnvelope.Response> response;
@@ -492,7 +493,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     }
 
     /** The end of the interceptor chain. */
-    private Mono<RpcEnvelope.Response> execute(ServerCall call, RpcEnvelope.RequestView envelope, PayloadCodec codec,
+    private Mono<RpcEnvelope.Response> execute(ServerCall call, EnvelopeCodec.RequestView envelope, PayloadCodec codec,
             long arrivalNs, boolean onScheduler) {
         String phase = call.metadata().get(RpcMetadata.STREAM);
         if (phase == null) {
@@ -516,7 +517,7 @@ public class RpcDispatcher implements HomaRequestHandler {
         };
     }
 
-    private Mono<RpcEnvelope.Response> unary(ServerCall call, RpcEnvelope.RequestView envelope, PayloadCodec codec,
+    private Mono<RpcEnvelope.Response> unary(ServerCall call, EnvelopeCodec.RequestView envelope, PayloadCodec codec,
             long arrivalNs, boolean onScheduler) {
         RpcMethod method = method(call);
         if (method.kind() == RpcMethod.Kind.STREAM) {
@@ -596,7 +597,7 @@ public class RpcDispatcher implements HomaRequestHandler {
         return response;
     }
 
-    private Mono<RpcEnvelope.Response> openStream(ServerCall call, RpcEnvelope.RequestView envelope, PayloadCodec codec,
+    private Mono<RpcEnvelope.Response> openStream(ServerCall call, EnvelopeCodec.RequestView envelope, PayloadCodec codec,
             long arrivalNs, boolean onScheduler) {
         RpcMethod method = method(call);
         boolean channel = "true".equals(call.metadata().get(RpcMetadata.STREAM_UPLOAD));
@@ -746,7 +747,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     }
 
     private static @Nullable Object[] decodeArguments(RpcMethod method, PayloadCodec codec,
-            RpcEnvelope.RequestView envelope) {
+            EnvelopeCodec.RequestView envelope) {
         try {
             return codec.decodeArguments(envelope.payload(), method.wireArgumentTypes());
         } catch (HomaException e) {

@@ -34,9 +34,9 @@ public final class RpcMetadata {
     /**
      * {@link #STREAM} value: carries the next items of the client's request stream to an open
      * channel (a method with a {@code Flux} parameter), at most the credit the server granted. The
-     * payload is the items' frames ({@link RpcEnvelope#encodeFrames}), possibly none: a push without
-     * items asks for credit and is answered once the method asks for more items (or the channel
-     * ends). At most one push of a channel is in flight.
+     * payload is the items' frames ({@code u32 count | count x (u32 length | bytes)}), possibly
+     * none: a push without items asks for credit and is answered once the method asks for more
+     * items (or the channel ends). At most one push of a channel is in flight.
      */
     public static final String STREAM_PUSH = "push";
 

@@ -3,6 +3,7 @@ package io.homa.reactive.rpc;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
+import io.homa.reactive.internal.rpc.FrameCodec;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -384,11 +385,11 @@ final class ServerStream implements CoreSubscriber<Object> {
         }
         RpcEnvelope.Response response;
         if (batch.error == null) {
-            response = new RpcEnvelope.Response(HomaStatus.OK, "", Map.of(), RpcEnvelope.encodeFrames(batch.items));
+            response = new RpcEnvelope.Response(HomaStatus.OK, "", Map.of(), FrameCodec.encodeFrames(batch.items));
         } else {
             RpcEnvelope.Response failure = owner.errorResponse(batch.error, name());
             response = new RpcEnvelope.Response(failure.status(), failure.message(), failure.metadata(),
-                    RpcEnvelope.encodeFrames(batch.items));
+                    FrameCodec.encodeFrames(batch.items));
         }
         if (batch.end) {
             owner.streamEnded(this);

@@ -3,6 +3,7 @@ package io.homa.reactive.rpc;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
+import io.homa.reactive.internal.rpc.FrameCodec;
 import java.lang.reflect.Type;
 import java.util.List;
 import java.util.Map;
@@ -183,7 +184,7 @@ final class ServerUpload implements Publisher<Object>, Subscription {
             frames = List.of();
             items = List.of();
             try {
-                frames = payload.length == 0 ? List.of() : RpcEnvelope.decodeFrames(payload);
+                frames = payload.length == 0 ? List.of() : FrameCodec.decodeFrames(payload);
                 synchronized (this) {
                     long allowed = granted - received;
                     if (frames.size() > allowed) {
@@ -194,7 +195,7 @@ final class ServerUpload implements Publisher<Object>, Subscription {
                     }
                 }
                 if (rejection == null) {
-                    items = RpcEnvelope.decodeItems(frames, codec, elementType, HomaStatus.INVALID_ARGUMENT,
+                    items = FrameCodec.decodeItems(frames, codec, elementType, HomaStatus.INVALID_ARGUMENT,
                             "the request stream of " + name);
                 }
             } catch (HomaException e) {

@@ -8,6 +8,7 @@ import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaRequest;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
+import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -160,7 +161,7 @@ class HomaClientTest {
         HomaClient garbage = new HomaClient(
                 new InMemoryTransport(bytes -> Mono.just(new byte[] {7, 7, 7})), request -> Mono.just(SERVER), codec);
         HomaClient wrongType = new HomaClient(
-                new InMemoryTransport(bytes -> Mono.just(RpcEnvelope.encodeOk("\"text\"".getBytes()))),
+                new InMemoryTransport(bytes -> Mono.just(EnvelopeCodec.encodeOk("\"text\"".getBytes()))),
                 request -> Mono.just(SERVER), codec);
 
         StepVerifier.create(garbage.call("s", "m", null, String.class))

@@ -9,6 +9,7 @@ import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
+import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import java.lang.reflect.Type;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -241,16 +242,16 @@ class HomaRpcFeaturesLoopbackTest {
 
     @Test
     void shouldNotInvokeAHandlerWhoseDeadlinePassedBeforeArrival() {
-        byte[] expired = RpcEnvelope.encodeRequest("calc", "counted", "json", Map.of(RpcMetadata.TIMEOUT_MS, "0"),
+        byte[] expired = EnvelopeCodec.encodeRequest("calc", "counted", "json", Map.of(RpcMetadata.TIMEOUT_MS, "0"),
                 new byte[0]);
-        byte[] valid = RpcEnvelope.encodeRequest("calc", "counted", "json", Map.of(RpcMetadata.TIMEOUT_MS, "5000"),
+        byte[] valid = EnvelopeCodec.encodeRequest("calc", "counted", "json", Map.of(RpcMetadata.TIMEOUT_MS, "5000"),
                 new byte[0]);
 
         RpcEnvelope.Response expiredResponse =
-                RpcEnvelope.decodeResponse(clientTransport.call(server, expired).block(TIMEOUT));
+                EnvelopeCodec.decodeResponse(clientTransport.call(server, expired).block(TIMEOUT));
         assertThat(countedInvocations).hasValue(0);
         RpcEnvelope.Response validResponse =
-                RpcEnvelope.decodeResponse(clientTransport.call(server, valid).block(TIMEOUT));
+                EnvelopeCodec.decodeResponse(clientTransport.call(server, valid).block(TIMEOUT));
 
         assertThat(expiredResponse.status()).isEqualTo(HomaStatus.DEADLINE_EXCEEDED);
         assertThat(expiredResponse.message()).contains("calc.counted");

@@ -7,6 +7,7 @@ import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
+import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -88,8 +89,8 @@ class HomaRpcLoopbackTest {
     }
 
     @ParameterizedTest(name = "{0} bytes")
-    @ValueSource(ints = {1, RpcEnvelope.SEPARATE_PAYLOAD_BYTES - 2, RpcEnvelope.SEPARATE_PAYLOAD_BYTES - 1,
-            RpcEnvelope.SEPARATE_PAYLOAD_BYTES, 300_000, 1_000_000})
+    @ValueSource(ints = {1, EnvelopeCodec.SEPARATE_PAYLOAD_BYTES - 2, EnvelopeCodec.SEPARATE_PAYLOAD_BYTES - 1,
+            EnvelopeCodec.SEPARATE_PAYLOAD_BYTES, 300_000, 1_000_000})
     void shouldEchoRawBytesWhetherTheirEnvelopeIsJoinedToThemOrSentInFront(int lengthBytes) {
         // Payloads of SEPARATE_PAYLOAD_BYTES and more go behind their envelope as a second array
         // (1 tag byte + the bytes: the threshold falls between the second and third case).

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRequest;
 import io.homa.reactive.HomaStatus;
+import io.homa.reactive.internal.rpc.EnvelopeCodec;
+import io.homa.reactive.internal.rpc.FrameCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -74,7 +76,7 @@ class RpcDispatcherTest {
                 .delayElement(Duration.ofMillis(20))
                 .map(context -> context.service() + "." + context.method() + " from " + context.peer().getPort())));
         HomaRequest ready = new HomaRequest(CLIENT, 2,
-                Unpooled.wrappedBuffer(RpcEnvelope.encodeRequest("calc", "add", codec.name(), codec.encode(new Sum(1, 2)))));
+                Unpooled.wrappedBuffer(EnvelopeCodec.encodeRequest("calc", "add", codec.name(), codec.encode(new Sum(1, 2)))));
 
         // A method returning Mono.just is answered during the subscription itself, and leaves nothing in flight.
         AtomicReference<ByteBuf> answered = new AtomicReference<>();
@@ -82,7 +84,7 @@ class RpcDispatcherTest {
         assertThat(answered.get()).as("answered synchronously").isNotNull();
         assertThat(dispatcher.inFlight()).isZero();
         try {
-            assertThat(new String(RpcEnvelope.decodeResponse(ByteBufUtil.getBytes(answered.get())).payload(),
+            assertThat(new String(EnvelopeCodec.decodeResponse(ByteBufUtil.getBytes(answered.get())).payload(),
                     StandardCharsets.UTF_8)).isEqualTo("3");
         } finally {
             answered.get().release();
@@ -103,7 +105,7 @@ class RpcDispatcherTest {
         dispatcher.register(new RpcMethod("calc", "later", null, arg -> Mono.just(result).delayElement(Duration.ofMillis(1))));
         for (String method : List.of("ready", "later")) {
             ByteBuf message = dispatcher.handle(new HomaRequest(CLIENT, 2, Unpooled.wrappedBuffer(
-                    RpcEnvelope.encodeRequest("calc", method, codec.name(), codec.encode(null))))).block(Duration.ofSeconds(5));
+                    EnvelopeCodec.encodeRequest("calc", method, codec.name(), codec.encode(null))))).block(Duration.ofSeconds(5));
             assertThat(message).isNotNull();
             try {
                 // The transport sends a composite's arrays as they are (MessageParts): the result is one of them.
@@ -111,7 +113,7 @@ class RpcDispatcherTest {
                 io.netty.buffer.CompositeByteBuf composite = (io.netty.buffer.CompositeByteBuf) message;
                 ByteBuf last = composite.component(composite.numComponents() - 1);
                 assertThat(last.array()).as(method + ": the result's own array, not a copy").isSameAs(result);
-                RpcEnvelope.Response response = RpcEnvelope.decodeResponse(ByteBufUtil.getBytes(message));
+                RpcEnvelope.Response response = EnvelopeCodec.decodeResponse(ByteBufUtil.getBytes(message));
                 assertThat(response.status()).isEqualTo(HomaStatus.OK);
                 assertThat(codec.decode(response.payload(), byte[].class)).isEqualTo(result);
             } finally {
@@ -161,7 +163,7 @@ class RpcDispatcherTest {
             RpcDispatcher busy = new RpcDispatcher(codec, full).register(new RpcMethod("calc", "wait", null,
                     arg -> Mono.fromCallable(() -> release.await(10, java.util.concurrent.TimeUnit.SECONDS)))
                     .withBlocking(true));
-            byte[] envelope = RpcEnvelope.encodeRequest("calc", "wait", codec.name(), codec.encode(null));
+            byte[] envelope = EnvelopeCodec.encodeRequest("calc", "wait", codec.name(), codec.encode(null));
             // While the first call blocks its only thread, at most one more waits in the queue: of
             // five calls at least three find it full (which ones depends on when the thread takes
             // the first task).
@@ -176,7 +178,7 @@ class RpcDispatcherTest {
             int ok = 0;
             for (Mono<ByteBuf> call : calls) {
                 ByteBuf bytes = call.block(Duration.ofSeconds(10));
-                RpcEnvelope.Response response = RpcEnvelope.decodeResponse(ByteBufUtil.getBytes(bytes));
+                RpcEnvelope.Response response = EnvelopeCodec.decodeResponse(ByteBufUtil.getBytes(bytes));
                 bytes.release();
                 if (response.status() == HomaStatus.RESOURCE_EXHAUSTED) {
                     assertThat(response.message()).contains("scheduler is full");
@@ -228,7 +230,7 @@ class RpcDispatcherTest {
     void shouldAnswerInvalidArgumentForMalformedEnvelopeOrForeignCodec() {
         RpcEnvelope.Response malformed = handle(new byte[] {2, 0, 0, 9, 'x'});
         RpcEnvelope.Response foreignCodec =
-                handle(RpcEnvelope.encodeRequest("calc", "add", "cbor", codec.encode(new Sum(1, 1))));
+                handle(EnvelopeCodec.encodeRequest("calc", "add", "cbor", codec.encode(new Sum(1, 1))));
 
         assertThat(malformed.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT);
         assertThat(malformed.message()).startsWith("malformed request envelope");
@@ -312,9 +314,9 @@ class RpcDispatcherTest {
             return Mono.just(1);
         }));
 
-        RpcEnvelope.Response garbage = handle(RpcEnvelope.encodeRequest("calc", "spy", "json",
+        RpcEnvelope.Response garbage = handle(EnvelopeCodec.encodeRequest("calc", "spy", "json",
                 Map.of(RpcMetadata.TIMEOUT_MS, "soon"), new byte[0]));
-        RpcEnvelope.Response negative = handle(RpcEnvelope.encodeRequest("calc", "spy", "json",
+        RpcEnvelope.Response negative = handle(EnvelopeCodec.encodeRequest("calc", "spy", "json",
                 Map.of(RpcMetadata.TIMEOUT_MS, "-5"), new byte[0]));
 
         assertThat(garbage.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT);
@@ -332,13 +334,13 @@ class RpcDispatcherTest {
         dispatcher.register(RpcMethod.stream("calc", "count", new java.lang.reflect.Type[] {int.class},
                 args -> Flux.range(0, (Integer) args[0]).doOnRequest(requested::addAndGet)));
 
-        RpcEnvelope.Response first = handle(RpcEnvelope.encodeRequest("calc", "count", "json",
+        RpcEnvelope.Response first = handle(EnvelopeCodec.encodeRequest("calc", "count", "json",
                 Map.of(RpcMetadata.STREAM, "open", RpcMetadata.STREAM_REQUEST, "3"), codec.encode(5)));
         String id = first.metadata().get(RpcMetadata.STREAM_ID);
-        RpcEnvelope.Response second = handle(RpcEnvelope.encodeRequest("calc", "count", "json",
+        RpcEnvelope.Response second = handle(EnvelopeCodec.encodeRequest("calc", "count", "json",
                 Map.of(RpcMetadata.STREAM, "next", RpcMetadata.STREAM_ID, id, RpcMetadata.STREAM_REQUEST, "10"),
                 new byte[0]));
-        RpcEnvelope.Response afterEnd = handle(RpcEnvelope.encodeRequest("calc", "count", "json",
+        RpcEnvelope.Response afterEnd = handle(EnvelopeCodec.encodeRequest("calc", "count", "json",
                 Map.of(RpcMetadata.STREAM, "next", RpcMetadata.STREAM_ID, id, RpcMetadata.STREAM_REQUEST, "1"),
                 new byte[0]));
 
@@ -359,15 +361,15 @@ class RpcDispatcherTest {
                 .register(RpcMethod.stream("calc", "words", new java.lang.reflect.Type[0],
                         args -> Flux.just("aaaa", "bbbb", "cccc", "x".repeat(30))));
 
-        RpcEnvelope.Response first = handle(RpcEnvelope.encodeRequest("calc", "words", "json",
+        RpcEnvelope.Response first = handle(EnvelopeCodec.encodeRequest("calc", "words", "json",
                 Map.of(RpcMetadata.STREAM, "open", RpcMetadata.STREAM_REQUEST, "10"), new byte[0]));
         String id = first.metadata().get(RpcMetadata.STREAM_ID);
-        RpcEnvelope.Response second = handle(RpcEnvelope.encodeRequest("calc", "words", "json",
+        RpcEnvelope.Response second = handle(EnvelopeCodec.encodeRequest("calc", "words", "json",
                 Map.of(RpcMetadata.STREAM, "next", RpcMetadata.STREAM_ID, id, RpcMetadata.STREAM_REQUEST, "10"),
                 new byte[0]));
-        RpcEnvelope.Response zero = handle(RpcEnvelope.encodeRequest("calc", "words", "json",
+        RpcEnvelope.Response zero = handle(EnvelopeCodec.encodeRequest("calc", "words", "json",
                 Map.of(RpcMetadata.STREAM, "open", RpcMetadata.STREAM_REQUEST, "0"), new byte[0]));
-        RpcEnvelope.Response phase = handle(RpcEnvelope.encodeRequest("calc", "words", "json",
+        RpcEnvelope.Response phase = handle(EnvelopeCodec.encodeRequest("calc", "words", "json",
                 Map.of(RpcMetadata.STREAM, "rewind"), new byte[0]));
 
         // each JSON string item is 6 bytes plus a 4-byte length: two fit in 20 bytes
@@ -387,7 +389,7 @@ class RpcDispatcherTest {
                 .register(RpcMethod.stream("calc", "forever", new java.lang.reflect.Type[0],
                         args -> Flux.range(0, Integer.MAX_VALUE).doOnCancel(cancelled::countDown)));
 
-        RpcEnvelope.Response first = handle(RpcEnvelope.encodeRequest("calc", "forever", "json",
+        RpcEnvelope.Response first = handle(EnvelopeCodec.encodeRequest("calc", "forever", "json",
                 Map.of(RpcMetadata.STREAM, "open", RpcMetadata.STREAM_REQUEST, "1"), new byte[0]));
 
         assertThat(items(first)).containsExactly("0");
@@ -397,13 +399,13 @@ class RpcDispatcherTest {
     }
 
     private static List<String> items(RpcEnvelope.Response response) {
-        return RpcEnvelope.decodeFrames(response.payload()).stream()
+        return FrameCodec.decodeFrames(response.payload()).stream()
                 .map(bytes -> new String(bytes, StandardCharsets.UTF_8))
                 .toList();
     }
 
     private RpcEnvelope.Response call(String service, String method, byte[] payload) {
-        return handle(RpcEnvelope.encodeRequest(service, method, codec.name(), payload));
+        return handle(EnvelopeCodec.encodeRequest(service, method, codec.name(), payload));
     }
 
     private RpcEnvelope.Response handle(byte[] envelope) {
@@ -411,7 +413,7 @@ class RpcDispatcherTest {
                 .block(Duration.ofSeconds(5));
         assertThat(response).isNotNull();
         try {
-            return RpcEnvelope.decodeResponse(ByteBufUtil.getBytes(response));
+            return EnvelopeCodec.decodeResponse(ByteBufUtil.getBytes(response));
         } finally {
             response.release();
         }

@@ -10,6 +10,7 @@ import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTimeoutException;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
+import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
@@ -248,9 +249,9 @@ class StatusTableTest {
 
     @Test
     void streamGone() {
-        byte[] next = RpcEnvelope.encodeRequest("svc", "numbers", "json", Map.of(RpcMetadata.STREAM,
+        byte[] next = EnvelopeCodec.encodeRequest("svc", "numbers", "json", Map.of(RpcMetadata.STREAM,
                 RpcMetadata.STREAM_NEXT, RpcMetadata.STREAM_ID, "12345", RpcMetadata.STREAM_REQUEST, "1"), new byte[0]);
-        RpcEnvelope.Response response = RpcEnvelope.decodeResponse(clientTransport.call(server, next).block(WAIT));
+        RpcEnvelope.Response response = EnvelopeCodec.decodeResponse(clientTransport.call(server, next).block(WAIT));
         assertThat(response.status()).isEqualTo(HomaStatus.NOT_FOUND);
         assertThat(response.message()).contains("no open stream 12345 of svc.numbers");
     }

@@ -1,22 +1,23 @@
-package io.homa.reactive.rpc;
+package io.homa.reactive.internal.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
+import io.homa.reactive.rpc.RpcEnvelope;
+import io.homa.reactive.rpc.TestTypes;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class RpcEnvelopeTest {
+class EnvelopeCodecTest {
 
     private static byte[] bytes(int... values) {
         byte[] out = new byte[values.length];
@@ -28,7 +29,7 @@ class RpcEnvelopeTest {
 
     @Test
     void shouldEncodeRequestWithTheDocumentedLayout() {
-        byte[] encoded = RpcEnvelope.encodeRequest("kv", "get", "json", bytes(0x7B, 0x7D));
+        byte[] encoded = EnvelopeCodec.encodeRequest("kv", "get", "json", bytes(0x7B, 0x7D));
 
         assertThat(encoded).containsExactly(
                 2, 0, // version, kind
@@ -45,7 +46,7 @@ class RpcEnvelopeTest {
         metadata.put("homa-timeout-ms", "250");
         metadata.put("b3", "ü");
 
-        byte[] encoded = RpcEnvelope.encodeRequest("s", "m", "cbor", metadata, bytes(1));
+        byte[] encoded = EnvelopeCodec.encodeRequest("s", "m", "cbor", metadata, bytes(1));
 
         assertThat(encoded).containsExactly(
                 2, 0, 0, 1, 's', 0, 1, 'm', 4, 'c', 'b', 'o', 'r',
@@ -57,8 +58,8 @@ class RpcEnvelopeTest {
 
     @Test
     void shouldEncodeResponseWithTheDocumentedLayout() {
-        byte[] encoded = RpcEnvelope.encodeResponse(HomaStatus.NOT_FOUND, "no", bytes(9));
-        byte[] withMetadata = RpcEnvelope.encodeResponse(HomaStatus.INTERNAL, "", Map.of("k", "v"), bytes(9));
+        byte[] encoded = EnvelopeCodec.encodeResponse(HomaStatus.NOT_FOUND, "no", bytes(9));
+        byte[] withMetadata = EnvelopeCodec.encodeResponse(HomaStatus.INTERNAL, "", Map.of("k", "v"), bytes(9));
 
         assertThat(encoded).containsExactly(2, 1, 5, 0, 2, 'n', 'o', 0, 0, 9);
         assertThat(withMetadata).containsExactly(2, 1, 13, 0, 0, 0, 1, 1, 'k', 0, 1, 'v', 9);
@@ -71,39 +72,17 @@ class RpcEnvelopeTest {
         RpcEnvelope.Request request = new RpcEnvelope.Request("s", "m", "smile", metadata, bytes(1, 2));
         RpcEnvelope.Response response = new RpcEnvelope.Response(HomaStatus.ABORTED, "x", metadata, bytes(3));
 
-        assertThat(RpcEnvelope.decodeRequest(RpcEnvelope.encodeRequest(request))).isEqualTo(request);
-        assertThat(RpcEnvelope.decodeResponse(RpcEnvelope.encodeResponse(response))).isEqualTo(response);
-        assertThat(RpcEnvelope.decodeResponse(RpcEnvelope.encodeResponse(response)).metadata())
+        assertThat(EnvelopeCodec.decodeRequest(EnvelopeCodec.encodeRequest(request))).isEqualTo(request);
+        assertThat(EnvelopeCodec.decodeResponse(EnvelopeCodec.encodeResponse(response))).isEqualTo(response);
+        assertThat(EnvelopeCodec.decodeResponse(EnvelopeCodec.encodeResponse(response)).metadata())
                 .containsEntry("empty", "");
-    }
-
-    @Test
-    void shouldRoundTripFrames() {
-        List<byte[]> frames = List.of(bytes(), bytes(1), bytes(2, 3));
-
-        byte[] encoded = RpcEnvelope.encodeFrames(frames);
-
-        assertThat(encoded).containsExactly(0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 2, 2, 3);
-        assertThat(RpcEnvelope.decodeFrames(encoded)).containsExactly(bytes(), bytes(1), bytes(2, 3));
-        assertThat(RpcEnvelope.decodeFrames(RpcEnvelope.encodeFrames(List.of()))).isEmpty();
-    }
-
-    @Test
-    void shouldRejectMalformedFrames() {
-        assertThatThrownBy(() -> RpcEnvelope.decodeFrames(bytes(0, 0, 0, 1, 0, 0, 0, 5, 1)))
-                .isInstanceOf(HomaException.class)
-                .hasMessage("malformed frames: frame 0 needs 5 bytes but only 1 remain");
-        assertThatThrownBy(() -> RpcEnvelope.decodeFrames(bytes(0, 0, 0, 0, 9)))
-                .hasMessage("malformed frames: 1 bytes follow the last frame");
-        assertThatThrownBy(() -> RpcEnvelope.decodeFrames(bytes(0x7F, 0, 0, 0)))
-                .hasMessageContaining("exceeds what 4 bytes can hold");
     }
 
     @Test
     void shouldRoundTripRequestWithUnicodeNamesAndEmptyPayload() {
         RpcEnvelope.Request request = new RpcEnvelope.Request("Dienst-ü", "方法", "json", new byte[0]);
 
-        RpcEnvelope.Request decoded = RpcEnvelope.decodeRequest(RpcEnvelope.encodeRequest(request));
+        RpcEnvelope.Request decoded = EnvelopeCodec.decodeRequest(EnvelopeCodec.encodeRequest(request));
 
         assertThat(decoded).isEqualTo(request);
         assertThat(decoded.payload()).isEmpty();
@@ -117,22 +96,22 @@ class RpcEnvelopeTest {
         }
 
         RpcEnvelope.Request decoded =
-                RpcEnvelope.decodeRequest(RpcEnvelope.encodeRequest("s", "m", "json", payload));
+                EnvelopeCodec.decodeRequest(EnvelopeCodec.encodeRequest("s", "m", "json", payload));
 
         assertThat(decoded.payload()).isEqualTo(payload);
     }
 
     @Test
     void shouldDecodeRequestFromReadableBytesOfBufferWithoutMovingIndices() {
-        byte[] envelope = RpcEnvelope.encodeRequest("svc", "m", "json", bytes(1, 2, 3));
+        byte[] envelope = EnvelopeCodec.encodeRequest("svc", "m", "json", bytes(1, 2, 3));
         ByteBuf buffer = Unpooled.buffer();
         buffer.writeBytes(new byte[] {42, 42, 42});
         buffer.writeBytes(envelope);
         buffer.readerIndex(3);
         ByteBuf direct = Unpooled.directBuffer().writeBytes(envelope);
 
-        RpcEnvelope.Request fromHeap = RpcEnvelope.decodeRequest(buffer);
-        RpcEnvelope.Request fromDirect = RpcEnvelope.decodeRequest(direct);
+        RpcEnvelope.Request fromHeap = EnvelopeCodec.decodeRequest(buffer);
+        RpcEnvelope.Request fromDirect = EnvelopeCodec.decodeRequest(direct);
 
         assertThat(fromHeap).isEqualTo(new RpcEnvelope.Request("svc", "m", "json", bytes(1, 2, 3)));
         assertThat(fromDirect).isEqualTo(fromHeap);
@@ -143,9 +122,9 @@ class RpcEnvelopeTest {
 
     @Test
     void shouldRoundTripOkAndErrorResponses() {
-        RpcEnvelope.Response ok = RpcEnvelope.decodeResponse(RpcEnvelope.encodeOk(bytes(1, 2)));
+        RpcEnvelope.Response ok = EnvelopeCodec.decodeResponse(EnvelopeCodec.encodeOk(bytes(1, 2)));
         RpcEnvelope.Response error =
-                RpcEnvelope.decodeResponse(RpcEnvelope.encodeError(HomaStatus.UNAUTHENTICATED, "wer bist du? ✋"));
+                EnvelopeCodec.decodeResponse(EnvelopeCodec.encodeError(HomaStatus.UNAUTHENTICATED, "wer bist du? ✋"));
 
         assertThat(ok).isEqualTo(new RpcEnvelope.Response(HomaStatus.OK, "", bytes(1, 2)));
         assertThat(error).isEqualTo(new RpcEnvelope.Response(HomaStatus.UNAUTHENTICATED, "wer bist du? ✋", new byte[0]));
@@ -159,16 +138,16 @@ class RpcEnvelopeTest {
         assertThat(parts.payload()).containsExactly(1, 2, 3);
         assertThat(parts).isEqualTo(RpcEnvelope.Response.ok(bytes(1, 2, 3))).hasSameHashCodeAs(RpcEnvelope.Response.ok(bytes(1, 2, 3)));
         assertThat(parts.withMetadata("k", "v").payload()).containsExactly(1, 2, 3);
-        assertThat(RpcEnvelope.decodeResponse(RpcEnvelope.encodeResponse(parts)).payload()).containsExactly(1, 2, 3);
+        assertThat(EnvelopeCodec.decodeResponse(EnvelopeCodec.encodeResponse(parts)).payload()).containsExactly(1, 2, 3);
         assertThatThrownBy(() -> RpcEnvelope.Response.okParts(bytes(1), null)).isInstanceOf(NullPointerException.class);
     }
 
     @Test
     void shouldDecodeEveryStatusAndMapUnknownCodesToUnknown() {
         for (HomaStatus status : HomaStatus.values()) {
-            assertThat(RpcEnvelope.decodeResponse(RpcEnvelope.encodeError(status, "x")).status()).isEqualTo(status);
+            assertThat(EnvelopeCodec.decodeResponse(EnvelopeCodec.encodeError(status, "x")).status()).isEqualTo(status);
         }
-        assertThat(RpcEnvelope.decodeResponse(bytes(2, 1, 200, 0, 0, 0, 0)).status()).isEqualTo(HomaStatus.UNKNOWN);
+        assertThat(EnvelopeCodec.decodeResponse(bytes(2, 1, 200, 0, 0, 0, 0)).status()).isEqualTo(HomaStatus.UNKNOWN);
     }
 
     @Test
@@ -177,7 +156,7 @@ class RpcEnvelopeTest {
         String message = "é".repeat(40_000);
 
         RpcEnvelope.Response decoded =
-                RpcEnvelope.decodeResponse(RpcEnvelope.encodeError(HomaStatus.INTERNAL, message));
+                EnvelopeCodec.decodeResponse(EnvelopeCodec.encodeError(HomaStatus.INTERNAL, message));
 
         assertThat(decoded.message()).isEqualTo("é".repeat(32_767));
         assertThat(decoded.message().getBytes(StandardCharsets.UTF_8)).hasSize(65_534);
@@ -185,22 +164,22 @@ class RpcEnvelopeTest {
 
     @Test
     void shouldRejectBadNamesWhenEncoding() {
-        assertThatThrownBy(() -> RpcEnvelope.encodeRequest("", "m", "json", new byte[0]))
+        assertThatThrownBy(() -> EnvelopeCodec.encodeRequest("", "m", "json", new byte[0]))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("service must be 1 to 65535 UTF-8 bytes long, was 0");
-        assertThatThrownBy(() -> RpcEnvelope.encodeRequest("s", "x".repeat(65_536), "json", new byte[0]))
+        assertThatThrownBy(() -> EnvelopeCodec.encodeRequest("s", "x".repeat(65_536), "json", new byte[0]))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("method must be 1 to 65535 UTF-8 bytes long, was 65536");
-        assertThatThrownBy(() -> RpcEnvelope.encodeRequest("s", "m", "jsön", new byte[0]))
+        assertThatThrownBy(() -> EnvelopeCodec.encodeRequest("s", "m", "jsön", new byte[0]))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("codec name must be printable ASCII");
-        assertThatThrownBy(() -> RpcEnvelope.encodeRequest("s", "m", "c".repeat(256), new byte[0]))
+        assertThatThrownBy(() -> EnvelopeCodec.encodeRequest("s", "m", "c".repeat(256), new byte[0]))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("codec name must be 1 to 255 characters long, was 256");
-        assertThatThrownBy(() -> RpcEnvelope.encodeRequest("s", "m", "json", Map.of("a key", "v"), new byte[0]))
+        assertThatThrownBy(() -> EnvelopeCodec.encodeRequest("s", "m", "json", Map.of("a key", "v"), new byte[0]))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("metadata key must be printable ASCII, was 'a key'");
-        assertThatThrownBy(() -> RpcEnvelope.encodeRequest("s", "m", "json", Map.of("k", "v".repeat(65_536)), new byte[0]))
+        assertThatThrownBy(() -> EnvelopeCodec.encodeRequest("s", "m", "json", Map.of("k", "v".repeat(65_536)), new byte[0]))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("metadata value of 'k' must be at most 65535 UTF-8 bytes long, was 65536");
     }
@@ -244,14 +223,14 @@ class RpcEnvelopeTest {
     }
 
     private static AbstractThrowableAssert<?, ? extends Throwable> assertMalformedRequest(byte[] message) {
-        return assertThatThrownBy(() -> RpcEnvelope.decodeRequest(message))
+        return assertThatThrownBy(() -> EnvelopeCodec.decodeRequest(message))
                 .isInstanceOf(HomaException.class)
                 .hasMessageStartingWith("malformed request envelope: ")
                 .satisfies(e -> assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.INVALID_ARGUMENT));
     }
 
     private static AbstractThrowableAssert<?, ? extends Throwable> assertMalformedResponse(byte[] message) {
-        return assertThatThrownBy(() -> RpcEnvelope.decodeResponse(message))
+        return assertThatThrownBy(() -> EnvelopeCodec.decodeResponse(message))
                 .isInstanceOf(HomaException.class)
                 .satisfies(e -> assertThat(((HomaException) e).status()).isEqualTo(HomaStatus.INVALID_ARGUMENT));
     }
@@ -259,21 +238,21 @@ class RpcEnvelopeTest {
     @Test
     void shouldLeaveThePayloadInPlaceInTheViewsTheRpcLayerDecodesFrom() {
         byte[] payload = {1, 2, 3, 4};
-        byte[] request = RpcEnvelope.encodeRequest("svc", "m", "json", java.util.Map.of("k", "v"), payload);
+        byte[] request = EnvelopeCodec.encodeRequest("svc", "m", "json", java.util.Map.of("k", "v"), payload);
         byte[] message = new byte[request.length + 10];
         System.arraycopy(request, 0, message, 6, request.length);
         io.netty.buffer.ByteBuf buffer = io.netty.buffer.Unpooled.wrappedBuffer(message, 6, request.length);
 
-        RpcEnvelope.RequestView view = RpcEnvelope.decodeRequestView(buffer);
+        EnvelopeCodec.RequestView view = EnvelopeCodec.decodeRequestView(buffer);
 
         assertThat(view.payload().array()).as("no copy").isSameAs(message);
         assertThat(io.netty.buffer.ByteBufUtil.getBytes(view.payload())).containsExactly(1, 2, 3, 4);
         assertThat(view.payload().arrayOffset() + view.payload().readerIndex()).isEqualTo(6 + request.length - 4);
-        assertThat(view.toRequest()).isEqualTo(RpcEnvelope.decodeRequest(request));
+        assertThat(view.toRequest()).isEqualTo(EnvelopeCodec.decodeRequest(request));
         assertThat(buffer.readerIndex()).isZero();
 
-        byte[] response = RpcEnvelope.encodeResponse(HomaStatus.OK, "", java.util.Map.of("a", "b"), payload);
-        RpcEnvelope.ResponseView responseView = RpcEnvelope.decodeResponseView(io.netty.buffer.Unpooled.wrappedBuffer(response));
+        byte[] response = EnvelopeCodec.encodeResponse(HomaStatus.OK, "", java.util.Map.of("a", "b"), payload);
+        EnvelopeCodec.ResponseView responseView = EnvelopeCodec.decodeResponseView(io.netty.buffer.Unpooled.wrappedBuffer(response));
         assertThat(responseView.payload().array()).isSameAs(response);
         assertThat(io.netty.buffer.ByteBufUtil.getBytes(responseView.payload())).containsExactly(1, 2, 3, 4);
         assertThat(responseView.metadata()).containsEntry("a", "b");
@@ -288,18 +267,18 @@ class RpcEnvelopeTest {
         byte[] payload = new byte[payloadBytes];
         new java.util.Random(payloadBytes).nextBytes(payload);
         java.util.Map<String, String> metadata = java.util.Map.of("k", "v".repeat(metadataValueBytes));
-        byte[] request = RpcEnvelope.encodeRequest("svc", "m", "json", metadata, payload);
-        byte[] response = RpcEnvelope.encodeResponse(HomaStatus.OK, "", metadata, payload);
+        byte[] request = EnvelopeCodec.encodeRequest("svc", "m", "json", metadata, payload);
+        byte[] response = EnvelopeCodec.encodeResponse(HomaStatus.OK, "", metadata, payload);
 
-        RpcEnvelope.RequestView view = RpcEnvelope.decodeRequestView(TestTypes.chunked(request));
+        EnvelopeCodec.RequestView view = EnvelopeCodec.decodeRequestView(TestTypes.chunked(request));
         assertThat(view.metadata()).isEqualTo(metadata);
         assertThat(io.netty.buffer.ByteBufUtil.getBytes(view.payload())).isEqualTo(payload);
-        RpcEnvelope.ResponseView responseView = RpcEnvelope.decodeResponseView(TestTypes.chunked(response));
+        EnvelopeCodec.ResponseView responseView = EnvelopeCodec.decodeResponseView(TestTypes.chunked(response));
         assertThat(responseView.metadata()).isEqualTo(metadata);
         assertThat(io.netty.buffer.ByteBufUtil.getBytes(responseView.payload())).isEqualTo(payload);
 
         byte[] cut = java.util.Arrays.copyOf(request, request.length - payloadBytes - 1); // the envelope less its last byte
-        assertThatThrownBy(() -> RpcEnvelope.decodeRequestView(TestTypes.chunked(cut)))
+        assertThatThrownBy(() -> EnvelopeCodec.decodeRequestView(TestTypes.chunked(cut)))
                 .isInstanceOf(HomaException.class)
                 .hasMessageContaining("request");
     }
