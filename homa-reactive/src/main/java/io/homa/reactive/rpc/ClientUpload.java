@@ -252,7 +252,7 @@ final class ClientUpload implements CoreSubscriber<Object> {
         if (failure != null) {
             HomaStatus status = failure instanceof HomaException homa ? homa.status() : HomaStatus.CANCELLED;
             extra.put(RpcMetadata.STREAM_ERROR_STATUS, status.name());
-            extra.put(RpcMetadata.STREAM_ERROR_MESSAGE, RpcDispatcher.describe(failure));
+            extra.put(RpcMetadata.STREAM_ERROR_MESSAGE, ServerErrors.describe(failure));
             extra.put(RpcMetadata.ERROR_TYPE, failure.getClass().getName());
         }
         byte[] request;

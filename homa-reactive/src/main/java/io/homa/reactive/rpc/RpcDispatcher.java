@@ -1,34 +1,32 @@
 package io.homa.reactive.rpc;
 
+import static io.homa.reactive.rpc.MethodInvoker.checkDeadline;
+import static io.homa.reactive.rpc.MethodInvoker.deadlineNs;
+import static io.homa.reactive.rpc.MethodInvoker.decodeArguments;
+import static io.homa.reactive.rpc.MethodInvoker.invoke;
+import static io.homa.reactive.rpc.MethodInvoker.withResponseMetadata;
+import static io.homa.reactive.rpc.ServerErrors.unavailable;
+
 import io.homa.reactive.HomaException;
-import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaRequest;
 import io.homa.reactive.HomaRequestHandler;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.NanoClock;
 import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Exceptions;
 import reactor.core.Fuseable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -89,8 +87,9 @@ public class RpcDispatcher implements HomaRequestHandler {
     /** Most items one batch RPC may ask for. */
     public static final int MAX_STREAM_REQUEST = 65_536;
     /**
-     * Default longest request payload decoded on the event loop: about 100 µs of JSON parsing on
-     * one core; a longer one is decoded on the scheduler.
+     * Default longest request payload decoded on the event loop: short enough that parsing it
+     * does not hold up the protocol work the loop also does; a longer one is decoded on the
+     * scheduler.
      */
     public static final int DEFAULT_OFFLOAD_BYTES = 16 * 1024;
 
@@ -98,10 +97,10 @@ public class RpcDispatcher implements HomaRequestHandler {
 
     private final PayloadCodecs codecs;
     private final Scheduler scheduler;
-    private final Map<MethodKey, RpcMethod> methods = new ConcurrentHashMap<>();
-    private final List<RpcExceptionMapper> mappers = new CopyOnWriteArrayList<>();
+    private final MethodTable methods = new MethodTable();
+    private final ServerErrors errors = new ServerErrors();
     private final List<HomaServerInterceptor> interceptors = new CopyOnWriteArrayList<>();
-    private final Map<Long, ServerStream> streams = new ConcurrentHashMap<>();
+    private final ServerStreams streams = new ServerStreams(this, methods);
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Sinks.Empty<Void> drained = Sinks.empty();
     private final Sinks.One<Boolean> aborted = Sinks.one();
@@ -140,8 +139,7 @@ public class RpcDispatcher implements HomaRequestHandler {
      * @return this dispatcher
      */
     public RpcDispatcher register(RpcMethod method) {
-        Objects.requireNonNull(method, "method must not be null");
-        methods.put(new MethodKey(method.service(), method.method()), method);
+        methods.register(method);
         return this;
     }
 
@@ -167,7 +165,7 @@ public class RpcDispatcher implements HomaRequestHandler {
      * @return this dispatcher
      */
     public RpcDispatcher addExceptionMapper(RpcExceptionMapper mapper) {
-        mappers.add(Objects.requireNonNull(mapper, "mapper must not be null"));
+        errors.add(mapper);
         return this;
     }
 
@@ -244,6 +242,18 @@ public class RpcDispatcher implements HomaRequestHandler {
         return clock;
     }
 
+    int streamBatchBytes() {
+        return streamBatchBytes;
+    }
+
+    Duration streamBatchLinger() {
+        return streamBatchLinger;
+    }
+
+    Duration streamIdleTimeout() {
+        return streamIdleTimeout;
+    }
+
     /**
      * How long an open stream may go without a batch request before it is cancelled (default
      * 30 s): the client went away without cancelling.
@@ -261,22 +271,17 @@ public class RpcDispatcher implements HomaRequestHandler {
 
     /** The method exported as {@code service.method}, if any. */
     public Optional<RpcMethod> lookup(String service, String method) {
-        return Optional.ofNullable(methods.get(new MethodKey(service, method)));
+        return methods.lookup(service, method);
     }
 
     /** Whether at least one method of {@code service} is exported (no copy: cheap per call). */
     public boolean exports(String service) {
-        for (MethodKey key : methods.keySet()) {
-            if (key.service().equals(service)) {
-                return true;
-            }
-        }
-        return false;
+        return methods.exports(service);
     }
 
     /** The exported methods (a snapshot). */
     public Collection<RpcMethod> methods() {
-        return List.copyOf(methods.values());
+        return methods.methods();
     }
 
     /** The first codec of this dispatcher (the only one for a single-codec dispatcher). */
@@ -327,21 +332,15 @@ public class RpcDispatcher implements HomaRequestHandler {
             log.info("Homa dispatcher shutting down: cancelling {} calls still in flight", inFlight.get());
         }
         aborted.tryEmitValue(Boolean.TRUE);
-        for (ServerStream stream : List.copyOf(streams.values())) {
-            stream.cancel(unavailable());
-        }
+        streams.cancelAll(unavailable());
     }
 
     /** What a call in progress gets when the dispatcher aborts: one per dispatcher class, a new exception per call. */
-    private static final Mono<Object> ABORTED = Mono.error(RpcDispatcher::unavailable);
+    private static final Mono<Object> ABORTED = Mono.error(ServerErrors::unavailable);
 
     @SuppressWarnings("unchecked") // an error Mono emits no value of any type
     private static <T> Mono<T> abortedCall() {
         return (Mono<T>) ABORTED;
-    }
-
-    private static HomaException unavailable() {
-        return new HomaException(HomaStatus.UNAVAILABLE, "server is shutting down");
     }
 
     void enter() {
@@ -500,18 +499,10 @@ public class RpcDispatcher implements HomaRequestHandler {
             return unary(call, envelope, codec, arrivalNs, onScheduler);
         }
         return switch (phase) {
-            case RpcMetadata.STREAM_OPEN -> openStream(call, envelope, codec, arrivalNs, onScheduler);
-            case RpcMetadata.STREAM_NEXT -> existingStream(call).fetch(streamRequest(call));
-            case RpcMetadata.STREAM_PUSH -> existingStream(call).push(
-                    ByteBufUtil.getBytes(envelope.payload()),
-                    "true".equals(call.metadata().get(RpcMetadata.STREAM_END)), pushFailure(call));
-            case RpcMetadata.STREAM_CANCEL -> {
-                ServerStream stream = streams.get(streamId(call));
-                if (stream != null && stream.matches(call)) {
-                    stream.cancel(new HomaException(HomaStatus.CANCELLED, "stream cancelled by the client"));
-                }
-                yield Mono.just(RpcEnvelope.Response.ok(new byte[0]));
-            }
+            case RpcMetadata.STREAM_OPEN -> streams.open(call, envelope, codec, arrivalNs, onScheduler);
+            case RpcMetadata.STREAM_NEXT -> streams.next(call);
+            case RpcMetadata.STREAM_PUSH -> streams.push(call, envelope);
+            case RpcMetadata.STREAM_CANCEL -> streams.cancel(call);
             default -> throw new HomaException(HomaStatus.INVALID_ARGUMENT,
                     "metadata " + RpcMetadata.STREAM + " must be open, next, push or cancel, was '" + phase + "'");
         };
@@ -519,7 +510,7 @@ public class RpcDispatcher implements HomaRequestHandler {
 
     private Mono<RpcEnvelope.Response> unary(ServerCall call, EnvelopeCodec.RequestView envelope, PayloadCodec codec,
             long arrivalNs, boolean onScheduler) {
-        RpcMethod method = method(call);
+        RpcMethod method = methods.method(call);
         if (method.kind() == RpcMethod.Kind.STREAM) {
             throw new HomaException(HomaStatus.FAILED_PRECONDITION,
                     call.fullMethodName() + " is a streaming method; call it with HomaClient.stream");
@@ -534,7 +525,7 @@ public class RpcDispatcher implements HomaRequestHandler {
         Mono<?> result;
         if (method.blocking() && !onScheduler) {
             result = Mono.defer(() -> {
-                        checkDeadline(call, deadlineNs);
+                        checkDeadline(call, deadlineNs, clock);
                         return Mono.from(invoke(method, arguments));
                     })
                     .subscribeOn(scheduler);
@@ -544,7 +535,7 @@ public class RpcDispatcher implements HomaRequestHandler {
             // read the call's context, which only a subscription gives, nor be late.
             Publisher<?> published;
             try {
-                checkDeadline(call, deadlineNs);
+                checkDeadline(call, deadlineNs, clock);
                 published = invoke(method, arguments);
             } catch (RuntimeException e) {
                 return Mono.just(errorResponse(e, call.fullMethodName()));
@@ -572,18 +563,6 @@ public class RpcDispatcher implements HomaRequestHandler {
                 .map(response -> withResponseMetadata(response, context));
     }
 
-    /** {@code response} with the metadata the method set ({@link HomaCallContext#responseMetadata()}). */
-    private static RpcEnvelope.Response withResponseMetadata(RpcEnvelope.Response response, HomaCallContext context) {
-        if (context.responseMetadata().isEmpty()) {
-            return response; // the usual case: no snapshot, no iterator
-        }
-        RpcEnvelope.Response result = response;
-        for (Map.Entry<String, String> entry : context.responseMetadata().asMap().entrySet()) {
-            result = result.withMetadata(entry.getKey(), entry.getValue());
-        }
-        return result;
-    }
-
     /**
      * An OK response carrying the encoded parts (a raw {@code byte[]} result is not copied behind
      * its tag), or RESOURCE_EXHAUSTED (seen by the interceptors and metrics) if the payload alone
@@ -597,232 +576,18 @@ public class RpcDispatcher implements HomaRequestHandler {
         return response;
     }
 
-    private Mono<RpcEnvelope.Response> openStream(ServerCall call, EnvelopeCodec.RequestView envelope, PayloadCodec codec,
-            long arrivalNs, boolean onScheduler) {
-        RpcMethod method = method(call);
-        boolean channel = "true".equals(call.metadata().get(RpcMetadata.STREAM_UPLOAD));
-        if (channel != method.kind().hasRequestStream()) {
-            throw new HomaException(HomaStatus.FAILED_PRECONDITION, channel
-                    ? call.fullMethodName() + " takes no request stream; call it with HomaClient.stream"
-                    : call.fullMethodName() + " takes a request stream (a Flux parameter); call it with HomaClient.channel");
-        }
-        long deadlineNs = deadlineNs(call, arrivalNs);
-        @Nullable Object[] wireArguments = decodeArguments(method, codec, envelope);
-        int request = channel ? 0 : streamRequest(call);
-        ServerUpload upload = null;
-        @Nullable Object[] arguments = wireArguments;
-        if (channel) {
-            Type elementType = Objects.requireNonNull(method.requestElementType());
-            upload = new ServerUpload(call.fullMethodName(), elementType, codec);
-            arguments = withRequestStream(wireArguments, method.requestStreamIndex(), Flux.from(upload));
-        }
-        @Nullable Object[] invokeWith = arguments;
-        long id;
-        ServerStream stream;
-        do {
-            id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
-            stream = new ServerStream(this, id, call, codec, deadlineNs, streamBatchBytes,
-                    streamBatchLinger.toNanos(), streamIdleTimeout.toNanos(), upload);
-        } while (streams.putIfAbsent(id, stream) != null);
-        enter();
-        Flux<?> items = Flux.defer(() -> {
-                    checkDeadline(call, deadlineNs);
-                    return Flux.from(invoke(method, invokeWith));
-                });
-        items = items.contextWrite(reactor.util.context.Context.of(HomaCallContext.class, new HomaCallContext(call)));
-        if (method.blocking() && !onScheduler) {
-            items = items.subscribeOn(scheduler);
-        }
-        stream.start(items);
-        return channel ? Mono.just(stream.openResponse()) : stream.fetch(request);
-    }
-
-    /** The wire arguments with the request stream inserted at {@code index}. */
-    private static @Nullable Object[] withRequestStream(@Nullable Object[] wire, int index, Flux<Object> requestStream) {
-        @Nullable Object[] arguments = new Object[wire.length + 1];
-        for (int i = 0, j = 0; i < arguments.length; i++) {
-            arguments[i] = i == index ? requestStream : wire[j++];
-        }
-        return arguments;
-    }
-
-    /** The request stream's failure a push reports ({@link RpcMetadata#STREAM_ERROR_STATUS}), or {@code null}. */
-    private static @Nullable HomaRemoteException pushFailure(ServerCall call) {
-        String status = call.metadata().get(RpcMetadata.STREAM_ERROR_STATUS);
-        if (status == null) {
-            return null;
-        }
-        HomaStatus parsed;
-        try {
-            parsed = HomaStatus.valueOf(status);
-        } catch (IllegalArgumentException e) {
-            parsed = HomaStatus.UNKNOWN;
-        }
-        if (parsed == HomaStatus.OK) {
-            parsed = HomaStatus.UNKNOWN;
-        }
-        String message = call.metadata().getOrDefault(RpcMetadata.STREAM_ERROR_MESSAGE, "");
-        return new HomaRemoteException(parsed, "the client's request stream failed: " + message,
-                call.metadata().get(RpcMetadata.ERROR_TYPE));
-    }
-
     /** Called once by a stream when it ends (delivered its end, cancelled or expired). */
     void streamEnded(ServerStream stream) {
-        if (streams.remove(stream.id(), stream)) {
-            exit();
-        }
-    }
-
-    private ServerStream existingStream(ServerCall call) {
-        long id = streamId(call);
-        ServerStream stream = streams.get(id);
-        if (stream == null || !stream.matches(call)) {
-            throw new HomaException(HomaStatus.NOT_FOUND, "no open stream " + id + " of " + call.fullMethodName()
-                    + " (it ended, was cancelled, or was idle for more than " + streamIdleTimeout.toMillis() + " ms)");
-        }
-        return stream;
-    }
-
-    private RpcMethod method(ServerCall call) {
-        RpcMethod method = methods.get(new MethodKey(call.service(), call.method()));
-        if (method == null) {
-            boolean serviceKnown = exports(call.service());
-            throw new HomaException(HomaStatus.UNIMPLEMENTED, serviceKnown
-                    ? "unknown method " + call.fullMethodName() + ": service " + call.service() + " has no such method"
-                    : "unknown service " + call.service() + " (called " + call.fullMethodName() + ")");
-        }
-        return method;
-    }
-
-    /** The absolute deadline in ns, 0 for none; throws DEADLINE_EXCEEDED if it has passed. */
-    private static long deadlineNs(ServerCall call, long arrivalNs) {
-        String value = call.metadata().get(RpcMetadata.TIMEOUT_MS);
-        if (value == null) {
-            return 0;
-        }
-        long timeoutMs;
-        try {
-            timeoutMs = Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            throw new HomaException(HomaStatus.INVALID_ARGUMENT,
-                    "metadata " + RpcMetadata.TIMEOUT_MS + " must be a whole number of milliseconds, was '" + value + "'");
-        }
-        if (timeoutMs <= 0) {
-            throw new HomaException(HomaStatus.DEADLINE_EXCEEDED,
-                    "deadline of " + call.fullMethodName() + " passed before the call arrived");
-        }
-        long deadlineNs = arrivalNs + TimeUnit.MILLISECONDS.toNanos(Math.min(timeoutMs, TimeUnit.DAYS.toMillis(365)));
-        return deadlineNs == 0 ? 1 : deadlineNs;
-    }
-
-    private void checkDeadline(ServerCall call, long deadlineNs) {
-        if (deadlineNs != 0 && deadlineNs - clock.nanoTime() <= 0) {
-            throw new HomaException(HomaStatus.DEADLINE_EXCEEDED,
-                    "deadline of " + call.fullMethodName() + " passed before the call started");
-        }
-    }
-
-    private static int streamRequest(ServerCall call) {
-        String value = call.metadata().get(RpcMetadata.STREAM_REQUEST);
-        try {
-            int request = Integer.parseInt(String.valueOf(value));
-            if (request >= 1 && request <= MAX_STREAM_REQUEST) {
-                return request;
-            }
-        } catch (NumberFormatException e) {
-            // below
-        }
-        throw new HomaException(HomaStatus.INVALID_ARGUMENT, "metadata " + RpcMetadata.STREAM_REQUEST
-                + " must be 1 to " + MAX_STREAM_REQUEST + ", was '" + value + "'");
-    }
-
-    private static long streamId(ServerCall call) {
-        String value = call.metadata().get(RpcMetadata.STREAM_ID);
-        try {
-            return Long.parseLong(String.valueOf(value));
-        } catch (NumberFormatException e) {
-            throw new HomaException(HomaStatus.INVALID_ARGUMENT,
-                    "metadata " + RpcMetadata.STREAM_ID + " must be a stream id, was '" + value + "'");
-        }
-    }
-
-    private static @Nullable Object[] decodeArguments(RpcMethod method, PayloadCodec codec,
-            EnvelopeCodec.RequestView envelope) {
-        try {
-            return codec.decodeArguments(envelope.payload(), method.wireArgumentTypes());
-        } catch (HomaException e) {
-            throw new HomaException(HomaStatus.INVALID_ARGUMENT,
-                    "invalid argument for " + method.fullName() + ": " + e.getMessage(), e);
-        } catch (RuntimeException e) {
-            throw new HomaException(HomaStatus.INVALID_ARGUMENT,
-                    "invalid argument for " + method.fullName() + ": " + describe(e), e);
-        }
-    }
-
-    private static org.reactivestreams.Publisher<?> invoke(RpcMethod method, @Nullable Object[] arguments) {
-        org.reactivestreams.Publisher<?> result = method.invoker().apply(arguments);
-        if (result == null) {
-            throw new NullPointerException("invoker of " + method.fullName() + " returned null");
-        }
-        return result;
+        streams.ended(stream);
     }
 
     /** The error response for {@code error}: mapped status and message, and the exception's type. */
     RpcEnvelope.Response errorResponse(Throwable error, String what) {
-        Throwable cause = Exceptions.unwrap(error);
-        HomaException mapped = map(cause);
-        RpcEnvelope.Response response;
-        if (mapped != null) {
-            log.debug("Homa RPC {} answered {}: {}", what, mapped.status(), mapped.getMessage());
-            response = RpcEnvelope.Response.error(mapped.status(), message(mapped));
-        } else {
-            log.warn("Homa RPC {} failed", what, cause);
-            response = RpcEnvelope.Response.error(HomaStatus.INTERNAL, describe(cause));
-        }
-        return response.withMetadata(RpcMetadata.ERROR_TYPE, cause.getClass().getName());
-    }
-
-    private @Nullable HomaException map(Throwable error) {
-        for (RpcExceptionMapper mapper : mappers) {
-            HomaException mapped;
-            try {
-                mapped = mapper.map(error);
-            } catch (RuntimeException e) {
-                log.warn("Homa exception mapper {} failed on {}", mapper, error.getClass().getName(), e);
-                continue;
-            }
-            if (mapped != null) {
-                return mapped;
-            }
-        }
-        if (error instanceof RejectedExecutionException) {
-            return new HomaException(HomaStatus.RESOURCE_EXHAUSTED,
-                    "the server's scheduler is full and rejected the call: " + describe(error));
-        }
-        return error instanceof HomaException homa ? homa : null;
-    }
-
-    private static String message(HomaException error) {
-        if (error instanceof HomaRemoteException remote) {
-            return remote.remoteMessage();
-        }
-        return String.valueOf(error.getMessage());
-    }
-
-    /** {@code "ExceptionType: message"}, or just the type when there is no message. */
-    static String describe(Throwable error) {
-        String type = error.getClass().getSimpleName();
-        if (type.isEmpty()) {
-            type = error.getClass().getName();
-        }
-        String message = error.getMessage();
-        return message == null ? type : type + ": " + message;
+        return errors.errorResponse(error, what);
     }
 
     /** The scheduler timers of streams run on. */
     Scheduler scheduler() {
         return scheduler;
     }
-
-    private record MethodKey(String service, String method) {}
 }

@@ -202,7 +202,7 @@ final class ServerUpload implements Publisher<Object>, Subscription {
                 rejection = e;
             } catch (RuntimeException e) {
                 rejection = new HomaException(HomaStatus.INVALID_ARGUMENT,
-                        "bad push to the request stream of " + name + ": " + RpcDispatcher.describe(e), e);
+                        "bad push to the request stream of " + name + ": " + ServerErrors.describe(e), e);
             }
             if (rejection != null) {
                 synchronized (this) {
