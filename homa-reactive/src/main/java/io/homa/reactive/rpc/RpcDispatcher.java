@@ -5,6 +5,9 @@ import static io.homa.reactive.rpc.MethodInvoker.deadlineNs;
 import static io.homa.reactive.rpc.MethodInvoker.decodeArguments;
 import static io.homa.reactive.rpc.MethodInvoker.invoke;
 import static io.homa.reactive.rpc.MethodInvoker.withResponseMetadata;
+import static io.homa.reactive.rpc.ResponseMessages.encodeWithinLimit;
+import static io.homa.reactive.rpc.ResponseMessages.ready;
+import static io.homa.reactive.rpc.ResponseMessages.tooLarge;
 import static io.homa.reactive.rpc.ServerErrors.unavailable;
 
 import io.homa.reactive.HomaException;
@@ -14,13 +17,11 @@ import io.homa.reactive.HomaStatus;
 import io.homa.reactive.NanoClock;
 import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -99,7 +100,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     private final Scheduler scheduler;
     private final MethodTable methods = new MethodTable();
     private final ServerErrors errors = new ServerErrors();
-    private final List<HomaServerInterceptor> interceptors = new CopyOnWriteArrayList<>();
+    private final ServerInterceptorChain interceptors = new ServerInterceptorChain();
     private final ServerStreams streams = new ServerStreams(this, methods);
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Sinks.Empty<Void> drained = Sinks.empty();
@@ -175,7 +176,7 @@ public class RpcDispatcher implements HomaRequestHandler {
      * @return this dispatcher
      */
     public RpcDispatcher addInterceptor(HomaServerInterceptor interceptor) {
-        interceptors.add(Objects.requireNonNull(interceptor, "interceptor must not be null"));
+        interceptors.add(interceptor);
         return this;
     }
 
@@ -374,7 +375,7 @@ public class RpcDispatcher implements HomaRequestHandler {
             if (ready != null) {
                 // Answered while it was dispatched (a method returning Mono.just, or an error):
                 // no operator chain per call.
-                return Mono.just(encodeWithinLimit(ready, "request " + request.rpcId()));
+                return Mono.just(encodeWithinLimit(ready, "request " + request.rpcId(), maxResponseBytes, errors));
             }
             return encoded(request, response);
         });
@@ -384,49 +385,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     private Mono<ByteBuf> encoded(HomaRequest request, Mono<RpcEnvelope.Response> response) {
         return response
                 .onErrorResume(error -> Mono.just(errorResponse(error, "request " + request.rpcId())))
-                .map(r -> encodeWithinLimit(r, "request " + request.rpcId()));
-    }
-
-    /**
-     * The response {@code response} already holds, if it is a {@code Mono.just} ({@link Fuseable.ScalarCallable}
-     * with a value); else null (still to come, or empty).
-     */
-    private static RpcEnvelope.@Nullable Response ready(Mono<RpcEnvelope.Response> response) {
-        if (response instanceof Fuseable.ScalarCallable<?> scalar) {
-            try {
-                return (RpcEnvelope.Response) scalar.call();
-            } catch (Exception e) {
-                return null; // Mono.error: the chain turns it into an error response
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The response's bytes: its envelope, then its payload, which a long payload is not copied
-     * behind ({@link EnvelopeCodec#SEPARATE_PAYLOAD_BYTES}: the transport sends the two arrays as
-     * one message). One longer than {@link #maxResponseBytes(int)} (its
-     * payload checked in {@link #execute}, its metadata only here) becomes a RESOURCE_EXHAUSTED
-     * error response.
-     */
-    private ByteBuf encodeWithinLimit(RpcEnvelope.Response response, String what) {
-        boolean separate = response.payloadLengthBytes() >= EnvelopeCodec.SEPARATE_PAYLOAD_BYTES;
-        byte[] envelope = separate
-                ? EnvelopeCodec.encodeResponse(response.status(), response.message(), response.metadata(), EnvelopeCodec.NO_PAYLOAD)
-                : EnvelopeCodec.encodeResponse(response);
-        long lengthBytes = envelope.length + (separate ? response.payloadLengthBytes() : 0);
-        if (lengthBytes > maxResponseBytes) {
-            return Unpooled.wrappedBuffer(EnvelopeCodec.encodeResponse(errorResponse(tooLarge(what, lengthBytes), what)));
-        }
-        if (!separate) {
-            return Unpooled.wrappedBuffer(envelope);
-        }
-        return EnvelopeCodec.behindEnvelope(envelope, response.payloadParts());
-    }
-
-    private HomaException tooLarge(String what, long lengthBytes) {
-        return new HomaException(HomaStatus.RESOURCE_EXHAUSTED, "the response of " + what + " is " + lengthBytes
-                + " bytes encoded, more than the " + maxResponseBytes + " bytes a message may have (max-message-size)");
+                .map(r -> encodeWithinLimit(r, "request " + request.rpcId(), maxResponseBytes, errors));
     }
 
     /** @param onScheduler whether this runs on the scheduler already (a long request) */
@@ -440,19 +399,12 @@ public class RpcDispatcher implements HomaRequestHandler {
         PayloadCodec codec = codecs.get(envelope.codec());
         ServerCall call = new ServerCall(envelope.service(), envelope.method(), envelope.metadata(),
                 request.client(), request.rpcId());
-        List<HomaServerInterceptor> snapshot = List.copyOf(interceptors);
+        List<HomaServerInterceptor> snapshot = interceptors.snapshot();
         if (snapshot.isEmpty()) {
             return dispatchWithoutInterceptors(call, envelope, codec, arrivalNs, onScheduler);
         }
-        Function<ServerCall, Mono<RpcEnvelope.Response>> chain =
-                c -> Mono.defer(() -> execute(c, envelope, codec, arrivalNs, onScheduler));
-        for (int i = snapshot.size() - 1; i >= 0; i--) {
-            HomaServerInterceptor interceptor = snapshot.get(i);
-            Function<ServerCall, Mono<RpcEnvelope.Response>> next = chain;
-            chain = c -> Mono.defer(() -> interceptor.intercept(c, next))
-                    .onErrorResume(error -> Mono.just(errorResponse(error, c.fullMethodName())));
-        }
-        Function<ServerCall, Mono<RpcEnvelope.Response>> first = chain;
+        Function<ServerCall, Mono<RpcEnvelope.Response>> first = ServerInterceptorChain.around(snapshot,
+                c -> Mono.defer(() -> execute(c, envelope, codec, arrivalNs, onScheduler)), errors);
         enter();
         return inFlight(call, Mono.defer(() -> first.apply(call)),
                 "a server interceptor completed " + call.fullMethodName() + " without a response");
@@ -571,7 +523,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     private RpcEnvelope.Response ok(ServerCall call, byte[][] payload) {
         RpcEnvelope.Response response = RpcEnvelope.Response.okParts(payload);
         if (response.payloadLengthBytes() > maxResponseBytes) {
-            throw tooLarge(call.fullMethodName(), response.payloadLengthBytes());
+            throw tooLarge(call.fullMethodName(), response.payloadLengthBytes(), maxResponseBytes);
         }
         return response;
     }
