@@ -185,7 +185,7 @@ final class ClientStream<T> {
         List<T> items;
         boolean startUpload = false;
         try {
-            response = HomaClient.decodeResponse(call, bytes);
+            response = ClientErrors.decodeResponse(call, bytes);
             String id = response.metadata().get(RpcMetadata.STREAM_ID);
             if (id != null) {
                 synchronized (this) {
@@ -238,7 +238,8 @@ final class ClientStream<T> {
             if (response.status() == HomaStatus.OK) {
                 sink.complete();
             } else {
-                sink.error(client.remoteError(call, HomaClient.remoteException(response), startNs, timeoutNs));
+                sink.error(ClientErrors.remoteError(call, ClientErrors.remoteException(response), startNs, timeoutNs,
+                        client.clock()));
             }
             return;
         }
@@ -279,7 +280,7 @@ final class ClientStream<T> {
     /** The deadline passed. */
     private void expire() {
         if (stopAndCancelServer()) {
-            sink.error(HomaClient.deadlineExceeded(call, timeoutNs));
+            sink.error(ClientErrors.deadlineExceeded(call, timeoutNs));
         }
     }
 

@@ -279,9 +279,10 @@ final class ClientUpload implements CoreSubscriber<Object> {
         RpcEnvelope.Response response;
         long granted;
         try {
-            response = HomaClient.decodeResponse(call, bytes);
+            response = ClientErrors.decodeResponse(call, bytes);
             if (response.status() != HomaStatus.OK) {
-                pushFailed(client.remoteError(call, HomaClient.remoteException(response), startNs, timeoutNs));
+                pushFailed(ClientErrors.remoteError(call, ClientErrors.remoteException(response), startNs, timeoutNs,
+                        client.clock()));
                 return;
             }
             granted = Long.parseLong(response.metadata().getOrDefault(RpcMetadata.STREAM_CREDIT, "0"));

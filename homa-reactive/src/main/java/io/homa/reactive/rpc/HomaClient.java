@@ -1,14 +1,11 @@
 package io.homa.reactive.rpc;
 
-import io.homa.engine.MessageBytes;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.NanoClock;
 import io.homa.reactive.internal.rpc.EnvelopeCodec;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -20,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
-import reactor.core.Fuseable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
@@ -65,6 +61,7 @@ public class HomaClient {
     private final int streamBatchSize;
     private final int offloadBytes;
     private final NanoClock clock;
+    private final UnaryExchange unaryExchange;
 
     /**
      * A client that decodes results on the transport's event loop (no thread hop), speaks only
@@ -103,6 +100,7 @@ public class HomaClient {
         this.resultScheduler = builder.resultScheduler;
         this.streamBatchSize = builder.streamBatchSize;
         this.offloadBytes = builder.offloadBytes;
+        this.unaryExchange = new UnaryExchange(this, transport, resolver, resultScheduler, offloadBytes, clock);
     }
 
     /** A builder sending on {@code transport}. */
@@ -161,7 +159,7 @@ public class HomaClient {
     public <T> Mono<T> call(String service, String method, @Nullable Object[] arguments, Type responseType,
                             CallOptions options) {
         RpcCall call = new RpcCall(service, method, arguments.clone(), responseType, options, false);
-        return intercepted(call, Mono.defer(() -> this.<T>unary(call, true)));
+        return intercepted(call, Mono.defer(() -> unaryExchange.<T>exchange(call, true)));
     }
 
     /**
@@ -174,7 +172,7 @@ public class HomaClient {
     public <T> Mono<HomaResponse<T>> callForResponse(String service, String method, @Nullable Object[] arguments,
                                                      Type responseType, CallOptions options) {
         RpcCall call = new RpcCall(service, method, arguments.clone(), responseType, options, false);
-        return intercepted(call, Mono.defer(() -> this.<HomaResponse<T>>unary(call, false)));
+        return intercepted(call, Mono.defer(() -> unaryExchange.<HomaResponse<T>>exchange(call, false)));
     }
 
     /**
@@ -269,130 +267,12 @@ public class HomaClient {
         return interceptors;
     }
 
-    // ------------------------------------------------------------------ unary
+    // ------------------------------------------------------------------ exchanges
 
     /** The clock this client measures deadlines on. */
     NanoClock clock() {
         return clock;
     }
-
-    /**
-     * One unary exchange: resolve, send, decode. Few operators per call: a resolver's
-     * {@code Mono.just} is read at once, and a short response is decoded where it arrives.
-     *
-     * @param valueOnly emit the result itself (empty for {@code null}) rather than a {@link HomaResponse}
-     * @return {@code R} is the result type when {@code valueOnly}, else {@code HomaResponse} of it
-     */
-    @SuppressWarnings("unchecked")
-    private <R> Mono<R> unary(RpcCall call, boolean valueOnly) {
-        PayloadCodec codec = codec(call);
-        long timeoutNs = timeoutNs(call);
-        long startNs = clock.nanoTime();
-        Mono<InetSocketAddress> resolved = resolver.resolve(call.service());
-        Mono<ByteBuf> exchange;
-        if (resolved instanceof Fuseable.ScalarCallable<?> scalar) {
-            InetSocketAddress server;
-            try {
-                server = (InetSocketAddress) scalar.call();
-            } catch (Exception e) {
-                return Mono.error(e);
-            }
-            if (server == null) {
-                return Mono.error(noPeer(call));
-            }
-            exchange = transport.call(server, requestMessage(call, codec, startNs, timeoutNs));
-        } else {
-            exchange = orNoPeer(call, resolved).flatMap(server ->
-                    transport.call(server, requestMessage(call, codec, startNs, timeoutNs)));
-        }
-        if (timeoutNs > 0) {
-            exchange = exchange.timeout(Duration.ofNanos(timeoutNs), Mono.error(() -> deadlineExceeded(call, timeoutNs)));
-        }
-        if (resultScheduler != null) {
-            return exchange.publishOn(resultScheduler).handle((message, sink) -> {
-                Object result;
-                try {
-                    result = result(call, codec, message, valueOnly, startNs, timeoutNs);
-                } catch (HomaException e) {
-                    sink.error(e);
-                    return;
-                }
-                if (result != null) {
-                    sink.next((R) result);
-                }
-            });
-        }
-        return exchange.flatMap(message -> {
-            if (message.readableBytes() > offloadBytes) {
-                return Mono.fromCallable(() -> (R) result(call, codec, message, valueOnly, startNs, timeoutNs))
-                        .subscribeOn(Schedulers.parallel());
-            }
-            // Decoded here, on the event loop: an inner Mono.just (or empty, or error) costs no subscription.
-            try {
-                return Mono.justOrEmpty((R) result(call, codec, message, valueOnly, startNs, timeoutNs));
-            } catch (HomaException e) {
-                return Mono.error(e);
-            }
-        });
-    }
-
-    /** The decoded response (released here): its value, or a {@link HomaResponse} unless {@code valueOnly}. */
-    private @Nullable Object result(RpcCall call, PayloadCodec codec, ByteBuf message, boolean valueOnly,
-                                    long startNs, long timeoutNs) {
-        HomaResponse<?> response;
-        try {
-            response = decodeResult(call, codec, message);
-        } catch (HomaRemoteException e) {
-            throw remoteError(call, e, startNs, timeoutNs);
-        } finally {
-            message.release();
-        }
-        return valueOnly ? response.value() : response;
-    }
-
-    private static HomaException noPeer(RpcCall call) {
-        return new HomaException(HomaStatus.UNAVAILABLE,
-                "no peer for service '" + call.service() + "' (the resolver found none)");
-    }
-
-    /**
-     * A unary request: its envelope, then its payload. A long payload's parts (the codec's, e.g. a
-     * raw {@code byte[]} and its tag) go behind the envelope as they are, not copied
-     * ({@link EnvelopeCodec#SEPARATE_PAYLOAD_BYTES}): the transport sends the arrays as one message.
-     */
-    private ByteBuf requestMessage(RpcCall call, PayloadCodec codec, long startNs, long timeoutNs) {
-        byte[][] payload = codec.encodeArgumentParts(call.arguments());
-        if (MessageBytes.lengthBytes(payload) < EnvelopeCodec.SEPARATE_PAYLOAD_BYTES) {
-            return Unpooled.wrappedBuffer(
-                    encodeRequest(call, codec, startNs, timeoutNs, Map.of(), MessageBytes.join(payload)));
-        }
-        return EnvelopeCodec.behindEnvelope(encodeRequest(call, codec, startNs, timeoutNs, Map.of(), EnvelopeCodec.NO_PAYLOAD),
-                payload);
-    }
-
-    private HomaResponse<?> decodeResult(RpcCall call, PayloadCodec codec, ByteBuf message) {
-        EnvelopeCodec.ResponseView response;
-        try {
-            response = EnvelopeCodec.decodeResponseView(message);
-        } catch (HomaException e) {
-            throw badResponse(call, e);
-        }
-        if (response.status() != HomaStatus.OK) {
-            throw remoteException(response.status(), response.message(), response.metadata());
-        }
-        HomaMetadata metadata = HomaMetadata.readOnlyOf(response.metadata());
-        if (!response.payload().isReadable()) {
-            return new HomaResponse<>(null, metadata);
-        }
-        try {
-            return new HomaResponse<>(codec.decode(response.payload(), call.responseType()), metadata);
-        } catch (HomaException e) {
-            throw new HomaException(HomaStatus.INTERNAL,
-                    "cannot decode the result of " + call.fullMethodName() + ": " + e.getMessage(), e);
-        }
-    }
-
-    // ------------------------------------------------------------------ stream
 
     /** A unary exchange wrapped in the interceptors, the first one outermost. */
     private <R> Mono<R> intercepted(RpcCall call, Mono<R> exchange) {
@@ -445,12 +325,7 @@ public class HomaClient {
     }
 
     Mono<InetSocketAddress> resolve(RpcCall call) {
-        return orNoPeer(call, resolver.resolve(call.service()));
-    }
-
-    /** {@code resolved}, or UNAVAILABLE if it completes empty. */
-    private static Mono<InetSocketAddress> orNoPeer(RpcCall call, Mono<InetSocketAddress> resolved) {
-        return resolved.switchIfEmpty(Mono.error(() -> noPeer(call)));
+        return ClientErrors.orNoPeer(call, resolver.resolve(call.service()));
     }
 
     /**
@@ -472,7 +347,7 @@ public class HomaClient {
         if (timeoutNs > 0) {
             long remainingNs = startNs + timeoutNs - clock.nanoTime();
             if (remainingNs <= 0) {
-                throw deadlineExceeded(call, timeoutNs);
+                throw ClientErrors.deadlineExceeded(call, timeoutNs);
             }
             metadata.put(RpcMetadata.TIMEOUT_MS, Long.toString(
                     Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNs + 999_999))));
@@ -484,48 +359,6 @@ public class HomaClient {
             throw new HomaException(HomaStatus.INVALID_ARGUMENT,
                     "cannot call " + call.fullMethodName() + ": " + e.getMessage(), e);
         }
-    }
-
-    static RpcEnvelope.Response decodeResponse(RpcCall call, byte[] bytes) {
-        try {
-            return EnvelopeCodec.decodeResponse(bytes);
-        } catch (HomaException e) {
-            throw badResponse(call, e);
-        }
-    }
-
-    private static HomaException badResponse(RpcCall call, HomaException e) {
-        return new HomaException(HomaStatus.INTERNAL, "bad response from " + call.fullMethodName() + ": " + e.getMessage(), e);
-    }
-
-    static HomaRemoteException remoteException(RpcEnvelope.Response response) {
-        return remoteException(response.status(), response.message(), response.metadata());
-    }
-
-    private static HomaRemoteException remoteException(HomaStatus status, String message, Map<String, String> metadata) {
-        return new HomaRemoteException(status, message, metadata.get(RpcMetadata.ERROR_TYPE),
-                HomaMetadata.readOnlyOf(metadata).asMap());
-    }
-
-    /**
-     * The error a call's remote failure reaches its caller as: {@code remote} itself, except that a
-     * DEADLINE_EXCEEDED arriving once the call's own deadline has passed here too is the caller's
-     * deadline error ({@link #deadlineExceeded}, with {@code remote} as its cause). The server's
-     * timer for the deadline the call sent (rounded up to whole milliseconds) may fire before the
-     * client's: the caller sees the same error whichever noticed first.
-     */
-    HomaException remoteError(RpcCall call, HomaRemoteException remote, long startNs, long timeoutNs) {
-        if (remote.status() == HomaStatus.DEADLINE_EXCEEDED && timeoutNs > 0 && clock.nanoTime() - startNs >= timeoutNs) {
-            HomaException own = deadlineExceeded(call, timeoutNs);
-            own.initCause(remote);
-            return own;
-        }
-        return remote;
-    }
-
-    static HomaException deadlineExceeded(RpcCall call, long timeoutNs) {
-        return new HomaException(HomaStatus.DEADLINE_EXCEEDED, "deadline of "
-                + Duration.ofNanos(timeoutNs).toMillis() + " ms exceeded calling " + call.fullMethodName());
     }
 
     private static long saturatedNanos(Duration duration) {
