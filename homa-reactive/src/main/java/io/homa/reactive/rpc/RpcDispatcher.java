@@ -22,16 +22,12 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import reactor.core.Fuseable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -94,18 +90,13 @@ public class RpcDispatcher implements HomaRequestHandler {
      */
     public static final int DEFAULT_OFFLOAD_BYTES = 16 * 1024;
 
-    private static final Logger log = LoggerFactory.getLogger(RpcDispatcher.class);
-
     private final PayloadCodecs codecs;
     private final Scheduler scheduler;
     private final MethodTable methods = new MethodTable();
     private final ServerErrors errors = new ServerErrors();
     private final ServerInterceptorChain interceptors = new ServerInterceptorChain();
     private final ServerStreams streams = new ServerStreams(this, methods);
-    private final AtomicInteger inFlight = new AtomicInteger();
-    private final Sinks.Empty<Void> drained = Sinks.empty();
-    private final Sinks.One<Boolean> aborted = Sinks.one();
-    private volatile boolean shuttingDown;
+    private final DispatcherDrain drain = new DispatcherDrain();
     private volatile int streamBatchBytes = DEFAULT_STREAM_BATCH_BYTES;
     private volatile int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
     private volatile int offloadBytes = DEFAULT_OFFLOAD_BYTES;
@@ -297,12 +288,12 @@ public class RpcDispatcher implements HomaRequestHandler {
 
     /** Requests being handled plus open streams. */
     public int inFlight() {
-        return inFlight.get();
+        return drain.inFlight();
     }
 
     /** Whether {@link #shutdown} was called. */
     public boolean isShuttingDown() {
-        return shuttingDown;
+        return drain.isShuttingDown();
     }
 
     /**
@@ -318,40 +309,15 @@ public class RpcDispatcher implements HomaRequestHandler {
         if (gracePeriod.isNegative()) {
             throw new IllegalArgumentException("gracePeriod must not be negative, was " + gracePeriod);
         }
-        return Mono.defer(() -> {
-            shuttingDown = true;
-            if (inFlight.get() == 0) {
-                drained.tryEmitEmpty();
-            }
-            Mono<Void> abort = Mono.fromRunnable(this::abortAll);
-            return gracePeriod.isZero() ? abort : drained.asMono().timeout(gracePeriod, abort);
-        });
-    }
-
-    private void abortAll() {
-        if (inFlight.get() > 0) {
-            log.info("Homa dispatcher shutting down: cancelling {} calls still in flight", inFlight.get());
-        }
-        aborted.tryEmitValue(Boolean.TRUE);
-        streams.cancelAll(unavailable());
-    }
-
-    /** What a call in progress gets when the dispatcher aborts: one per dispatcher class, a new exception per call. */
-    private static final Mono<Object> ABORTED = Mono.error(ServerErrors::unavailable);
-
-    @SuppressWarnings("unchecked") // an error Mono emits no value of any type
-    private static <T> Mono<T> abortedCall() {
-        return (Mono<T>) ABORTED;
+        return drain.shutdown(gracePeriod, () -> streams.cancelAll(unavailable()));
     }
 
     void enter() {
-        inFlight.incrementAndGet();
+        drain.enter();
     }
 
     void exit() {
-        if (inFlight.decrementAndGet() == 0 && shuttingDown) {
-            drained.tryEmitEmpty();
-        }
+        drain.exit();
     }
 
     /**
@@ -393,7 +359,7 @@ public class RpcDispatcher implements HomaRequestHandler {
         long arrivalNs = clock.nanoTime();
         EnvelopeCodec.RequestView envelope = EnvelopeCodec.decodeRequestView(request.payload());
         String phase = envelope.metadata().get(RpcMetadata.STREAM);
-        if (shuttingDown && (phase == null || phase.equals(RpcMetadata.STREAM_OPEN))) {
+        if (drain.isShuttingDown() && (phase == null || phase.equals(RpcMetadata.STREAM_OPEN))) {
             throw unavailable();
         }
         PayloadCodec codec = codecs.get(envelope.codec());
@@ -506,8 +472,7 @@ public class RpcDispatcher implements HomaRequestHandler {
             result = result.timeout(Duration.ofNanos(remainingNs), Mono.error(() -> new HomaException(
                     HomaStatus.DEADLINE_EXCEEDED, "deadline passed while " + call.fullMethodName() + " ran")));
         }
-        return result
-                .timeout(aborted.asMono(), abortedCall())
+        return drain.untilAborted(result)
                 .contextWrite(reactor.util.context.Context.of(HomaCallContext.class, context))
                 .map(value -> ok(call, codec.encodeParts(value)))
                 .switchIfEmpty(Mono.fromSupplier(() -> ok(call, codec.encodeParts(null))))

@@ -40,8 +40,9 @@ import reactor.test.StepVerifier;
 import reactor.util.context.Context;
 
 /**
- * Issue 6 over two real transports on loopback UDP: codecs and mixed peers, several arguments,
- * errors, deadlines, streaming with backpressure and cancellation, interceptors, graceful shutdown.
+ * The RPC layer's features over two real transports on loopback UDP: codecs and mixed peers,
+ * several arguments, errors, deadlines, streaming with backpressure and cancellation,
+ * interceptors, graceful shutdown.
  */
 class HomaRpcFeaturesLoopbackTest {
     record Item(String name, int count) {}
