@@ -17,17 +17,18 @@ import reactor.core.publisher.Mono;
 final class ClientErrors {
     private ClientErrors() {}
 
+    /** UNAVAILABLE: the resolver found no endpoint for the call's service. */
     static HomaException noPeer(RpcCall call) {
         return new HomaException(HomaStatus.UNAVAILABLE,
                 "no peer for service '" + call.service() + "' (the resolver found none)");
     }
 
     /** {@code resolved}, or UNAVAILABLE if it completes empty. */
-    /** {@code resolved}, or UNAVAILABLE if it completes empty. */
     static Mono<InetSocketAddress> orNoPeer(RpcCall call, Mono<InetSocketAddress> resolved) {
         return resolved.switchIfEmpty(Mono.error(() -> noPeer(call)));
     }
 
+    /** The response in {@code bytes}; INTERNAL if they are not a response envelope. */
     static RpcEnvelope.Response decodeResponse(RpcCall call, byte[] bytes) {
         try {
             return EnvelopeCodec.decodeResponse(bytes);

@@ -59,7 +59,6 @@ public class HomaClient {
     private final List<HomaClientInterceptor> interceptors;
     private final @Nullable Scheduler resultScheduler;
     private final int streamBatchSize;
-    private final int offloadBytes;
     private final NanoClock clock;
     private final UnaryExchange unaryExchange;
 
@@ -99,8 +98,7 @@ public class HomaClient {
         this.interceptors = List.copyOf(builder.interceptors);
         this.resultScheduler = builder.resultScheduler;
         this.streamBatchSize = builder.streamBatchSize;
-        this.offloadBytes = builder.offloadBytes;
-        this.unaryExchange = new UnaryExchange(this, transport, resolver, resultScheduler, offloadBytes, clock);
+        this.unaryExchange = new UnaryExchange(this, transport, resolver, resultScheduler, builder.offloadBytes, clock);
     }
 
     /** A builder sending on {@code transport}. */
