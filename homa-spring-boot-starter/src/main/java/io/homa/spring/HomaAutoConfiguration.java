@@ -203,11 +203,15 @@ public final class HomaAutoConfiguration {
         return dispatcher;
     }
 
-    /** {@code homa.*} mapped onto the transport's settings. */
+    /**
+     * {@code homa.*} mapped onto the transport's and engine's settings, whose config builders
+     * check every value; a bad one fails start-up with the property, its value as written and its
+     * allowed range.
+     */
     @Bean
     @ConditionalOnMissingBean
     HomaTransportConfig homaTransportConfig(HomaProperties properties) {
-        return transportConfig(properties);
+        return HomaSettingsMapper.transportConfig(properties);
     }
 
     /**
@@ -329,16 +333,6 @@ public final class HomaAutoConfiguration {
     HomaClientSettingsCheck homaClientSettingsCheck(ListableBeanFactory beanFactory, HomaProperties properties,
             HomaServiceProxyFactory proxyFactory) {
         return new HomaClientSettingsCheck(beanFactory, properties.getClient(), proxyFactory);
-    }
-
-    /**
-     * {@code homa.*} mapped onto the transport's and engine's settings, by
-     * {@link HomaSettingsMapper#transportConfig}.
-     *
-     * @throws InvalidConfigurationPropertyValueException for a value outside its allowed range
-     */
-    static HomaTransportConfig transportConfig(HomaProperties properties) {
-        return HomaSettingsMapper.transportConfig(properties);
     }
 
     /**
