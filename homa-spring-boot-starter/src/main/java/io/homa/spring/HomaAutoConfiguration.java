@@ -1,7 +1,6 @@
 package io.homa.spring;
 
 import io.homa.engine.EngineConfig;
-import io.homa.engine.InvalidSettingException;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
 import io.homa.reactive.HomaTransportSpec;
@@ -17,6 +16,8 @@ import io.homa.reactive.rpc.ServiceResolver;
 import io.homa.reactive.rpc.StaticServiceResolver;
 import io.homa.spring.client.AutoConfiguredHomaClientsRegistrar;
 import io.homa.spring.client.HomaServiceProxyFactory;
+import io.homa.spring.internal.HomaPropertiesConverters;
+import io.homa.spring.internal.HomaSettingsMapper;
 import io.homa.spring.reflection.HomaReflectionService;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +33,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
@@ -44,7 +44,6 @@ import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.MutablePropertySources;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.task.VirtualThreadTaskExecutor;
-import org.springframework.util.unit.DataSize;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.resources.LoopResources;
@@ -75,6 +74,7 @@ import tools.jackson.databind.json.JsonMapper;
 @AutoConfiguration(afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
 @ConditionalOnClass(HomaTransport.class)
 @EnableConfigurationProperties(HomaProperties.class)
+@Import(HomaPropertiesConverters.class)
 public final class HomaAutoConfiguration {
 
     /** How long start-up waits for the UDP socket to bind. */
@@ -142,7 +142,7 @@ public final class HomaAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ServiceResolver homaServiceResolver(HomaProperties properties) {
-        return StaticServiceResolver.ofPeers(properties.getClient().peerAddresses());
+        return StaticServiceResolver.ofPeers(HomaSettingsMapper.peerAddresses(properties.getClient()));
     }
 
     /** The name of the scheduler bean that runs blocking service methods. */
@@ -203,11 +203,15 @@ public final class HomaAutoConfiguration {
         return dispatcher;
     }
 
-    /** {@code homa.*} mapped onto the transport's settings. */
+    /**
+     * {@code homa.*} mapped onto the transport's and engine's settings, whose config builders
+     * check every value; a bad one fails start-up with the property, its value as written and its
+     * allowed range.
+     */
     @Bean
     @ConditionalOnMissingBean
     HomaTransportConfig homaTransportConfig(HomaProperties properties) {
-        return transportConfig(properties);
+        return HomaSettingsMapper.transportConfig(properties);
     }
 
     /**
@@ -306,7 +310,7 @@ public final class HomaAutoConfiguration {
                 .codecs(codecs)
                 .defaultCodec(codec)
                 .defaultTimeout(client.getDefaultTimeout())
-                .timeouts(client::configuredTimeout)
+                .timeouts((service, method) -> HomaSettingsMapper.configuredTimeout(client, service, method))
                 .streamBatchSize(client.getStreamBatchSize())
                 .interceptors(interceptors.orderedStream().toList())
                 .build();
@@ -329,66 +333,6 @@ public final class HomaAutoConfiguration {
     HomaClientSettingsCheck homaClientSettingsCheck(ListableBeanFactory beanFactory, HomaProperties properties,
             HomaServiceProxyFactory proxyFactory) {
         return new HomaClientSettingsCheck(beanFactory, properties.getClient(), proxyFactory);
-    }
-
-    /**
-     * {@code homa.*} mapped onto the transport's and engine's settings. Their config builders
-     * validate every value (once, there); a bad one fails start-up with the property, its value and
-     * its allowed range ({@link HomaSettingErrors}).
-     *
-     * @throws InvalidConfigurationPropertyValueException for a value outside its allowed range
-     */
-    static HomaTransportConfig transportConfig(HomaProperties properties) {
-        try {
-            return buildTransportConfig(properties);
-        } catch (InvalidSettingException ex) {
-            throw HomaSettingErrors.toPropertyError(ex, properties);
-        }
-    }
-
-    /** A size in bytes as an int, saturated (so that 4GB cannot wrap round into an allowed value). */
-    private static int bytesAsInt(DataSize size) {
-        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, size.toBytes()));
-    }
-
-    private static HomaTransportConfig buildTransportConfig(HomaProperties properties) {
-        PropertyMapper map = PropertyMapper.get();
-        HomaProperties.Protocol protocol = properties.getProtocol();
-        EngineConfig.Builder engine = EngineConfig.builder();
-        map.from(protocol::getMtu).to(engine::mtuBytes);
-        map.from(protocol::getUnscheduledBytes).as(HomaAutoConfiguration::bytesAsInt).to(engine::unscheduledBytes);
-        map.from(protocol::getMaxMessageSize).as(HomaAutoConfiguration::bytesAsInt).to(engine::maxMessageBytes);
-        map.from(protocol::getResendInterval).as(Duration::toNanos).to(engine::resendIntervalNs);
-        map.from(protocol::getPeerSilenceTimeout).as(Duration::toNanos).to(engine::peerSilenceTimeoutNs);
-        map.from(protocol::getPeerIdleTimeout).as(Duration::toNanos).to(engine::peerIdleTimeoutNs);
-        map.from(protocol::getMaxInboundBuffer).as(DataSize::toBytes).to(engine::maxInboundBufferBytes);
-        map.from(protocol::getMaxOvercommit).to(engine::maxOvercommit);
-        map.from(protocol::getMaxGrantsPerPeer).to(engine::maxGrantsPerPeer);
-        map.from(protocol::getMaxIncoming).as(HomaAutoConfiguration::bytesAsInt).to(engine::maxIncomingBytes);
-        map.from(protocol::getFifoGrantFraction).to(engine::fifoGrantFraction);
-        map.from(protocol::getPriorityLevels).to(engine::priorityLevels);
-        map.from(protocol::getIncastThreshold).to(engine::incastThreshold);
-        map.from(protocol::getIncastUnscheduledBytes).as(HomaAutoConfiguration::bytesAsInt).to(engine::incastUnscheduledBytes);
-        map.from(protocol::isAddressValidation).to(engine::addressValidation);
-        map.from(protocol::getRttBytes).as(HomaAutoConfiguration::bytesAsInt).to(engine::rttBytes);
-
-        HomaProperties.Server server = properties.getServer();
-        HomaProperties.Transport transport = properties.getTransport();
-        HomaTransportConfig.Builder config = HomaTransportConfig.builder();
-        map.from(server::getBindAddress).to(config::bindAddress);
-        map.from(server::getPort).to(config::port);
-        map.from(transport::getReceiveBufferSize).as(HomaAutoConfiguration::bytesAsInt).to(config::receiveBufferBytes);
-        map.from(transport::getSendBufferSize).as(HomaAutoConfiguration::bytesAsInt).to(config::sendBufferBytes);
-        map.from(transport::isNative).to(config::nativeTransport);
-        map.from(protocol::resolvedLinkMbps).to(config::linkMbps);
-        map.from(protocol::getIncastBufferBytes).as(HomaAutoConfiguration::bytesAsInt).to(config::incastBufferBytes);
-        map.from(protocol::getMaxNicQueue).as(Duration::toNanos).to(config::maxNicQueueNs);
-        map.from(transport::isDeviceMtu).to(config::deviceMtu);
-        map.from(transport::isSegmentationOffload).to(config::segmentationOffload);
-        map.from(transport::getBusyPoll).as(Duration::toNanos).to(config::busyPollNs);
-        map.from(transport::getPriorityTos).to(config::priorityTos);
-        config.security(properties.getSecurity().toConfig());
-        return config.engine(engine.build()).build();
     }
 
     /**
@@ -423,7 +367,7 @@ public final class HomaAutoConfiguration {
                     && codecs.get(JsonPayloadCodec.NAME) instanceof JacksonPayloadCodec json)
                     ? json.mapper() : JsonMapper.builder().build();
             HomaReflectionService service = new HomaReflectionService(dispatcher, schemaMapper, registrar::signature);
-            return new HomaReflectionRegistrar(dispatcher, service, properties.getServer().getReflection().mode(),
+            return new HomaReflectionRegistrar(dispatcher, service, HomaSettingsMapper.reflectionMode(properties.getServer().getReflection()),
                     transport.localAddress(), transportConfig.security().mode());
         }
     }

@@ -18,6 +18,7 @@ import io.homa.reactive.rpc.PayloadCodecs;
 import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.reactive.rpc.ServiceResolver;
 import io.homa.spring.client.HomaServiceProxyFactory;
+import io.homa.spring.internal.HomaSettingsMapper;
 import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -87,7 +88,7 @@ class HomaAutoConfigurationTests {
     void shouldDefaultToPort4000OnAnyAddress() {
         HomaProperties properties = new HomaProperties();
         properties.validate();
-        HomaTransportConfig config = HomaAutoConfiguration.transportConfig(properties);
+        HomaTransportConfig config = HomaSettingsMapper.transportConfig(properties);
         assertThat(config.port()).isEqualTo(4000);
         assertThat(config.bindAddress()).isEqualTo("0.0.0.0");
         assertThat(config.engine()).isEqualTo(EngineConfig.defaults());

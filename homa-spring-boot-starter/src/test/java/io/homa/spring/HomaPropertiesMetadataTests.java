@@ -25,7 +25,11 @@ class HomaPropertiesMetadataTests {
         }
         Map<String, JsonNode> core = new HashMap<>();
         properties.forEach((name, property) -> {
-            if (property.path("sourceType").asString("").startsWith(HomaProperties.class.getName())) {
+            String sourceType = property.path("sourceType").asString("");
+            if (sourceType.startsWith(HomaProperties.class.getName())
+                    || sourceType.equals(HomaProtocolProperties.class.getName())
+                    || sourceType.equals(HomaTransportProperties.class.getName())
+                    || sourceType.equals(HomaSecurityProperties.class.getName())) {
                 core.put(name, property);
             }
         });

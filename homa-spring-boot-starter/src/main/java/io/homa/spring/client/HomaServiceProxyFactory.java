@@ -7,6 +7,7 @@ import io.homa.reactive.rpc.HomaResponse;
 import io.homa.reactive.rpc.PayloadCodecs;
 import io.homa.spring.HomaMethod;
 import io.homa.spring.HomaProperties;
+import io.homa.spring.internal.HomaSettingsMapper;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -73,7 +74,7 @@ public final class HomaServiceProxyFactory {
         this.placeholders = Objects.requireNonNull(placeholders, "placeholders must not be null");
         checkCodec("homa.client.codec", properties.getCodec());
         properties.getServices().forEach((service, settings) -> {
-            String codec = properties.configuredCodec(service);
+            String codec = HomaSettingsMapper.configuredCodec(properties, service);
             if (codec != null) {
                 checkCodec("homa.client.services." + service + ".codec", codec);
             }
@@ -105,8 +106,8 @@ public final class HomaServiceProxyFactory {
      * client's defaults apply.
      */
     public CallOptions callOptions(String service, String method, boolean idempotent) {
-        return new CallOptions(this.properties.configuredTimeout(service, method), idempotent,
-                this.properties.configuredCodec(service), Map.of());
+        return new CallOptions(HomaSettingsMapper.configuredTimeout(this.properties, service, method), idempotent,
+                HomaSettingsMapper.configuredCodec(this.properties, service), Map.of());
     }
 
     /**
@@ -130,7 +131,7 @@ public final class HomaServiceProxyFactory {
                     + " @HomaExchange(service = \"...\")");
         }
         Duration exchangeTimeout = parseTimeout(exchange.timeout(), "@HomaExchange(timeout) of " + type.getName());
-        String codec = this.properties.configuredCodec(service);
+        String codec = HomaSettingsMapper.configuredCodec(this.properties, service);
         if (codec == null && StringUtils.hasText(exchange.codec())) {
             codec = this.placeholders.apply(exchange.codec()).trim();
             if (!this.codecNames.contains(codec)) {
@@ -170,7 +171,7 @@ public final class HomaServiceProxyFactory {
             }
             idempotent = annotation.idempotent();
         }
-        Duration timeout = this.properties.configuredTimeout(service, rpcMethod);
+        Duration timeout = HomaSettingsMapper.configuredTimeout(this.properties, service, rpcMethod);
         if (timeout == null) {
             timeout = annotatedTimeout;
         }

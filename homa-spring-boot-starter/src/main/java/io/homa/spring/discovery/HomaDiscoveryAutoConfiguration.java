@@ -5,6 +5,8 @@ import io.homa.reactive.rpc.ServiceResolver;
 import io.homa.reactive.rpc.StaticServiceResolver;
 import io.homa.spring.HomaAutoConfiguration;
 import io.homa.spring.HomaProperties;
+import io.homa.spring.internal.HomaPropertiesConverters;
+import io.homa.spring.internal.HomaSettingsMapper;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -16,6 +18,7 @@ import org.springframework.cloud.client.discovery.DiscoveryClient;
 import org.springframework.cloud.client.discovery.ReactiveDiscoveryClient;
 import org.springframework.cloud.client.loadbalancer.reactive.ReactiveLoadBalancer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /**
  * Resolves Homa services through Spring Cloud when Spring Cloud Commons is on the classpath: the
@@ -38,6 +41,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass({HomaTransport.class, DiscoveryClient.class, ReactiveDiscoveryClient.class})
 @ConditionalOnBooleanProperty(name = "homa.client.discovery.enabled", matchIfMissing = true)
 @EnableConfigurationProperties({HomaProperties.class, HomaDiscoveryProperties.class})
+@Import(HomaPropertiesConverters.class)
 public final class HomaDiscoveryAutoConfiguration {
 
     /**
@@ -51,7 +55,7 @@ public final class HomaDiscoveryAutoConfiguration {
             ObjectProvider<ReactiveLoadBalancer.Factory<ServiceInstance>> loadBalancers,
             ObjectProvider<ReactiveDiscoveryClient> reactiveDiscoveryClients,
             ObjectProvider<DiscoveryClient> blockingDiscoveryClients) {
-        StaticServiceResolver staticPeers = StaticServiceResolver.ofPeers(properties.getClient().peerAddresses());
+        StaticServiceResolver staticPeers = StaticServiceResolver.ofPeers(HomaSettingsMapper.peerAddresses(properties.getClient()));
         ReactiveLoadBalancer.Factory<ServiceInstance> loadBalancerFactory = loadBalancers.getIfUnique();
         if (loadBalancerFactory != null) {
             return DiscoveryServiceResolver.loadBalanced(staticPeers, loadBalancerFactory,

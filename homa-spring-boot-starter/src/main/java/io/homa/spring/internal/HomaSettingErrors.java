@@ -1,6 +1,8 @@
-package io.homa.spring;
+package io.homa.spring.internal;
 
 import io.homa.engine.InvalidSettingException;
+import io.homa.spring.HomaProperties;
+import io.homa.spring.HomaProtocolProperties;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Function;
@@ -17,24 +19,24 @@ final class HomaSettingErrors {
 
     /** The engine's and transport's setting names, with the property each comes from. */
     private static final Map<String, Property> PROPERTIES = Map.ofEntries(
-            protocol("mtu", HomaProperties.Protocol::getMtu),
-            protocol("unscheduled-bytes", HomaProperties.Protocol::getUnscheduledBytes),
-            protocol("max-message-size", HomaProperties.Protocol::getMaxMessageSize),
-            protocol("resend-interval", HomaProperties.Protocol::getResendInterval),
-            protocol("peer-silence-timeout", HomaProperties.Protocol::getPeerSilenceTimeout),
-            protocol("peer-idle-timeout", HomaProperties.Protocol::getPeerIdleTimeout),
-            protocol("max-inbound-buffer", HomaProperties.Protocol::getMaxInboundBuffer),
-            protocol("max-overcommit", HomaProperties.Protocol::getMaxOvercommit),
-            protocol("max-grants-per-peer", HomaProperties.Protocol::getMaxGrantsPerPeer),
-            protocol("max-incoming", HomaProperties.Protocol::getMaxIncoming),
-            protocol("fifo-grant-fraction", HomaProperties.Protocol::getFifoGrantFraction),
-            protocol("priority-levels", HomaProperties.Protocol::getPriorityLevels),
-            protocol("incast-threshold", HomaProperties.Protocol::getIncastThreshold),
-            protocol("incast-unscheduled-bytes", HomaProperties.Protocol::getIncastUnscheduledBytes),
-            protocol("incast-buffer-bytes", HomaProperties.Protocol::getIncastBufferBytes),
-            protocol("link-mbps", HomaProperties.Protocol::getLinkMbps),
-            protocol("max-nic-queue", HomaProperties.Protocol::getMaxNicQueue),
-            protocol("rtt-bytes", HomaProperties.Protocol::getRttBytes),
+            protocol("mtu", HomaProtocolProperties::getMtu),
+            protocol("unscheduled-bytes", HomaProtocolProperties::getUnscheduledBytes),
+            protocol("max-message-size", HomaProtocolProperties::getMaxMessageSize),
+            protocol("resend-interval", HomaProtocolProperties::getResendInterval),
+            protocol("peer-silence-timeout", HomaProtocolProperties::getPeerSilenceTimeout),
+            protocol("peer-idle-timeout", HomaProtocolProperties::getPeerIdleTimeout),
+            protocol("max-inbound-buffer", HomaProtocolProperties::getMaxInboundBuffer),
+            protocol("max-overcommit", HomaProtocolProperties::getMaxOvercommit),
+            protocol("max-grants-per-peer", HomaProtocolProperties::getMaxGrantsPerPeer),
+            protocol("max-incoming", HomaProtocolProperties::getMaxIncoming),
+            protocol("fifo-grant-fraction", HomaProtocolProperties::getFifoGrantFraction),
+            protocol("priority-levels", HomaProtocolProperties::getPriorityLevels),
+            protocol("incast-threshold", HomaProtocolProperties::getIncastThreshold),
+            protocol("incast-unscheduled-bytes", HomaProtocolProperties::getIncastUnscheduledBytes),
+            protocol("incast-buffer-bytes", HomaProtocolProperties::getIncastBufferBytes),
+            protocol("link-mbps", HomaProtocolProperties::getLinkMbps),
+            protocol("max-nic-queue", HomaProtocolProperties::getMaxNicQueue),
+            protocol("rtt-bytes", HomaProtocolProperties::getRttBytes),
             Map.entry("security.mode", new Property("homa.security.mode", (p) -> p.getSecurity().getMode())),
             Map.entry("security.active-key", new Property("homa.security.active-key",
                     (p) -> p.getSecurity().getActiveKey())),
@@ -54,7 +56,7 @@ final class HomaSettingErrors {
     }
 
     private static Map.Entry<String, Property> protocol(String setting,
-            Function<HomaProperties.Protocol, Object> value) {
+            Function<HomaProtocolProperties, Object> value) {
         return Map.entry(setting, new Property("homa.protocol." + setting, (p) -> value.apply(p.getProtocol())));
     }
 
