@@ -203,7 +203,7 @@ final class AtMostOnce {
                 }
                 events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_LOST_RPC,
                         "server " + rpc.server.address + " no longer knows the RPC (RPC_UNKNOWN: it finished with it, for"
-                                + " example gave it up after retransmitting the response " + Sender.RETRANSMIT_BUDGET_FACTOR
+                                + " example gave it up after retransmitting the response " + SenderFeedback.RETRANSMIT_BUDGET_FACTOR
                                 + " times over, or it restarted)"));
             }
             return;

@@ -17,7 +17,8 @@ import java.util.ArrayDeque;
  *
  * <p>This class only dispatches; each section of the draft has a component of its own:
  * <ul>
- *   <li>{@link Sender}: DATA out, SRPT and FIFO queues, GRANT/RESEND/CUTOFFS in ("Sender").
+ *   <li>{@link Sender}: DATA out, SRPT and FIFO queues ("Sender"); {@link SenderFeedback}:
+ *       GRANT, RESEND and CUTOFFS in ("Sender", "Retransmission").
  *   <li>{@link Pacer}: the token bucket at {@code linkMbps} ("Pacing").
  *   <li>{@link Receiver}: DATA in, reassembly, RESENDs for missing ranges, CUTOFFS out, NEED_ACK
  *       answered ("Receiver", "Retransmission", "CUTOFFS").
@@ -59,6 +60,7 @@ public final class HomaEngine {
     private final TimerQueue timerQueue = new TimerQueue();
     private final RpcTable rpcs;
     private final Sender sender;
+    private final SenderFeedback feedback;
     private final Receiver receiver;
     private final AtMostOnce atMostOnce;
     private final AddressValidation validation;
@@ -127,8 +129,8 @@ public final class HomaEngine {
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
                 events, counters);
         Pacer pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
-        this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, atMostOnce, validation,
-                receiver, counters);
+        this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, validation, counters);
+        this.feedback = new SenderFeedback(params, rpcs, control, atMostOnce, validation, receiver, sender, counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
 
@@ -459,9 +461,9 @@ public final class HomaEngine {
         }
         boolean accepted = switch (type) {
             case DATA -> receiver.onData(nowNs, peer, packet, offset, length, fromServer, rpcId);
-            case GRANT -> sender.onGrant(nowNs, peer, packet, offset, length, fromServer, rpcId);
-            case RESEND -> sender.onResend(nowNs, peer, packet, offset, length, fromServer, rpcId);
-            case CUTOFFS -> sender.onCutoffs(peer, packet, offset, length, fromServer, rpcId);
+            case GRANT -> feedback.onGrant(nowNs, peer, packet, offset, length, fromServer, rpcId);
+            case RESEND -> feedback.onResend(nowNs, peer, packet, offset, length, fromServer, rpcId);
+            case CUTOFFS -> feedback.onCutoffs(peer, packet, offset, length, fromServer, rpcId);
             case ACK -> atMostOnce.onAck(peer, packet, offset, length, fromServer, rpcId);
             case RPC_UNKNOWN -> {
                 atMostOnce.onRpcUnknown(peer, fromServer, rpcId, commonRx.reason());

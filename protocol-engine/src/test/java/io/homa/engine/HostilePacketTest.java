@@ -106,7 +106,7 @@ class HostilePacketTest {
         ComponentRig rig = new ComponentRig();
         ServerRpc rpc = rig.serverRpcInService(0, PEER, RPC_ID, 100);
         int length = 20_000;
-        long budgetBytes = (long) Sender.RETRANSMIT_BUDGET_FACTOR * Sender.RETRANSMIT_BUDGET_FLOOR_BYTES;
+        long budgetBytes = (long) SenderFeedback.RETRANSMIT_BUDGET_FACTOR * SenderFeedback.RETRANSMIT_BUDGET_FLOOR_BYTES;
         rig.sender.respond(rpc, new byte[][] {ComponentRig.pattern(length, 4)});
         long firstBytes = payloadBytes(rig.drain(0));
         assertThat(firstBytes).isEqualTo(length);
@@ -158,7 +158,7 @@ class HostilePacketTest {
         rig.drain(1_000_000_000L);
         assertThat(rpc.request.nextOffset).isEqualTo(length);
         long retransmittedBytes = 0;
-        int rounds = 2 * Sender.RETRANSMIT_BUDGET_FACTOR;
+        int rounds = 2 * SenderFeedback.RETRANSMIT_BUDGET_FACTOR;
         for (int i = 1; i <= rounds; i++) {
             long nowNs = (i + 1) * 1_000_000_000L;
             rig.onResend(nowNs, PEER, ComponentRig.resend(rpc.rpcId | HomaHeader.FROM_SERVER_BIT, 0, length));
