@@ -84,6 +84,37 @@ final class AddressValidation {
     }
 
     /**
+     * Before a packet from a client address is handled: a client that echoes our address token
+     * proves it receives our packets, so it is validated (or the packet credited) first, and the
+     * GRANT or RESEND the packet carries is not held back more than it must be. A proven address
+     * may open state in {@code rpcs}.
+     *
+     * @return the client's peer, or null if we hold none (yet)
+     */
+    Peer beforeClientPacket(RpcTable rpcs, InetSocketAddress from, long echoedToken, int lengthBytes, long nowNs) {
+        Peer client = rpcs.knownPeer(from);
+        if (client == null && echoesToken(from, echoedToken)) {
+            client = rpcs.peerForInbound(from, nowNs); // null: the table is full
+        }
+        if (client != null) {
+            onPacketFromClient(client, echoedToken, lengthBytes);
+        }
+        return client;
+    }
+
+    /**
+     * After a packet from a client address was handled: if it created the client's peer (a
+     * request's first DATA), the packet is credited now.
+     *
+     * @param client what {@link #beforeClientPacket} returned
+     */
+    void afterClientPacket(RpcTable rpcs, Peer client, InetSocketAddress from, long echoedToken, int lengthBytes) {
+        if (client == null && (client = rpcs.knownPeer(from)) != null) {
+            onPacketFromClient(client, echoedToken, lengthBytes);
+        }
+    }
+
+    /**
      * Whether a packet from an address this server holds no peer for echoes our token for it (so
      * the address is real and receives our packets: a client we answered before we forgot it, or
      * whose first contact left no state). Costs an HMAC for a non-zero token; 0 costs nothing.

@@ -178,6 +178,32 @@ final class AtMostOnce {
     }
 
     /**
+     * A server refused a request because it is shutting down: every RPC to it whose request has
+     * not left yet fails with {@link HomaEvent.Reason#SERVER_SHUTTING_DOWN}, one event each. None
+     * of them reached the server, so none ran.
+     *
+     * @return how many RPCs failed
+     */
+    int failUnsentRequests(InetSocketAddress server) {
+        Peer peer = rpcs.knownPeer(server);
+        if (peer == null || peer.clientRpcCount == 0) {
+            return 0;
+        }
+        java.util.List<ClientRpc> unsent = new java.util.ArrayList<>();
+        for (ClientRpc rpc : rpcs.clientRpcs()) {
+            if (rpc.state() == ClientRpc.State.QUEUED && rpc.server == peer) {
+                unsent.add(rpc);
+            }
+        }
+        for (ClientRpc rpc : unsent) {
+            rpcs.removeClientRpc(rpc);
+            events.add(new HomaEvent.RpcFailed(rpc.rpcId, server, HomaEvent.Reason.SERVER_SHUTTING_DOWN,
+                    "request to " + server + " not sent: the server is shutting down (it refused another request)"));
+        }
+        return unsent.size();
+    }
+
+    /**
      * RPC_UNKNOWN. From a server: it has finished with (or given up) an RPC we still wait for, so
      * the response is lost; sending the request again could execute it twice, so the RPC fails
      * (a server that never saw the request asks for it with RESEND instead). From a client: it no

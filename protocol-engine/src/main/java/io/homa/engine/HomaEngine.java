@@ -39,9 +39,7 @@ public final class HomaEngine {
     public static final int MAX_PRIORITY = 7;
 
     private final EngineConfig config;
-    private long nextRpcId;
-    /** Draws the gap to the next rpcid; null: consecutive rpcids (+2), as tests and simulations want. */
-    private final java.util.random.RandomGenerator rpcIdSteps;
+    private final EndpointIdentity identity;
 
     /**
      * Bits of a clock-derived rpcid below the microseconds ({@link #clockDerivedFirstRpcId}): 52
@@ -84,13 +82,17 @@ public final class HomaEngine {
     }
 
     /**
-     * Creates an engine whose rpcids grow by random even steps of 2..{@value #MAX_RPC_ID_STEP}
-     * (issue 14: an off-path forger guessed rpcids that grew by 2 and answered live RPCs). The
-     * bit budget: a clock-derived first rpcid leaves 2^{@value #RPC_ID_CLOCK_SHIFT} = 2,048 rpcid
-     * units per microsecond of the client's life, and a step takes 257 on average, so a client may
-     * start about 8 RPCs per microsecond, sustained over its whole run, before a restarted client
-     * could reuse an rpcid of its predecessor that a server still remembers.
+     * Creates an engine whose rpcids grow by random even steps of 2..{@value #MAX_RPC_ID_STEP}, so
+     * that an off-path forger cannot guess the rpcids of live RPCs from one it saw. The bit budget:
+     * a clock-derived first rpcid leaves 2^{@value #RPC_ID_CLOCK_SHIFT} = 2,048 rpcid units per
+     * microsecond of the client's life, and a step takes 257 on average, so a client may start
+     * about 8 RPCs per microsecond, sustained over its whole run, before a restarted client could
+     * reuse an rpcid of its predecessor that a server still remembers.
      *
+     * @param config protocol settings
+     * @param localPort this endpoint's Homa (= UDP) port, written as the source port of every packet
+     * @param firstRpcId the first client rpcid, as {@link #HomaEngine(EngineConfig, int, long)}; it
+     *     also sets this endpoint's server epoch (draft "at-most-once semantics" across a restart)
      * @param rpcIdSteps source of the steps; use one seeded from a {@link java.security.SecureRandom}
      *     (its outputs are never sent, only their sums); null for consecutive rpcids. It also
      *     chooses how the key of the address tokens ({@link AddressValidation}) is made: drawn from a
@@ -103,52 +105,26 @@ public final class HomaEngine {
         if (localPort < 0 || localPort > 65535) {
             throw new IllegalArgumentException("localPort must be between 0 and 65535, was " + localPort);
         }
-        if (firstRpcId <= 0 || (firstRpcId & 1) != 0) {
-            throw new IllegalArgumentException("firstRpcId must be positive and even, was " + firstRpcId);
-        }
+        this.identity = new EndpointIdentity(firstRpcId, rpcIdSteps);
         this.config = config;
-        this.nextRpcId = firstRpcId;
-        this.rpcIdSteps = rpcIdSteps;
         EngineParams params = EngineParams.of(config);
         ControlQueue control = new ControlQueue(localPort, params.controlPriority(), params.maxAcksPerPacket());
         this.control = control;
         UnscheduledCutoffs cutoffs = new UnscheduledCutoffs(config.priorityLevels(), config.unscheduledBytes(),
-                UnscheduledCutoffs.initialVersion(firstRpcId));
+                identity.firstCutoffVersion());
         this.grantScheduler = new GrantScheduler(config, params.rttBytes(), params.payloadBytes(),
                 params.grantIncrementBytes());
         this.rpcs = new RpcTable(config, grantScheduler, timerQueue, counters);
-        this.rpcs.localEpoch = serverEpoch(firstRpcId);
+        this.rpcs.localEpoch = identity.serverEpoch();
         this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events, counters);
-        byte[] tokenKey = new byte[32];
-        if (rpcIdSteps != null) {
-            new java.security.SecureRandom().nextBytes(tokenKey);
-        } else {
-            new java.util.SplittableRandom(firstRpcId).nextBytes(tokenKey);
-        }
-        this.validation = new AddressValidation(config.addressValidation(), params.payloadBytes(), tokenKey, counters);
+        this.validation = new AddressValidation(config.addressValidation(), params.payloadBytes(),
+                identity.tokenKey(), counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
                 events, counters);
         Pacer pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
         this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, validation, counters);
         this.feedback = new SenderFeedback(params, rpcs, control, atMostOnce, validation, receiver, sender, counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
-    }
-
-    /**
-     * The server epoch of an engine whose first rpcid is {@code firstRpcId}: 1..2^24-1, a hash of a
-     * value unique to this endpoint's run (the clock-derived first rpcid), so that a restarted
-     * server is a new incarnation to its clients with probability 1 - 1/16,777,215. Every packet
-     * the engine sends as a server carries it ({@link io.homa.engine.wire.HomaHeader#EPOCH_OFFSET});
-     * clients bind each RPC to the epoch its request reached, and a retransmission or RESEND
-     * naming another epoch is answered RPC_UNKNOWN instead of running the request again (issue 14:
-     * at-most-once across a restart).
-     */
-    static int serverEpoch(long firstRpcId) {
-        long mixed = firstRpcId * 0xD6E8FEB86659FD93L;
-        mixed ^= mixed >>> 32;
-        mixed *= 0xD6E8FEB86659FD93L;
-        mixed ^= mixed >>> 29;
-        return (int) Long.remainderUnsigned(mixed, HomaHeader.MAX_EPOCH) + 1;
     }
 
     /**
@@ -176,54 +152,21 @@ public final class HomaEngine {
     // Application calls
 
     /**
-     * Client: starts an RPC. Packets go out through later {@link #pollTransmit} calls; the RPC
-     * ends with exactly one {@link HomaEvent.ResponseReceived} or {@link HomaEvent.RpcFailed}
-     * (or with {@link #cancel}).
+     * Client: starts an RPC (draft "Sender": the request's first {@code unscheduledBytes} leave at
+     * once, the rest as the server grants them). Packets go out through later {@link #pollTransmit}
+     * calls; the RPC ends with exactly one {@link HomaEvent.ResponseReceived} or
+     * {@link HomaEvent.RpcFailed} (or with {@link #cancel}).
      *
-     * @param nowNs current time
+     * @param nowNs current time, in nanoseconds of the caller's monotonic clock
      * @param server the server endpoint
-     * @param request the request bytes, 1..{@code maxMessageBytes}; the engine keeps the array
-     *     (do not modify it afterwards)
+     * @param request the request, 1..{@code maxMessageBytes} bytes in its parts; the engine keeps
+     *     the parts (do not modify them afterwards)
      * @return the RPC's rpcid (even)
      * @throws IllegalArgumentException if the request is empty or longer than maxMessageBytes
      */
-    public long sendRequest(long nowNs, InetSocketAddress server, byte[] request) {
-        return sendRequest(nowNs, server, new byte[][] {request});
-    }
-
-    /**
-     * Client: starts an RPC whose request is {@code head} followed by {@code body}, sent as one
-     * message without joining them (a framing header and a payload the caller already holds, for
-     * example); otherwise as {@link #sendRequest(long, InetSocketAddress, byte[])}.
-     *
-     * @param nowNs current time
-     * @param server the server endpoint
-     * @param head the request's first bytes, {@code body} the rest; together 1..{@code maxMessageBytes}
-     *     bytes; the engine keeps both arrays (do not modify them afterwards)
-     * @return the RPC's rpcid (even)
-     * @throws IllegalArgumentException if the request is empty or longer than maxMessageBytes
-     */
-    public long sendRequest(long nowNs, InetSocketAddress server, byte[] head, byte[] body) {
-        return sendRequest(nowNs, server, new byte[][] {head, body});
-    }
-
-    /**
-     * Client: starts an RPC whose request is its {@code parts} in order, sent as one message
-     * without joining them ({@link MessageBytes}: a received message's chunks, or a header and a
-     * payload's own parts); otherwise as {@link #sendRequest(long, InetSocketAddress, byte[])}.
-     *
-     * @param nowNs current time
-     * @param server the server endpoint
-     * @param parts the request's bytes, in order; together 1..{@code maxMessageBytes} bytes (a part
-     *     may be empty); the engine keeps {@code parts} and its arrays (do not modify them afterwards)
-     * @return the RPC's rpcid (even)
-     * @throws IllegalArgumentException if the request is empty or longer than maxMessageBytes
-     * @throws NullPointerException if {@code parts} or one of them is null
-     */
-    public long sendRequest(long nowNs, InetSocketAddress server, byte[][] parts) {
-        checkMessageLength("request", parts);
-        long rpcId = nextRpcId;
-        nextRpcId += rpcIdSteps == null ? 2 : 2 + 2L * rpcIdSteps.nextInt(MAX_RPC_ID_STEP / 2);
+    public long sendRequest(long nowNs, InetSocketAddress server, SendOptions request) {
+        byte[][] parts = checkMessageLength("request", request);
+        long rpcId = identity.nextRpcId();
         Peer peer = rpcs.peer(server, nowNs);
         peer.lastUsedNs = nowNs;
         ClientRpc rpc = new ClientRpc(rpcId, peer);
@@ -235,52 +178,21 @@ public final class HomaEngine {
     }
 
     /**
-     * Server: answers a request delivered by {@link HomaEvent.RequestReceived}.
+     * Server: answers a request delivered by {@link HomaEvent.RequestReceived} (draft "Sender"; the
+     * RPC then waits for the client's ACK, draft "at-most-once semantics").
      *
-     * @param nowNs current time
+     * @param nowNs current time, in nanoseconds of the caller's monotonic clock
      * @param client the client endpoint from the event
      * @param rpcId the rpcid from the event
-     * @param response the response bytes, 1..{@code maxMessageBytes}; the engine keeps the array
-     * @return {@code false} if the engine no longer knows the RPC (the client went away and its
-     *     state was reclaimed), in which case the response is dropped
+     * @param response the response, 1..{@code maxMessageBytes} bytes in its parts; the engine keeps
+     *     the parts (do not modify them afterwards)
+     * @return {@code false} if the engine no longer knows the RPC in service (the client went away
+     *     and its state was reclaimed, or the request was aborted), in which case the response is
+     *     dropped
      * @throws IllegalArgumentException if the response is empty or longer than maxMessageBytes
      */
-    public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, byte[] response) {
-        return sendResponse(nowNs, client, rpcId, new byte[][] {response});
-    }
-
-    /**
-     * Server: answers a request with {@code head} followed by {@code body}, sent as one message
-     * without joining them; otherwise as {@link #sendResponse(long, InetSocketAddress, long, byte[])}.
-     *
-     * @param nowNs current time
-     * @param client the client endpoint from the event
-     * @param rpcId the rpcid from the event
-     * @param head the response's first bytes, {@code body} the rest; together 1..{@code maxMessageBytes}
-     *     bytes; the engine keeps both arrays
-     * @return {@code false} if the engine no longer knows the RPC, in which case the response is dropped
-     * @throws IllegalArgumentException if the response is empty or longer than maxMessageBytes
-     */
-    public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, byte[] head, byte[] body) {
-        return sendResponse(nowNs, client, rpcId, new byte[][] {head, body});
-    }
-
-    /**
-     * Server: answers a request with its {@code parts} in order, sent as one message without
-     * joining them ({@link MessageBytes}); otherwise as
-     * {@link #sendResponse(long, InetSocketAddress, long, byte[])}.
-     *
-     * @param nowNs current time
-     * @param client the client endpoint from the event
-     * @param rpcId the rpcid from the event
-     * @param parts the response's bytes, in order; together 1..{@code maxMessageBytes} bytes (a
-     *     part may be empty); the engine keeps {@code parts} and its arrays
-     * @return {@code false} if the engine no longer knows the RPC, in which case the response is dropped
-     * @throws IllegalArgumentException if the response is empty or longer than maxMessageBytes
-     * @throws NullPointerException if {@code parts} or one of them is null
-     */
-    public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, byte[][] parts) {
-        checkMessageLength("response", parts);
+    public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, SendOptions response) {
+        byte[][] parts = checkMessageLength("response", response);
         ServerRpc rpc = rpcs.serverRpc(client, rpcId);
         if (rpc == null || rpc.state() != ServerRpc.State.IN_SERVICE) {
             return false;
@@ -356,25 +268,11 @@ public final class HomaEngine {
      * @return how many RPCs failed
      */
     public int failUnsentRequests(long nowNs, InetSocketAddress server) {
-        Peer peer = rpcs.knownPeer(server);
-        if (peer == null || peer.clientRpcCount == 0) {
-            return 0;
-        }
-        java.util.List<ClientRpc> unsent = new java.util.ArrayList<>();
-        for (ClientRpc rpc : rpcs.clientRpcs()) {
-            if (rpc.state() == ClientRpc.State.QUEUED && rpc.server == peer) {
-                unsent.add(rpc);
-            }
-        }
-        for (ClientRpc rpc : unsent) {
-            rpcs.removeClientRpc(rpc);
-            events.add(new HomaEvent.RpcFailed(rpc.rpcId, server, HomaEvent.Reason.SERVER_SHUTTING_DOWN,
-                    "request to " + server + " not sent: the server is shutting down (it refused another request)"));
-        }
-        if (!unsent.isEmpty()) {
+        int failed = atMostOnce.failUnsentRequests(server);
+        if (failed > 0) {
             receiver.scheduleGrants(nowNs);
         }
-        return unsent.size();
+        return failed;
     }
 
     /** Client: abandons an RPC (no event follows for it); unknown rpcids are ignored. */
@@ -409,12 +307,13 @@ public final class HomaEngine {
         return receiver.heldRequests();
     }
 
-    private void checkMessageLength(String what, byte[][] parts) {
-        long lengthBytes = MessageBytes.lengthBytes(parts);
+    private byte[][] checkMessageLength(String what, SendOptions message) {
+        long lengthBytes = message.lengthBytes();
         if (lengthBytes < 1 || lengthBytes > config.maxMessageBytes()) {
             throw new IllegalArgumentException(what + " length must be between 1 and "
                     + config.maxMessageBytes() + " bytes (max-message-size), was " + lengthBytes);
         }
+        return message.parts();
     }
 
     // ------------------------------------------------------------------------------------------
@@ -449,16 +348,7 @@ public final class HomaEngine {
         ClientRpc ours = fromServer ? (ClientRpc) heldEntry : null; // still read if the packet ends it
         int epoch = commonRx.epoch();
         long token = commonRx.addressToken();
-        // A client that echoes our address token proves it receives our packets: validate it (or
-        // credit the packet) before it is handled, so that the GRANT or RESEND it carries is not
-        // held back more than it must be.
-        Peer client = fromServer ? null : rpcs.knownPeer(peer);
-        if (client == null && !fromServer && validation.echoesToken(peer, token)) {
-            client = rpcs.peerForInbound(peer, nowNs); // a proven address may open state (null: table full)
-        }
-        if (client != null) {
-            validation.onPacketFromClient(client, token, length);
-        }
+        Peer client = fromServer ? null : validation.beforeClientPacket(rpcs, peer, token, length, nowNs);
         boolean accepted = switch (type) {
             case DATA -> receiver.onData(nowNs, peer, packet, offset, length, fromServer, rpcId);
             case GRANT -> feedback.onGrant(nowNs, peer, packet, offset, length, fromServer, rpcId);
@@ -482,65 +372,16 @@ public final class HomaEngine {
             counters.malformedPackets++;
             return;
         }
-        if (fromServer) {
-            if (ours != null) {
-                learnFromServer(ours, epoch, token, type == PacketType.RESEND);
-            }
-        } else {
-            if (client == null && (client = rpcs.knownPeer(peer)) != null) {
-                validation.onPacketFromClient(client, token, length); // the packet created the peer
-            }
+        if (ours != null) {
+            EpochLearning.onPacketFromServer(ours, epoch, token, type == PacketType.RESEND);
+        } else if (!fromServer) {
+            validation.afterClientPacket(rpcs, client, peer, token, length);
         }
         if (type != PacketType.DATA) {
             receiver.scheduleGrants(nowNs); // an ACK, RPC_UNKNOWN or failure may have ended an inbound message
         }
         counters.received(type);
-        // Draft "Timeouts": a peer is alive when it speaks about an RPC we hold with it (before or
-        // after this packet: a request's first DATA, an RPC the packet ended). Packets about
-        // anything else (a forged BUSY, a stray RPC_UNKNOWN) refresh nobody's liveness.
-        TimerEntry held = rpcs.held(peer, fromServer, rpcId);
-        if (heldBefore || held != null) {
-            rpcs.heardFrom(peer, nowNs);
-        }
-        if (held != null) {
-            timers.onHeard(held);
-        }
-    }
-
-    /**
-     * A server spoke about one of our RPCs with its epoch and address token (0 from a peer that
-     * knows only the draft): later requests to it name that epoch ({@link ClientRpc#epoch}), and
-     * every packet to it echoes the token ({@link AddressValidation}). Only packets about an RPC we
-     * hold count, so an off-path forger must know a live rpcid.
-     * <ul>
-     * <li>A RESEND answering first contact binds the RPC it names, and only that one, to its
-     *     epoch: a forged one fails at most the RPC it names.</li>
-     * <li>The server's epoch becomes known (later requests name it at once) when another packet
-     *     about an RPC bound to that epoch (a GRANT, the response's DATA, CUTOFFS, BUSY) names the
-     *     same epoch: the server confirms what the RESEND said. A stray or forged DATA, GRANT or
-     *     BUSY naming another epoch plants nothing.</li>
-     * <li>An epoch that contradicts the one known is not taken on its word (it may be forged): the
-     *     server's epoch becomes unknown again, so the next requests ask for it (first contact)
-     *     and learn the real one from the answer.</li>
-     * </ul>
-     */
-    private void learnFromServer(ClientRpc rpc, int epoch, long token, boolean resend) {
-        Peer peer = rpc.server;
-        if (epoch != 0 && epoch != HomaHeader.EPOCH_ASK) {
-            if (peer.serverEpoch == 0) {
-                if (resend && !rpc.epochBound) {
-                    rpc.epochBound = true; // its request is sent again naming the epoch
-                    rpc.epoch = epoch;
-                } else if (!resend && rpc.epochBound && rpc.epoch == epoch) {
-                    peer.serverEpoch = epoch;
-                }
-            } else if (peer.serverEpoch != epoch) {
-                peer.serverEpoch = 0;
-            }
-        }
-        if (token != 0) {
-            peer.echoToken = token;
-        }
+        timers.onPacketAbout(nowNs, peer, fromServer, rpcId, heldBefore);
     }
 
     // ------------------------------------------------------------------------------------------

@@ -246,6 +246,24 @@ final class Timers {
     }
 
     /**
+     * A packet about {@code rpcId} was handled (draft "Timeouts"): a peer is alive when it speaks
+     * about an RPC we hold with it, before or after this packet (a request's first DATA, an RPC the
+     * packet ended). Packets about anything else (a forged BUSY, a stray RPC_UNKNOWN) refresh
+     * nobody's liveness.
+     *
+     * @param heldBefore whether we held the RPC before the packet was handled
+     */
+    void onPacketAbout(long nowNs, InetSocketAddress peer, boolean fromServer, long rpcId, boolean heldBefore) {
+        TimerEntry held = rpcs.held(peer, fromServer, rpcId);
+        if (heldBefore || held != null) {
+            rpcs.heardFrom(peer, nowNs);
+        }
+        if (held != null) {
+            onHeard(held);
+        }
+    }
+
+    /**
      * A packet about {@code rpc} arrived and may have moved its next RESEND or NEED_ACK earlier
      * (its backoff ended): arm it there. Deadlines that moved later are left for the queue to
      * find when they fire.

@@ -292,7 +292,7 @@ class HostilePacketTest {
         EngineConfig config = EngineConfig.defaults();
         EnginePair pair = new EnginePair(config);
         byte[] request = ComponentRig.pattern(34, 3);
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(request));
         pair.firstContact();
         pair.inFlight.clear(); // the request naming the server's epoch is lost
         java.nio.ByteBuffer forged = java.nio.ByteBuffer.allocate(io.homa.engine.wire.DataHeader.HEADER_LENGTH + 35);
@@ -318,7 +318,7 @@ class HostilePacketTest {
         while (pair.nowNs < deadlineNs && pair.client.counters().rpcsCompleted() == 0) {
             eachMs.run();
             if (!sent) {
-                pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
+                pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(request));
                 sent = true;
             }
             pair.collect();
@@ -328,7 +328,7 @@ class HostilePacketTest {
             while ((event = pair.server.pollEvent()) != null) {
                 HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
                 assertThat(received.message()).isEqualTo(request);
-                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), new byte[] {1});
+                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), SendOptions.of(new byte[] {1}));
             }
             while ((event = pair.client.pollEvent()) != null) {
                 assertThat(event).isInstanceOf(HomaEvent.ResponseReceived.class);

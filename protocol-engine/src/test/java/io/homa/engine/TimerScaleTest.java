@@ -25,7 +25,7 @@ class TimerScaleTest {
         // RPC i's first packet leaves at startNs + i µs, so its RESEND is due resendInterval later.
         for (int i = 0; i < RPCS; i++) {
             long nowNs = startNs + i * STAGGER_NS;
-            client.sendRequest(nowNs, SERVER, new byte[100]);
+            client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[100]));
             assertThat(client.pollTransmit(nowNs, lost, 64)).isEqualTo(1);
         }
         long lastSendNs = startNs + (RPCS - 1) * STAGGER_NS;
@@ -66,7 +66,7 @@ class TimerScaleTest {
         EngineConfig config = EngineConfig.builder().linkMbps(2_000).build();
         HomaEngine client = new HomaEngine(config, 5000, 2);
         long nowNs = -3_000_000_000L;
-        client.sendRequest(nowNs, SERVER, new byte[100]);
+        client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[100]));
         assertThat(client.pollTransmit(nowNs, (peer, packet, priority) -> { }, 64)).isEqualTo(1);
         assertThat(client.nextTimeoutNs()).isEqualTo(nowNs + config.resendIntervalNs());
         client.onTimeout(nowNs + config.resendIntervalNs());
@@ -77,7 +77,7 @@ class TimerScaleTest {
     void shouldStopTickingWhenNothingIsLeft() {
         EngineConfig config = EngineConfig.defaults();
         HomaEngine client = new HomaEngine(config, 5000, 2);
-        long rpcId = client.sendRequest(0, SERVER, new byte[100]);
+        long rpcId = client.sendRequest(0, SERVER, SendOptions.of(new byte[100]));
         client.pollTransmit(0, (peer, packet, priority) -> { }, 64);
         client.cancel(0, rpcId);
         assertThat(client.timersArmed()).as("only the peer's idle expiry").isEqualTo(1);
