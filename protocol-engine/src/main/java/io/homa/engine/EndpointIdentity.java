@@ -58,6 +58,12 @@ final class EndpointIdentity {
         return (int) Long.remainderUnsigned(mixed, HomaHeader.MAX_EPOCH) + 1;
     }
 
+    /** {@link HomaEngine#clockDerivedFirstRpcId}: a positive even rpcid from microseconds since 1970. */
+    static long clockDerivedFirstRpcId(long epochMicros) {
+        long id = (epochMicros << HomaEngine.RPC_ID_CLOCK_SHIFT) & Long.MAX_VALUE & ~1L;
+        return id == 0 ? 2 : id;
+    }
+
     /**
      * The rpcid of the next client RPC. With steps, the next one is 2..{@link
      * HomaEngine#MAX_RPC_ID_STEP} further, an even step drawn uniformly, so that an off-path forger

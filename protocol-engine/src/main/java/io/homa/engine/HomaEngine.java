@@ -6,55 +6,31 @@ import io.homa.engine.wire.PacketType;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.random.RandomGenerator;
 
 /**
  * A sans-IO Homa endpoint (draft-ousterhout-tsvwg-homa): the protocol state machine of one Homa
  * port, acting as client and server at once. Packets and time go in ({@link #onPacket},
  * {@link #onTimeout}, {@link #sendRequest}, {@link #sendResponse}); packets and events come out
  * ({@link #pollTransmit}, {@link #pollEvent}). It has no sockets, threads or clock of its own:
- * every call takes the caller's monotonic time in nanoseconds. One instance must be confined to
- * one thread; no method blocks or locks.
- *
- * <p>This class only dispatches; each section of the draft has a component of its own:
- * <ul>
- *   <li>{@link Sender}: DATA out, SRPT and FIFO queues ("Sender"); {@link SenderFeedback}:
- *       GRANT, RESEND and CUTOFFS in ("Sender", "Retransmission").
- *   <li>{@link Pacer}: the token bucket at {@code linkMbps} ("Pacing").
- *   <li>{@link Receiver}: DATA in, reassembly, RESENDs for missing ranges, CUTOFFS out, NEED_ACK
- *       answered ("Receiver", "Retransmission", "CUTOFFS").
- *   <li>{@link GrantScheduler}: SRPT grants with overcommitment ("Flow control");
- *       {@link UnscheduledCutoffs}: unscheduled priority cutoffs ("Priorities").
- *   <li>{@link Timers} over a {@link TimerQueue}: RESENDs, timeouts, NEED_ACK, reclaim, ACK flush
- *       and idle peers, visiting only what is due ("Timeouts").
- *   <li>{@link AtMostOnce} with {@link FinishedRpcIds}: ACK, NEED_ACK, RPC_UNKNOWN ("At-most-once
- *       semantics"), server epochs and first contact across restarts.
- *   <li>{@link AddressValidation}: address tokens, and at most 3x what came from a client address
- *       until it echoes its token (the draft's "Security" section leaves this open; RFC 9000 §8.1).
- *   <li>{@link ControlQueue}: control packets, pooled and encoded; {@link RpcTable}: RPCs and
- *       peers; {@link ClientRpc} and {@link ServerRpc}: each RPC's explicit states.
- * </ul>
+ * every call takes the caller's monotonic time in nanoseconds ({@code nowNs}). One instance must
+ * be confined to one thread; no method blocks or locks. It only dispatches: each section of the
+ * draft has a component of its own (see the package documentation).
  */
 public final class HomaEngine {
     /** Highest priority level; control packets use it. */
     public static final int MAX_PRIORITY = 7;
+    /** Bits of a clock-derived rpcid below its microseconds ({@link #clockDerivedFirstRpcId}). */
+    public static final int RPC_ID_CLOCK_SHIFT = 11;
+    /** Largest gap between consecutive rpcids with random steps: an even number in 2..{@value}. */
+    public static final int MAX_RPC_ID_STEP = 512;
+    /** Peers whose RTT a {@link #countersSnapshot()} reports, at most. */
+    public static final int MAX_PEERS_REPORTED = 256;
 
     private final EngineConfig config;
     private final EndpointIdentity identity;
-
-    /**
-     * Bits of a clock-derived rpcid below the microseconds ({@link #clockDerivedFirstRpcId}): 52
-     * bits of microseconds since 1970 (enough until 2112) shifted left by 11 stay below 2^63.
-     */
-    public static final int RPC_ID_CLOCK_SHIFT = 11;
-    /**
-     * Largest gap between consecutive rpcids of an engine built with random steps: the gap is an
-     * even number in 2..{@value}, uniformly, so each rpcid is 8 bits unpredictable from the one
-     * before it.
-     */
-    public static final int MAX_RPC_ID_STEP = 512;
     private final ArrayDeque<HomaEvent> events = new ArrayDeque<>();
     private final EngineCounters counters = new EngineCounters();
-    private final GrantScheduler grantScheduler;
     private final TimerQueue timerQueue = new TimerQueue();
     private final RpcTable rpcs;
     private final Sender sender;
@@ -63,17 +39,16 @@ public final class HomaEngine {
     private final AtMostOnce atMostOnce;
     private final AddressValidation validation;
     private final Timers timers;
-    private final ControlQueue control;
     private final ControlHeader commonRx = new ControlHeader();
 
     /**
-     * Creates an engine.
+     * Creates an engine whose rpcids grow by 2.
      *
      * @param config protocol settings
      * @param localPort this endpoint's Homa (= UDP) port, written as the source port of every packet
      * @param firstRpcId the first client rpcid (see {@link #clockDerivedFirstRpcId(long)}); it also
-     *     seeds the version of this endpoint's first unscheduled cutoffs, so that a restarted
-     *     endpoint does not reuse its predecessor's version
+     *     sets this endpoint's server epoch and the version of its first unscheduled cutoffs, so
+     *     that a restarted endpoint is not taken for its predecessor
      * @throws IllegalArgumentException if {@code localPort} is outside 0..65535 or
      *     {@code firstRpcId} is odd or not positive
      */
@@ -83,25 +58,20 @@ public final class HomaEngine {
 
     /**
      * Creates an engine whose rpcids grow by random even steps of 2..{@value #MAX_RPC_ID_STEP}, so
-     * that an off-path forger cannot guess the rpcids of live RPCs from one it saw. The bit budget:
-     * a clock-derived first rpcid leaves 2^{@value #RPC_ID_CLOCK_SHIFT} = 2,048 rpcid units per
-     * microsecond of the client's life, and a step takes 257 on average, so a client may start
-     * about 8 RPCs per microsecond, sustained over its whole run, before a restarted client could
-     * reuse an rpcid of its predecessor that a server still remembers.
+     * that an off-path forger cannot guess live rpcids from one it saw. A step takes 257 of the
+     * 2,048 rpcid units per microsecond of {@link #clockDerivedFirstRpcId}: about 8 RPCs per
+     * microsecond over a client's run before a restarted one could reuse a remembered rpcid.
      *
      * @param config protocol settings
-     * @param localPort this endpoint's Homa (= UDP) port, written as the source port of every packet
-     * @param firstRpcId the first client rpcid, as {@link #HomaEngine(EngineConfig, int, long)}; it
-     *     also sets this endpoint's server epoch (draft "at-most-once semantics" across a restart)
-     * @param rpcIdSteps source of the steps; use one seeded from a {@link java.security.SecureRandom}
-     *     (its outputs are never sent, only their sums); null for consecutive rpcids. It also
-     *     chooses how the key of the address tokens ({@link AddressValidation}) is made: drawn from a
-     *     {@link java.security.SecureRandom} with steps, derived from {@code firstRpcId} without (so
+     * @param localPort as {@link #HomaEngine(EngineConfig, int, long)}
+     * @param firstRpcId as {@link #HomaEngine(EngineConfig, int, long)}
+     * @param rpcIdSteps source of the steps, seeded from a {@link java.security.SecureRandom} (its
+     *     outputs are never sent, only their sums); null for steps of 2. It also chooses the key of
+     *     the address tokens: from a SecureRandom with steps, from {@code firstRpcId} without (so
      *     that tests and simulations repeat)
      * @throws IllegalArgumentException as {@link #HomaEngine(EngineConfig, int, long)}
      */
-    public HomaEngine(EngineConfig config, int localPort, long firstRpcId,
-            java.util.random.RandomGenerator rpcIdSteps) {
+    public HomaEngine(EngineConfig config, int localPort, long firstRpcId, RandomGenerator rpcIdSteps) {
         if (localPort < 0 || localPort > 65535) {
             throw new IllegalArgumentException("localPort must be between 0 and 65535, was " + localPort);
         }
@@ -109,10 +79,9 @@ public final class HomaEngine {
         this.config = config;
         EngineParams params = EngineParams.of(config);
         ControlQueue control = new ControlQueue(localPort, params.controlPriority(), params.maxAcksPerPacket());
-        this.control = control;
         UnscheduledCutoffs cutoffs = new UnscheduledCutoffs(config.priorityLevels(), config.unscheduledBytes(),
                 identity.firstCutoffVersion());
-        this.grantScheduler = new GrantScheduler(config, params.rttBytes(), params.payloadBytes(),
+        GrantScheduler grantScheduler = new GrantScheduler(config, params.rttBytes(), params.payloadBytes(),
                 params.grantIncrementBytes());
         this.rpcs = new RpcTable(config, grantScheduler, timerQueue, counters);
         this.rpcs.localEpoch = identity.serverEpoch();
@@ -129,18 +98,17 @@ public final class HomaEngine {
 
     /**
      * A first rpcid derived from wall-clock time, so that a restarted client never reuses ids a
-     * server may still remember (DESIGN.md "Wire format"): microseconds since the epoch shifted
-     * left by {@value #RPC_ID_CLOCK_SHIFT}, which is even and leaves 2,048 rpcid units per
-     * microsecond before a restarted client could catch up with its previous run (1,024 RPCs with
-     * steps of 2, about 8 with random steps, see {@link #HomaEngine(EngineConfig, int, long,
-     * java.util.random.RandomGenerator)}); a caller that wants the first rpcid unpredictable
-     * within its microsecond adds a random even offset below 2,048.
+     * server may still remember: microseconds since the epoch shifted left by
+     * {@value #RPC_ID_CLOCK_SHIFT} (52 bits of microseconds, enough until 2112, stay below 2^63),
+     * even, with 2,048 rpcid units per microsecond before a restarted client could catch up with
+     * its previous run (1,024 RPCs with steps of 2). A caller that wants it unpredictable within
+     * its microsecond adds a random even offset below 2,048.
      *
      * @param epochMicros microseconds since 1970-01-01T00:00Z
+     * @return a positive even rpcid
      */
     public static long clockDerivedFirstRpcId(long epochMicros) {
-        long id = (epochMicros << RPC_ID_CLOCK_SHIFT) & Long.MAX_VALUE & ~1L;
-        return id == 0 ? 2 : id;
+        return EndpointIdentity.clockDerivedFirstRpcId(epochMicros);
     }
 
     /** The settings this engine runs with. */
@@ -148,110 +116,75 @@ public final class HomaEngine {
         return config;
     }
 
-    // ------------------------------------------------------------------------------------------
-    // Application calls
-
     /**
-     * Client: starts an RPC (draft "Sender": the request's first {@code unscheduledBytes} leave at
-     * once, the rest as the server grants them). Packets go out through later {@link #pollTransmit}
-     * calls; the RPC ends with exactly one {@link HomaEvent.ResponseReceived} or
-     * {@link HomaEvent.RpcFailed} (or with {@link #cancel}).
+     * Client: starts an RPC (draft "Sender": the first {@code unscheduledBytes} leave at once, the
+     * rest as the server grants them) through later {@link #pollTransmit} calls. The RPC ends with
+     * one {@link HomaEvent.ResponseReceived} or {@link HomaEvent.RpcFailed}, or with {@link #cancel}.
      *
      * @param nowNs current time, in nanoseconds of the caller's monotonic clock
      * @param server the server endpoint
-     * @param request the request, 1..{@code maxMessageBytes} bytes in its parts; the engine keeps
-     *     the parts (do not modify them afterwards)
+     * @param request the request, 1..{@code maxMessageBytes} bytes; the engine keeps its parts
      * @return the RPC's rpcid (even)
      * @throws IllegalArgumentException if the request is empty or longer than maxMessageBytes
      */
     public long sendRequest(long nowNs, InetSocketAddress server, SendOptions request) {
-        byte[][] parts = checkMessageLength("request", request);
-        long rpcId = identity.nextRpcId();
-        Peer peer = rpcs.peer(server, nowNs);
-        peer.lastUsedNs = nowNs;
-        ClientRpc rpc = new ClientRpc(rpcId, peer);
-        rpc.lastHeardNs = nowNs;
+        byte[][] parts = request.partsWithin(config.maxMessageBytes(), "request");
+        ClientRpc rpc = rpcs.startClientRpc(identity.nextRpcId(), server, nowNs);
         sender.request(rpc, parts);
-        rpcs.addClientRpc(rpc);
-        counters.rpcsStarted++;
-        return rpcId;
+        return rpc.rpcId;
     }
 
     /**
-     * Server: answers a request delivered by {@link HomaEvent.RequestReceived} (draft "Sender"; the
-     * RPC then waits for the client's ACK, draft "at-most-once semantics").
+     * Server: answers a request delivered by {@link HomaEvent.RequestReceived} (draft "Sender"); the
+     * RPC then waits for the client's ACK (draft "At-most-once semantics").
      *
-     * @param nowNs current time, in nanoseconds of the caller's monotonic clock
+     * @param nowNs current time, in nanoseconds
      * @param client the client endpoint from the event
      * @param rpcId the rpcid from the event
-     * @param response the response, 1..{@code maxMessageBytes} bytes in its parts; the engine keeps
-     *     the parts (do not modify them afterwards)
-     * @return {@code false} if the engine no longer knows the RPC in service (the client went away
-     *     and its state was reclaimed, or the request was aborted), in which case the response is
-     *     dropped
+     * @param response the response, 1..{@code maxMessageBytes} bytes; the engine keeps its parts
+     * @return {@code false}, and the response is dropped, if the engine no longer holds the RPC in
+     *     service (its client went away and its state was reclaimed, or it was aborted)
      * @throws IllegalArgumentException if the response is empty or longer than maxMessageBytes
      */
     public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, SendOptions response) {
-        byte[][] parts = checkMessageLength("response", response);
-        ServerRpc rpc = rpcs.serverRpc(client, rpcId);
-        if (rpc == null || rpc.state() != ServerRpc.State.IN_SERVICE) {
-            return false;
-        }
-        sender.respond(rpc, parts);
-        return true;
+        byte[][] parts = response.partsWithin(config.maxMessageBytes(), "response");
+        return sender.respond(rpcs.serverRpc(client, rpcId), parts);
     }
 
     /**
      * Server: gives up a request delivered by {@link HomaEvent.RequestReceived} without answering
-     * it (for example, the application failed to produce a response). The engine forgets the RPC
-     * and remembers it as finished, so it never executes again; the client learns with its next
-     * RESEND, which is answered RPC_UNKNOWN, and fails the RPC with
-     * {@link HomaEvent.Reason#SERVER_LOST_RPC}.
+     * it (the application failed to produce a response). The RPC is remembered as finished, so it
+     * never executes again; the client's next RESEND is answered RPC_UNKNOWN (draft "At-most-once
+     * semantics") and the client fails it with {@link HomaEvent.Reason#SERVER_LOST_RPC}.
      *
-     * @param nowNs current time
+     * @param nowNs current time, in nanoseconds
      * @param client the client endpoint from the event
      * @param rpcId the rpcid from the event
      * @return {@code false} if the engine did not hold the RPC
      */
     public boolean abortRequest(long nowNs, InetSocketAddress client, long rpcId) {
-        ServerRpc rpc = rpcs.serverRpc(client, rpcId);
-        if (rpc == null) {
-            return false;
-        }
-        atMostOnce.abort(rpc);
-        return true;
+        return atMostOnce.abort(client, rpcId);
     }
 
     /**
-     * Server: refuses a request delivered by {@link HomaEvent.RequestReceived} without executing
-     * it, because the server is shutting down. As {@link #abortRequest} the engine forgets the RPC
-     * and remembers it as finished (a retransmission of the request never executes), and it tells
-     * the client at once with an RPC_UNKNOWN whose reason byte says "shutting down"
-     * ({@link io.homa.engine.wire.HomaHeader#REASON_SHUTTING_DOWN}, a reserved byte of the common
-     * header): a client of this engine fails the RPC with
-     * {@link HomaEvent.Reason#SERVER_SHUTTING_DOWN}, one that knows only the draft with "server
-     * lost the RPC". If that packet is lost, the client's next RESEND gets a plain RPC_UNKNOWN.
+     * Server: refuses a request delivered by {@link HomaEvent.RequestReceived} unexecuted, as the
+     * server is shutting down: as {@link #abortRequest}, and the client is told at once by an
+     * RPC_UNKNOWN with reason {@link HomaHeader#REASON_SHUTTING_DOWN}, so that it fails the RPC with
+     * {@link HomaEvent.Reason#SERVER_SHUTTING_DOWN} (a draft-only client: "server lost the RPC").
      *
-     * @param nowNs current time
+     * @param nowNs current time, in nanoseconds
      * @param client the client endpoint from the event
      * @param rpcId the rpcid from the event
      * @return {@code false} if the engine did not hold the RPC in service
      */
     public boolean refuseRequest(long nowNs, InetSocketAddress client, long rpcId) {
-        ServerRpc rpc = rpcs.serverRpc(client, rpcId);
-        if (rpc == null || rpc.state() != ServerRpc.State.IN_SERVICE) {
-            return false;
-        }
-        atMostOnce.abort(rpc);
-        atMostOnce.tellShuttingDown(client, rpcId);
-        return true;
+        return atMostOnce.refuse(client, rpcId);
     }
 
     /**
-     * Server: from now on, answers a request from a client that knows no epoch of this server yet
-     * (first contact, {@link io.homa.engine.wire.HomaHeader#EPOCH_ASK}) with the refusal that
-     * {@link #refuseRequest} sends, at once, instead of asking for it again: a draining server
-     * would only refuse it later, and might be gone by then.
+     * Server: from now on, answers at once a request from a client that knows no epoch of this
+     * server yet (first contact, {@link HomaHeader#EPOCH_ASK}) with the refusal of
+     * {@link #refuseRequest}: a draining server would only refuse it later, and may be gone by then.
      */
     public void refuseFirstContacts() {
         atMostOnce.refuseFirstContacts();
@@ -260,16 +193,15 @@ public final class HomaEngine {
     /**
      * Client: fails every RPC to {@code server} whose request has not left yet with
      * {@link HomaEvent.Reason#SERVER_SHUTTING_DOWN}, one event each: the server refused another
-     * request because it is shutting down, and it may be gone before these leave. None of them
-     * reached the server, so none ran.
+     * request because it is shutting down. None of them reached the server, so none ran.
      *
-     * @param nowNs current time
+     * @param nowNs current time, in nanoseconds
      * @param server the server that refused
      * @return how many RPCs failed
      */
     public int failUnsentRequests(long nowNs, InetSocketAddress server) {
         int failed = atMostOnce.failUnsentRequests(server);
-        if (failed > 0) {
+        if (failed != 0) {
             receiver.scheduleGrants(nowNs);
         }
         return failed;
@@ -277,26 +209,23 @@ public final class HomaEngine {
 
     /** Client: abandons an RPC (no event follows for it); unknown rpcids are ignored. */
     public void cancel(long nowNs, long rpcId) {
-        ClientRpc rpc = rpcs.clientRpc(rpcId);
-        if (rpc != null) {
-            rpcs.removeClientRpc(rpc);
+        if (rpcs.cancelClientRpc(rpcId)) {
             receiver.scheduleGrants(nowNs);
         }
     }
 
     /**
-     * Server: holds complete requests instead of delivering them, for an application that is not
-     * ready to serve yet (still starting). A held request stays in service: its client's RESENDs
-     * are answered BUSY, so it neither times out nor is sent again. Client RPCs are not affected.
+     * Server: holds complete requests instead of delivering them, while the application is not
+     * ready to serve. A held request stays in service: its client's RESENDs are answered BUSY
+     * (draft "BUSY"), so it neither times out nor is sent again. Client RPCs are not affected.
      */
     public void holdRequests() {
         receiver.holdRequests();
     }
 
     /**
-     * Server: delivers every held request whose RPC is still alive as
-     * {@link HomaEvent.RequestReceived}, in arrival order, and delivers later ones as they
-     * complete. Without a prior {@link #holdRequests()} it does nothing.
+     * Server: delivers every held request still alive as {@link HomaEvent.RequestReceived}, in
+     * arrival order, and later ones as they complete; without {@link #holdRequests()}, nothing.
      */
     public void deliverRequests() {
         receiver.deliverRequests();
@@ -307,36 +236,19 @@ public final class HomaEngine {
         return receiver.heldRequests();
     }
 
-    private byte[][] checkMessageLength(String what, SendOptions message) {
-        long lengthBytes = message.lengthBytes();
-        if (lengthBytes < 1 || lengthBytes > config.maxMessageBytes()) {
-            throw new IllegalArgumentException(what + " length must be between 1 and "
-                    + config.maxMessageBytes() + " bytes (max-message-size), was " + lengthBytes);
-        }
-        return message.parts();
-    }
-
-    // ------------------------------------------------------------------------------------------
-    // Packets in
-
     /**
      * Takes one received datagram payload. Malformed packets (short, unknown type, inconsistent
      * lengths or offsets) are dropped and counted in {@link EngineCounters#malformedPackets()};
      * this method never throws for bad input.
      *
-     * @param nowNs current time
+     * @param nowNs current time, in nanoseconds
      * @param peer the datagram's source
      * @param packet the Homa packet, from its position to its limit; read during the call only
      */
     public void onPacket(long nowNs, InetSocketAddress peer, ByteBuffer packet) {
         int offset = packet.position();
         int length = packet.remaining();
-        if (length < HomaHeader.COMMON_HEADER_LENGTH) {
-            counters.malformedPackets++;
-            return;
-        }
-        commonRx.wrap(packet, offset);
-        PacketType type = commonRx.type();
+        PacketType type = length < HomaHeader.COMMON_HEADER_LENGTH ? null : commonRx.wrap(packet, offset).type();
         if (type == null) {
             counters.malformedPackets++;
             return;
@@ -344,7 +256,6 @@ public final class HomaEngine {
         boolean fromServer = commonRx.fromServer();
         long rpcId = commonRx.clientRpcId();
         TimerEntry heldEntry = rpcs.held(peer, fromServer, rpcId);
-        boolean heldBefore = heldEntry != null;
         ClientRpc ours = fromServer ? (ClientRpc) heldEntry : null; // still read if the packet ends it
         int epoch = commonRx.epoch();
         long token = commonRx.addressToken();
@@ -355,18 +266,9 @@ public final class HomaEngine {
             case RESEND -> feedback.onResend(nowNs, peer, packet, offset, length, fromServer, rpcId);
             case CUTOFFS -> feedback.onCutoffs(peer, packet, offset, length, fromServer, rpcId);
             case ACK -> atMostOnce.onAck(peer, packet, offset, length, fromServer, rpcId);
-            case RPC_UNKNOWN -> {
-                atMostOnce.onRpcUnknown(peer, fromServer, rpcId, commonRx.reason());
-                yield true;
-            }
-            case BUSY -> {
-                timers.onBusy(nowNs, peer, fromServer, rpcId);
-                yield true;
-            }
-            case NEED_ACK -> {
-                receiver.onNeedAck(nowNs, peer, fromServer, rpcId);
-                yield true;
-            }
+            case RPC_UNKNOWN -> atMostOnce.onRpcUnknown(peer, fromServer, rpcId, commonRx.reason());
+            case BUSY -> timers.onBusy(nowNs, peer, fromServer, rpcId);
+            case NEED_ACK -> receiver.onNeedAck(nowNs, peer, fromServer, rpcId);
         };
         if (!accepted) {
             counters.malformedPackets++;
@@ -381,11 +283,8 @@ public final class HomaEngine {
             receiver.scheduleGrants(nowNs); // an ACK, RPC_UNKNOWN or failure may have ended an inbound message
         }
         counters.received(type);
-        timers.onPacketAbout(nowNs, peer, fromServer, rpcId, heldBefore);
+        timers.onPacketAbout(nowNs, peer, fromServer, rpcId, heldEntry != null);
     }
-
-    // ------------------------------------------------------------------------------------------
-    // Time and packets out
 
     /**
      * When {@link #onTimeout} should next be called: the earliest deadline of any RPC or peer, or
@@ -398,11 +297,10 @@ public final class HomaEngine {
     }
 
     /**
-     * Runs what is due at {@code nowNs}: RESENDs, NEED_ACKs, timeouts, reclaims, explicit ACKs,
-     * forgetting idle peers. Only due deadlines are visited; calling it early does nothing. After
-     * it, call {@link #pollTransmit}: packets may be waiting (or the pacer may have credit again).
+     * Runs what is due (draft "Timeouts"): RESENDs, NEED_ACKs, timeouts, reclaims, explicit ACKs,
+     * forgetting idle peers; calling it early does nothing. Then call {@link #pollTransmit}.
      *
-     * @param nowNs current time
+     * @param nowNs current time, in nanoseconds
      */
     public void onTimeout(long nowNs) {
         sender.onTimeout(nowNs);
@@ -410,13 +308,12 @@ public final class HomaEngine {
     }
 
     /**
-     * Hands packets to the wire: control packets first, then DATA (bytes asked for again, then
-     * the message with the fewest remaining bytes: SRPT, with a FIFO share for the oldest). With
-     * {@link EngineConfig#linkMbps()} set, DATA of messages longer than one Ethernet packet goes
-     * only as the pacer's credit allows (draft "Pacing"); when it stops for that,
-     * {@link #nextTimeoutNs()} says when to come back.
+     * Hands packets to the wire: control packets, then DATA asked for again, then SRPT with a FIFO
+     * share for the oldest (draft "Sender"). With {@link EngineConfig#linkMbps()} set, DATA of
+     * messages longer than one packet goes as the pacer allows (draft "Pacing"); when it stops for
+     * that, {@link #nextTimeoutNs()} says when to come back.
      *
-     * @param nowNs current time
+     * @param nowNs current time, in nanoseconds
      * @param sink where packets go; each buffer is valid only during its call
      * @param maxPackets at most this many packets in this call, at least 1
      * @return the number of packets handed to the sink
@@ -438,9 +335,6 @@ public final class HomaEngine {
         return sender.canTransmit(nowNs);
     }
 
-    // ------------------------------------------------------------------------------------------
-    // Events, counters, lifecycle
-
     /** The next event, or {@code null} if there is none. */
     public HomaEvent pollEvent() {
         return events.poll();
@@ -453,16 +347,13 @@ public final class HomaEngine {
 
     /** Bytes granted (or unscheduled) but not yet received, over all inbound messages (draft "Incoming"). */
     public long incomingBytes() {
-        return grantScheduler.totalIncomingBytes();
+        return receiver.incomingBytes();
     }
 
     /** Peers the engine remembers (RPCs in progress, or finished recently enough to matter). */
     public int knownPeers() {
         return rpcs.peerCount();
     }
-
-    /** Peers whose RTT a {@link #countersSnapshot()} reports, at most. */
-    public static final int MAX_PEERS_REPORTED = 256;
 
     /**
      * A copy of the counters that no longer changes, with each peer's smoothed RTT
@@ -489,26 +380,18 @@ public final class HomaEngine {
         return rpcs.serverRpcCount();
     }
 
-    /** Deadlines visited by {@link #onTimeout} so far, each due when visited (for tests). */
-    long timerVisits() {
-        return timers.visits();
-    }
-
-    /** Deadlines armed (for tests). */
-    int timersArmed() {
-        return timerQueue.size();
+    /** The timers, whose deadlines tests count. */
+    Timers timers() {
+        return timers;
     }
 
     /**
      * Ends every client RPC with {@link HomaEvent.Reason#SHUTDOWN} and drops all state.
      *
-     * @param nowNs current time
+     * @param nowNs current time, in nanoseconds
      */
     public void close(long nowNs) {
-        for (ClientRpc rpc : rpcs.clientRpcs()) {
-            events.add(new HomaEvent.RpcFailed(rpc.rpcId, rpc.server.address, HomaEvent.Reason.SHUTDOWN,
-                    "the Homa endpoint was closed"));
-        }
+        atMostOnce.failAll(HomaEvent.Reason.SHUTDOWN, "the Homa endpoint was closed");
         rpcs.clear();
         receiver.clear();
         sender.clear();

@@ -365,22 +365,30 @@ final class Receiver {
         control.cutoffs(peer.address, wireRpcId, cutoffs.cutoffs(), version);
     }
 
+    /** Bytes granted (or unscheduled) but not yet received, over all inbound messages. */
+    long incomingBytes() {
+        return grantScheduler.totalIncomingBytes();
+    }
+
     /**
      * Client: a NEED_ACK from the server. A response still incomplete is never ACKed: its missing
      * parts are asked for instead; a complete or unknown one is ACKed, so that the server may
      * forget it.
+     *
+     * @return true: the packet is well formed whatever it names
      */
-    void onNeedAck(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
+    boolean onNeedAck(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
         if (!fromServer) {
-            return; // only servers send NEED_ACK; ignored
+            return true; // only servers send NEED_ACK; ignored
         }
         ClientRpc rpc = rpcs.clientRpc(rpcId, from);
         if (rpc != null) {
             rpc.heard(nowNs);
             requestMissingResponse(rpc, nowNs);
-            return;
+            return true;
         }
         control.add(PacketType.ACK, from, rpcId);
+        return true;
     }
 
     /**

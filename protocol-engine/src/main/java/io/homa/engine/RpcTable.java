@@ -327,6 +327,30 @@ final class RpcTable {
 
     // ---- lifecycle
 
+    /** Drops the client RPC {@code rpcId} (cancelled: no event follows); false if we do not hold it. */
+    boolean cancelClientRpc(long rpcId) {
+        ClientRpc rpc = clientRpc(rpcId);
+        if (rpc == null) {
+            return false;
+        }
+        removeClientRpc(rpc);
+        return true;
+    }
+
+    /**
+     * Starts and holds a client RPC to {@code server}: its peer marked used, the RPC heard now (its
+     * silence counts from its start); the caller queues its request.
+     */
+    ClientRpc startClientRpc(long rpcId, InetSocketAddress server, long nowNs) {
+        Peer peer = peer(server, nowNs);
+        peer.lastUsedNs = nowNs;
+        ClientRpc rpc = new ClientRpc(rpcId, peer);
+        rpc.lastHeardNs = nowNs;
+        addClientRpc(rpc);
+        counters.rpcsStarted++;
+        return rpc;
+    }
+
     /** Client RPCs, for {@link #clear}'s caller to fail them. */
     Iterable<ClientRpc> clientRpcs() {
         return clientRpcs.values();

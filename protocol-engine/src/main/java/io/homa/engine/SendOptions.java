@@ -37,6 +37,20 @@ public record SendOptions(byte[][] parts) {
         return new SendOptions(parts);
     }
 
+    /**
+     * The parts, checked to hold 1..{@code maxMessageBytes} bytes in all.
+     *
+     * @throws IllegalArgumentException if they hold fewer or more
+     */
+    byte[][] partsWithin(int maxMessageBytes, String what) {
+        long lengthBytes = lengthBytes();
+        if (lengthBytes < 1 || lengthBytes > maxMessageBytes) {
+            throw new IllegalArgumentException(what + " length must be between 1 and "
+                    + maxMessageBytes + " bytes (max-message-size), was " + lengthBytes);
+        }
+        return parts;
+    }
+
     /** The message's length in bytes, the sum of its parts' lengths. */
     public long lengthBytes() {
         return MessageBytes.lengthBytes(parts);

@@ -94,8 +94,13 @@ final class Sender {
     /**
      * Queues the response of an RPC in service; an INCAST request gets few unscheduled bytes, and a
      * client whose address is not validated no more than its credit pays ({@link AddressValidation}).
+     *
+     * @return false, and nothing is queued, if {@code rpc} is null or not in service
      */
-    void respond(ServerRpc rpc, byte[][] parts) {
+    boolean respond(ServerRpc rpc, byte[][] parts) {
+        if (rpc == null || rpc.state() != ServerRpc.State.IN_SERVICE) {
+            return false;
+        }
         int unscheduledBytes = rpc.incastHeadBytes > 0 ? rpc.incastHeadBytes : params.unscheduledBytes();
         unscheduledBytes = validation.allow(rpc.client, (int) Math.min(unscheduledBytes, MessageBytes.lengthBytes(parts)));
         rpc.response = new OutboundMessage(parts, unscheduledBytes, messageSequence++, rpc.client,
@@ -104,6 +109,7 @@ final class Sender {
         // From now on the client may be found gone: look when that could first be true.
         timers.armAtOrBefore(rpc, Math.max(rpc.lastHeardNs, rpc.client.lastHeardNs) + params.reclaimAfterNs() + 1);
         enqueue(rpc.response);
+        return true;
     }
 
     // ---- packets in

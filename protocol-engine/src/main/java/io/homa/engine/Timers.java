@@ -66,6 +66,12 @@ final class Timers {
         return queue.earliestNs();
     }
 
+    /** Deadlines armed. */
+    int armed() {
+        return queue.size();
+    }
+
+    /** Deadlines visited so far, each due when visited. */
     long visits() {
         return visits;
     }
@@ -93,8 +99,10 @@ final class Timers {
     /**
      * Draft "BUSY": the peer is alive and still knows the RPC, so its RESEND timer restarts and
      * its silence no longer counts; nothing else changes.
+     *
+     * @return true: the packet is well formed whatever it names
      */
-    void onBusy(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
+    boolean onBusy(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
         if (fromServer) {
             ClientRpc rpc = rpcs.clientRpc(rpcId, from);
             if (rpc != null) {
@@ -112,6 +120,7 @@ final class Timers {
                 rpc.heardBusy(nowNs);
             }
         }
+        return true;
     }
 
     private void client(ClientRpc rpc, long nowNs) {

@@ -78,12 +78,8 @@ final class ComponentRig {
     ClientRpc startRequest(long nowNs, InetSocketAddress server, byte[] request) {
         long rpcId = nextRpcId;
         nextRpcId += 2;
-        Peer peer = rpcs.peer(server, nowNs);
-        peer.lastUsedNs = nowNs;
-        ClientRpc rpc = new ClientRpc(rpcId, peer);
-        rpc.lastHeardNs = nowNs;
+        ClientRpc rpc = rpcs.startClientRpc(rpcId, server, nowNs);
         sender.request(rpc, new byte[][] {request});
-        rpcs.addClientRpc(rpc);
         return rpc;
     }
 
