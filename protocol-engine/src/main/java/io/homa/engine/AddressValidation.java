@@ -8,7 +8,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Address validation before amplification (issue 14, item 3; QUIC's rule, RFC 9000 §8.1). Anyone
+ * Address validation before amplification (QUIC's rule, RFC 9000 §8.1). Anyone
  * can write another host's address as a UDP source, so a request or RESEND "from" an address
  * proves nothing about it; a server that answered it in full would let a forger aim a stored 1 MB
  * response, or a few of its retransmissions, at that host. So a server sends a client address at

@@ -77,7 +77,7 @@ final class AtMostOnce {
 
     /**
      * A packet about an RPC this server does not hold names {@code epoch}: if that is another
-     * incarnation's (issue 14), the request may have run there, so it must not run here; the
+     * incarnation's, the request may have run there, so it must not run here; the
      * client is told with RPC_UNKNOWN (reason: restarted) and the refusal counted.
      *
      * @return whether the packet was refused so
@@ -101,7 +101,7 @@ final class AtMostOnce {
     }
 
     /**
-     * First contact (issue 14): request DATA naming {@link HomaHeader#EPOCH_ASK} comes from a client
+     * First contact: request DATA naming {@link HomaHeader#EPOCH_ASK} comes from a client
      * that knows no epoch of this server yet. Running it would leave the request unbound to any
      * incarnation, so that a copy the network delays past a restart could run again; instead the
      * packet is dropped, and the first one (offset 0) is answered with a RESEND for the request's

@@ -92,7 +92,7 @@ final class Receiver {
         if (dataBytes >= params.payloadBytes() || end == messageLength) {
             return stated;
         }
-        // A short packet that does not end the message claims only what it carries (issue 14): an
+        // A short packet that does not end the message claims only what it carries: an
         // empty or one-byte first packet declaring 1 MiB would otherwise hold a whole unscheduled
         // window of max-incoming. Senders fill every packet but a message's last (a peer with a
         // smaller MTU raises the window packet by packet).
@@ -204,8 +204,8 @@ final class Receiver {
     /**
      * Whether the client's address is validated ({@link AddressValidation}): it receives our
      * packets, so no forger writes it as a source, and the per-address share of the inbound buffer,
-     * which stops floods from forged ports of one IP address, does not hold it back (issue 14: a
-     * flooder on the same IP address as real clients took that address's share from them too).
+     * which stops floods from forged ports of one IP address, does not hold it back (else a
+     * flooder on the same IP address as real clients would take that address's share from them too).
      */
     private static boolean validated(Peer peer) {
         return peer != null && peer.addressValidated;

@@ -198,7 +198,7 @@ final class Timers {
         // Everything we granted has arrived: the rest waits for our own scheduler.
         boolean waitingOnUs = rpc.request.receivedBytes() >= rpc.request.grantedOffset;
         // The RPC's own silence: a half-open request is not kept by its client's other packets
-        // (issue 14: a flooder kept thousands alive by sending anything at all). A live client
+        // (else a flooder could keep thousands alive by sending anything at all). A live client
         // speaks about it: its DATA, its BUSY, its RESENDs for the response.
         long forgetAtNs = rpc.lastHeardNs + config.peerSilenceTimeoutNs();
         if (nowNs - forgetAtNs >= 0) {
