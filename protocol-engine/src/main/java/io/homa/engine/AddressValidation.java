@@ -8,7 +8,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Address validation before amplification (issue 14, item 3; QUIC's rule, RFC 9000 §8.1). Anyone
+ * Address validation before amplification (QUIC's rule, RFC 9000 §8.1). Anyone
  * can write another host's address as a UDP source, so a request or RESEND "from" an address
  * proves nothing about it; a server that answered it in full would let a forger aim a stored 1 MB
  * response, or a few of its retransmissions, at that host. So a server sends a client address at
@@ -81,6 +81,37 @@ final class AddressValidation {
             token = (token << 8) | Byte.toUnsignedLong(macOut[i]);
         }
         return token == 0 ? 1 : token;
+    }
+
+    /**
+     * Before a packet from a client address is handled: a client that echoes our address token
+     * proves it receives our packets, so it is validated (or the packet credited) first, and the
+     * GRANT or RESEND the packet carries is not held back more than it must be. A proven address
+     * may open state in {@code rpcs}.
+     *
+     * @return the client's peer, or null if we hold none (yet)
+     */
+    Peer beforeClientPacket(RpcTable rpcs, InetSocketAddress from, long echoedToken, int lengthBytes, long nowNs) {
+        Peer client = rpcs.knownPeer(from);
+        if (client == null && echoesToken(from, echoedToken)) {
+            client = rpcs.peerForInbound(from, nowNs); // null: the table is full
+        }
+        if (client != null) {
+            onPacketFromClient(client, echoedToken, lengthBytes);
+        }
+        return client;
+    }
+
+    /**
+     * After a packet from a client address was handled: if it created the client's peer (a
+     * request's first DATA), the packet is credited now.
+     *
+     * @param client what {@link #beforeClientPacket} returned
+     */
+    void afterClientPacket(RpcTable rpcs, Peer client, InetSocketAddress from, long echoedToken, int lengthBytes) {
+        if (client == null && (client = rpcs.knownPeer(from)) != null) {
+            onPacketFromClient(client, echoedToken, lengthBytes);
+        }
     }
 
     /**

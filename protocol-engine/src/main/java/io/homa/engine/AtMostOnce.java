@@ -77,7 +77,7 @@ final class AtMostOnce {
 
     /**
      * A packet about an RPC this server does not hold names {@code epoch}: if that is another
-     * incarnation's (issue 14), the request may have run there, so it must not run here; the
+     * incarnation's, the request may have run there, so it must not run here; the
      * client is told with RPC_UNKNOWN (reason: restarted) and the refusal counted.
      *
      * @return whether the packet was refused so
@@ -101,7 +101,7 @@ final class AtMostOnce {
     }
 
     /**
-     * First contact (issue 14): request DATA naming {@link HomaHeader#EPOCH_ASK} comes from a client
+     * First contact: request DATA naming {@link HomaHeader#EPOCH_ASK} comes from a client
      * that knows no epoch of this server yet. Running it would leave the request unbound to any
      * incarnation, so that a copy the network delays past a restart could run again; instead the
      * packet is dropped, and the first one (offset 0) is answered with a RESEND for the request's
@@ -141,6 +141,36 @@ final class AtMostOnce {
     }
 
     /**
+     * Server: gives up the RPC {@code rpcId} from {@code client} unanswered ({@link #abort(ServerRpc)}).
+     *
+     * @return false if we do not hold it
+     */
+    boolean abort(InetSocketAddress client, long rpcId) {
+        ServerRpc rpc = rpcs.serverRpc(client, rpcId);
+        if (rpc == null) {
+            return false;
+        }
+        abort(rpc);
+        return true;
+    }
+
+    /**
+     * Server: refuses the request of an RPC in service because we are shutting down: given up as
+     * by {@link #abort(ServerRpc)}, and the client told at once ({@link #tellShuttingDown}).
+     *
+     * @return false if we do not hold it in service
+     */
+    boolean refuse(InetSocketAddress client, long rpcId) {
+        ServerRpc rpc = rpcs.serverRpc(client, rpcId);
+        if (rpc == null || rpc.state() != ServerRpc.State.IN_SERVICE) {
+            return false;
+        }
+        abort(rpc);
+        tellShuttingDown(client, rpcId);
+        return true;
+    }
+
+    /**
      * The application gave up a request without answering: the engine forgets the RPC and
      * remembers it as finished; the client's next RESEND is answered RPC_UNKNOWN.
      */
@@ -177,6 +207,39 @@ final class AtMostOnce {
         return true;
     }
 
+    /** Fails every client RPC with {@code reason}, one event each (the caller then drops all state). */
+    void failAll(HomaEvent.Reason reason, String message) {
+        for (ClientRpc rpc : rpcs.clientRpcs()) {
+            events.add(new HomaEvent.RpcFailed(rpc.rpcId, rpc.server.address, reason, message));
+        }
+    }
+
+    /**
+     * A server refused a request because it is shutting down: every RPC to it whose request has
+     * not left yet fails with {@link HomaEvent.Reason#SERVER_SHUTTING_DOWN}, one event each. None
+     * of them reached the server, so none ran.
+     *
+     * @return how many RPCs failed
+     */
+    int failUnsentRequests(InetSocketAddress server) {
+        Peer peer = rpcs.knownPeer(server);
+        if (peer == null || peer.clientRpcCount == 0) {
+            return 0;
+        }
+        java.util.List<ClientRpc> unsent = new java.util.ArrayList<>();
+        for (ClientRpc rpc : rpcs.clientRpcs()) {
+            if (rpc.state() == ClientRpc.State.QUEUED && rpc.server == peer) {
+                unsent.add(rpc);
+            }
+        }
+        for (ClientRpc rpc : unsent) {
+            rpcs.removeClientRpc(rpc);
+            events.add(new HomaEvent.RpcFailed(rpc.rpcId, server, HomaEvent.Reason.SERVER_SHUTTING_DOWN,
+                    "request to " + server + " not sent: the server is shutting down (it refused another request)"));
+        }
+        return unsent.size();
+    }
+
     /**
      * RPC_UNKNOWN. From a server: it has finished with (or given up) an RPC we still wait for, so
      * the response is lost; sending the request again could execute it twice, so the RPC fails
@@ -184,8 +247,10 @@ final class AtMostOnce {
      * longer knows an RPC we hold, so it cannot want the response. A server's RPC_UNKNOWN whose
      * reason byte says "shutting down" ({@link HomaEngine#refuseRequest}) fails the RPC with
      * {@link HomaEvent.Reason#SERVER_SHUTTING_DOWN} instead: the request was not executed.
+     *
+     * @return true: the packet is well formed whatever it names
      */
-    void onRpcUnknown(InetSocketAddress from, boolean fromServer, long rpcId, int reason) {
+    boolean onRpcUnknown(InetSocketAddress from, boolean fromServer, long rpcId, int reason) {
         if (fromServer) {
             ClientRpc rpc = rpcs.clientRpc(rpcId, from);
             if (rpc != null) {
@@ -194,24 +259,25 @@ final class AtMostOnce {
                     events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_LOST_RPC,
                             "server " + rpc.server.address + " restarted (its epoch changed) after the request reached"
                                     + " its earlier incarnation, which may have executed it"));
-                    return;
+                    return true;
                 }
                 if (reason == HomaHeader.REASON_SHUTTING_DOWN) {
                     events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_SHUTTING_DOWN,
                             "server " + rpc.server.address + " refused the RPC without executing it: it is shutting down"));
-                    return;
+                    return true;
                 }
                 events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_LOST_RPC,
                         "server " + rpc.server.address + " no longer knows the RPC (RPC_UNKNOWN: it finished with it, for"
-                                + " example gave it up after retransmitting the response " + Sender.RETRANSMIT_BUDGET_FACTOR
+                                + " example gave it up after retransmitting the response " + SenderFeedback.RETRANSMIT_BUDGET_FACTOR
                                 + " times over, or it restarted)"));
             }
-            return;
+            return true;
         }
         ServerRpc rpc = rpcs.serverRpc(from, rpcId);
         if (rpc != null) {
             release(rpc);
         }
+        return true;
     }
 
     // ---- client side

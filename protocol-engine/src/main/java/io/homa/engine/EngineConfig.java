@@ -3,8 +3,8 @@ package io.homa.engine;
 import io.homa.engine.InvalidSettingException.Unit;
 
 /**
- * Protocol settings of one {@link HomaEngine}. Defaults follow the project's DESIGN.md and
- * draft-ousterhout-tsvwg-homa; every value is validated here, and a bad one fails with an
+ * Protocol settings of one {@link HomaEngine}. Defaults follow draft-ousterhout-tsvwg-homa and
+ * Linux Homa where they apply; every value is validated here, and a bad one fails with an
  * {@link IllegalArgumentException} naming the setting and its allowed range.
  *
  * @param mtuBytes largest IP packet, headers included; a DATA packet carries
@@ -35,9 +35,8 @@ import io.homa.engine.InvalidSettingException.Unit;
  * @param maxOvercommit inbound messages granted to at once (draft "Overcommitment"; paper §3.5),
  *     the shortest remaining first (SRPT). 1..64, default 8.
  * @param maxGrantsPerPeer of those, at most this many from one sending peer. 1..64, default 4:
- *     with 1, a client's four 1 MiB echoes to one server were granted one at a time, the others'
- *     senders fell into RESENDs (200-270 per 10 s run) and goodput halved (S4 on loopback, 0.36x
- *     RSocket's against 0.76x with 4, two rounds each); the total stays capped by
+ *     with 1, a client's concurrent long messages to one server are granted one at a time and
+ *     the others' senders fall into RESENDs, which costs goodput; the total stays capped by
  *     {@code maxOvercommit} and {@code maxIncomingBytes}, so an incast is no larger.
  * @param maxIncomingBytes cap on the total incoming (granted or unscheduled bytes not yet
  *     received) over all inbound messages (draft "Buffer management"). 1 packet..1 GiB,
@@ -83,7 +82,7 @@ import io.homa.engine.InvalidSettingException.Unit;
  *     needs costs short messages latency. 0..64 MiB
  * @param addressValidation whether a server sends a client's address at most
  *     {@value #VALIDATION_AMPLIFICATION}x the bytes it received from it until the client has shown
- *     that it receives our packets, by echoing the address token of our packets (issue 14; QUIC's
+ *     that it receives our packets, by echoing the address token of our packets (QUIC's
  *     rule, RFC 9000 §8.1): without it, forged requests or RESENDs from a spoofed address would make
  *     the server send that address far more than the forger sent. Clients of this project echo the
  *     token from the first packet they get, so they pass in their first round trip; a client that

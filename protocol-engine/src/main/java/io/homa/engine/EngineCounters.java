@@ -216,7 +216,7 @@ public final class EngineCounters {
     /**
      * Acknowledgments (in ACK packets or riding on request DATA) of an RPC whose response had not
      * been sent in full: no client can have received it, so the ack is forged or confused and the
-     * RPC is kept (issue 14: a forged ACK must not drop a response in service).
+     * RPC is kept: a forged ACK must not drop a response in service.
      */
     public long acksIgnored() {
         return acksIgnored;

@@ -11,13 +11,12 @@ import io.homa.engine.wire.DataHeader;
  *     that packets stay full
  * @param rttBytes how far a receiver grants ahead of what has arrived (Homa's {@code rtt_bytes},
  *     draft "Flow control"): the largest of {@code unscheduledBytes}, two full packets (with 64 KB
- *     packets on loopback, 60 KB is one packet: one packet per round trip, measured 3.0 Gbit/s
- *     against 4.3 with two) and {@link EngineConfig#rttBytes()}, or when that is 0 the
+ *     packets on loopback, one packet per round trip leaves the link idle while it is acknowledged)
+ *     and {@link EngineConfig#rttBytes()}, or when that is 0 the
  *     bandwidth-delay product: what the link carries at {@code linkMbps} (10 Gbit/s without pacing)
  *     in {@value #ENDPOINT_ROUND_TRIP_NS} ns, the round trip between two JVM endpoints: the wire's
- *     few microseconds plus a pass through each event loop. At a 1500-byte MTU and 10 Gbit/s, 60 KB
- *     held a 1 MiB echo to 2.7 Gbit/s and 125 KB gave 5.2 (one run of
- *     {@code benchmarks/run.sh full --scenarios=s2,s4 --homa-mtu-bytes=1500})
+ *     few microseconds plus a pass through each event loop. A window shorter than that product
+ *     leaves the link idle for part of each round trip (figures in {@code benchmarks/results/})
  * @param incastUnscheduledBytes unscheduled bytes of a response to an INCAST request: at least 1,
  *     so that it can start (paper §3.6)
  * @param incastBufferBytes {@link EngineConfig#incastBufferBytes()}, see {@link #incastHeadBytes}

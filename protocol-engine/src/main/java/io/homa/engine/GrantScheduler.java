@@ -118,8 +118,8 @@ final class GrantScheduler {
      * The message's sender ignored what we authorised for two RTOs (we are asking for it again):
      * until bytes of it arrive, its outstanding bytes no longer count as incoming and it is no
      * longer a candidate for grants, so that a sender that never sends (a forged first packet, a
-     * crashed or paused peer) cannot hold {@code maxIncomingBytes} or an overcommitment slot
-     * (issue 14). When it sends again, its outstanding bytes count again at once, so the total may
+     * crashed or paused peer) cannot hold {@code maxIncomingBytes} or an overcommitment slot.
+     * When it sends again, its outstanding bytes count again at once, so the total may
      * pass {@code maxIncomingBytes} by what such senders were granted.
      */
     void stalled(InboundMessage message) {

@@ -8,7 +8,7 @@ public sealed interface HomaEvent {
 
     /**
      * Server side: a whole request has arrived and should be executed once. Answer it with
-     * {@link HomaEngine#sendResponse(long, InetSocketAddress, long, byte[])}.
+     * {@link HomaEngine#sendResponse(long, InetSocketAddress, long, SendOptions)}.
      *
      * @param client the client endpoint
      * @param rpcId the client's rpcid (even)
@@ -30,7 +30,7 @@ public sealed interface HomaEvent {
 
     /**
      * Client side: the whole response of an RPC started by
-     * {@link HomaEngine#sendRequest(long, InetSocketAddress, byte[])} has arrived.
+     * {@link HomaEngine#sendRequest(long, InetSocketAddress, SendOptions)} has arrived.
      *
      * @param rpcId the RPC
      * @param parts the response bytes, in order, as in {@link RequestReceived#parts()}; now owned

@@ -124,8 +124,8 @@ final class InboundMessage {
     /**
      * Whether the packet's bytes agree with every byte of {@code [offset, offset + length)} that
      * has arrived before: a retransmission repeats what was sent, so overlapping segments that
-     * differ mean a forged or broken sender (issue 14: "last writer wins" would let a forger
-     * change a message silently). Reads without allocating; costs nothing beyond a binary search
+     * differ mean a forged or broken sender ("last writer wins" would let a forger change a
+     * message silently). Reads without allocating; costs nothing beyond a binary search
      * unless the packet overlaps bytes already received.
      *
      * @param packet holds the bytes from index {@code from} on

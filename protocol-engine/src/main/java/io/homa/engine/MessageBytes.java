@@ -2,7 +2,7 @@ package io.homa.engine;
 
 /**
  * A message held as its bytes in order across several arrays ("parts"), the shape in which the
- * engine takes messages to send ({@link HomaEngine#sendRequest(long, java.net.InetSocketAddress, byte[][])})
+ * engine takes messages to send ({@link SendOptions}, for {@link HomaEngine#sendRequest})
  * and hands received ones out ({@link HomaEvent.RequestReceived#parts()}): a framing header and a
  * payload, or a long message in the chunks it was reassembled in, need not be joined into one
  * array (a copy, and for a message over half a G1 region a humongous allocation).

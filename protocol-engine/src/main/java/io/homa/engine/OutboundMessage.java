@@ -47,8 +47,8 @@ final class OutboundMessage {
     final long sequence;
 
     /**
-     * Bytes that may still be queued for retransmission: at first {@link Sender#RETRANSMIT_BUDGET_FACTOR}
-     * times the length or {@link Sender#RETRANSMIT_BUDGET_FLOOR_BYTES}, whichever is more.
+     * Bytes that may still be queued for retransmission: at first {@link SenderFeedback#RETRANSMIT_BUDGET_FACTOR}
+     * times the length or {@link SenderFeedback#RETRANSMIT_BUDGET_FLOOR_BYTES}, whichever is more.
      */
     private long retransmitBudgetBytes;
 
@@ -77,8 +77,8 @@ final class OutboundMessage {
         this.grantedOffset = Math.min(lengthBytes, unscheduledBytes);
         this.unscheduledBytes = this.grantedOffset;
         this.sequence = sequence;
-        this.retransmitBudgetBytes = (long) Sender.RETRANSMIT_BUDGET_FACTOR
-                * Math.max(lengthBytes, Sender.RETRANSMIT_BUDGET_FLOOR_BYTES);
+        this.retransmitBudgetBytes = (long) SenderFeedback.RETRANSMIT_BUDGET_FACTOR
+                * Math.max(lengthBytes, SenderFeedback.RETRANSMIT_BUDGET_FLOOR_BYTES);
     }
 
     /** Copies the message's bytes {@code [offset, offset + length)} into {@code to} at {@code toIndex}. */
@@ -175,7 +175,7 @@ final class OutboundMessage {
 
     /**
      * Whether the ranges queued by {@link #retransmit} have passed the budget (see
-     * {@link Sender#RETRANSMIT_BUDGET_FACTOR}): the caller gives the message up.
+     * {@link SenderFeedback#RETRANSMIT_BUDGET_FACTOR}): the caller gives the message up.
      */
     boolean retransmitBudgetExhausted() {
         return retransmitBudgetBytes < 0;

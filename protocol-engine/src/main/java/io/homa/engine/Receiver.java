@@ -92,7 +92,7 @@ final class Receiver {
         if (dataBytes >= params.payloadBytes() || end == messageLength) {
             return stated;
         }
-        // A short packet that does not end the message claims only what it carries (issue 14): an
+        // A short packet that does not end the message claims only what it carries: an
         // empty or one-byte first packet declaring 1 MiB would otherwise hold a whole unscheduled
         // window of max-incoming. Senders fill every packet but a message's last (a peer with a
         // smaller MTU raises the window packet by packet).
@@ -204,8 +204,8 @@ final class Receiver {
     /**
      * Whether the client's address is validated ({@link AddressValidation}): it receives our
      * packets, so no forger writes it as a source, and the per-address share of the inbound buffer,
-     * which stops floods from forged ports of one IP address, does not hold it back (issue 14: a
-     * flooder on the same IP address as real clients took that address's share from them too).
+     * which stops floods from forged ports of one IP address, does not hold it back (else a
+     * flooder on the same IP address as real clients would take that address's share from them too).
      */
     private static boolean validated(Peer peer) {
         return peer != null && peer.addressValidated;
@@ -365,22 +365,30 @@ final class Receiver {
         control.cutoffs(peer.address, wireRpcId, cutoffs.cutoffs(), version);
     }
 
+    /** Bytes granted (or unscheduled) but not yet received, over all inbound messages. */
+    long incomingBytes() {
+        return grantScheduler.totalIncomingBytes();
+    }
+
     /**
      * Client: a NEED_ACK from the server. A response still incomplete is never ACKed: its missing
      * parts are asked for instead; a complete or unknown one is ACKed, so that the server may
      * forget it.
+     *
+     * @return true: the packet is well formed whatever it names
      */
-    void onNeedAck(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
+    boolean onNeedAck(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
         if (!fromServer) {
-            return; // only servers send NEED_ACK; ignored
+            return true; // only servers send NEED_ACK; ignored
         }
         ClientRpc rpc = rpcs.clientRpc(rpcId, from);
         if (rpc != null) {
             rpc.heard(nowNs);
             requestMissingResponse(rpc, nowNs);
-            return;
+            return true;
         }
         control.add(PacketType.ACK, from, rpcId);
+        return true;
     }
 
     /**

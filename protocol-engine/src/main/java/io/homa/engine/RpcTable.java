@@ -57,7 +57,7 @@ final class RpcTable {
     /**
      * Most peers a first packet from an unknown address may create: past it the least recently
      * used idle peer is forgotten (as after peer-idle-timeout) or, if the oldest are all busy, the
-     * packet is dropped (issue 14: a flood from spoofed addresses created a peer per address).
+     * packet is dropped, so that a flood from spoofed addresses cannot create a peer per address.
      */
     static final int MAX_PEERS = 1 << 17;
     /** Oldest peers looked at for an idle one to evict. */
@@ -300,8 +300,8 @@ final class RpcTable {
      * Whether requests still arriving from {@code from}'s IP address hold their share of
      * {@code max-inbound-buffer} (an {@value #ADDRESS_SHARE_DIVISOR}th, at least one message of
      * {@code max-message-size}): then no request from that
-     * address may open or take more memory (issue 14: one address flooding first packets held
-     * all of it, and every new RPC of every client failed).
+     * address may open or take more memory: one address flooding first packets would otherwise
+     * hold all of it, and every new RPC of every client would fail.
      */
     boolean addressOverBudget(InetSocketAddress from) {
         AddressLoad load = addressLoads.get(from.getAddress());
@@ -326,6 +326,30 @@ final class RpcTable {
     }
 
     // ---- lifecycle
+
+    /** Drops the client RPC {@code rpcId} (cancelled: no event follows); false if we do not hold it. */
+    boolean cancelClientRpc(long rpcId) {
+        ClientRpc rpc = clientRpc(rpcId);
+        if (rpc == null) {
+            return false;
+        }
+        removeClientRpc(rpc);
+        return true;
+    }
+
+    /**
+     * Starts and holds a client RPC to {@code server}: its peer marked used, the RPC heard now (its
+     * silence counts from its start); the caller queues its request.
+     */
+    ClientRpc startClientRpc(long rpcId, InetSocketAddress server, long nowNs) {
+        Peer peer = peer(server, nowNs);
+        peer.lastUsedNs = nowNs;
+        ClientRpc rpc = new ClientRpc(rpcId, peer);
+        rpc.lastHeardNs = nowNs;
+        addClientRpc(rpc);
+        counters.rpcsStarted++;
+        return rpc;
+    }
 
     /** Client RPCs, for {@link #clear}'s caller to fail them. */
     Iterable<ClientRpc> clientRpcs() {

@@ -66,6 +66,12 @@ final class Timers {
         return queue.earliestNs();
     }
 
+    /** Deadlines armed. */
+    int armed() {
+        return queue.size();
+    }
+
+    /** Deadlines visited so far, each due when visited. */
     long visits() {
         return visits;
     }
@@ -93,8 +99,10 @@ final class Timers {
     /**
      * Draft "BUSY": the peer is alive and still knows the RPC, so its RESEND timer restarts and
      * its silence no longer counts; nothing else changes.
+     *
+     * @return true: the packet is well formed whatever it names
      */
-    void onBusy(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
+    boolean onBusy(long nowNs, InetSocketAddress from, boolean fromServer, long rpcId) {
         if (fromServer) {
             ClientRpc rpc = rpcs.clientRpc(rpcId, from);
             if (rpc != null) {
@@ -112,6 +120,7 @@ final class Timers {
                 rpc.heardBusy(nowNs);
             }
         }
+        return true;
     }
 
     private void client(ClientRpc rpc, long nowNs) {
@@ -189,7 +198,7 @@ final class Timers {
         // Everything we granted has arrived: the rest waits for our own scheduler.
         boolean waitingOnUs = rpc.request.receivedBytes() >= rpc.request.grantedOffset;
         // The RPC's own silence: a half-open request is not kept by its client's other packets
-        // (issue 14: a flooder kept thousands alive by sending anything at all). A live client
+        // (else a flooder could keep thousands alive by sending anything at all). A live client
         // speaks about it: its DATA, its BUSY, its RESENDs for the response.
         long forgetAtNs = rpc.lastHeardNs + config.peerSilenceTimeoutNs();
         if (nowNs - forgetAtNs >= 0) {
@@ -243,6 +252,24 @@ final class Timers {
     /** The later of two times on the engine's clock (whose origin is arbitrary). */
     private static long later(long aNs, long bNs) {
         return aNs - bNs >= 0 ? aNs : bNs;
+    }
+
+    /**
+     * A packet about {@code rpcId} was handled (draft "Timeouts"): a peer is alive when it speaks
+     * about an RPC we hold with it, before or after this packet (a request's first DATA, an RPC the
+     * packet ended). Packets about anything else (a forged BUSY, a stray RPC_UNKNOWN) refresh
+     * nobody's liveness.
+     *
+     * @param heldBefore whether we held the RPC before the packet was handled
+     */
+    void onPacketAbout(long nowNs, InetSocketAddress peer, boolean fromServer, long rpcId, boolean heldBefore) {
+        TimerEntry held = rpcs.held(peer, fromServer, rpcId);
+        if (heldBefore || held != null) {
+            rpcs.heardFrom(peer, nowNs);
+        }
+        if (held != null) {
+            onHeard(held);
+        }
     }
 
     /**

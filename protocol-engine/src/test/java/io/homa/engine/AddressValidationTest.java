@@ -74,7 +74,7 @@ class AddressValidationTest {
         long rpcId = 4_000;
         fromVictim(request(rpcId));
         HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) server.pollEvent();
-        assertThat(server.sendResponse(nowNs, received.client(), received.rpcId(), new byte[RESPONSE_BYTES])).isTrue();
+        assertThat(server.sendResponse(nowNs, received.client(), received.rpcId(), SendOptions.of(new byte[RESPONSE_BYTES]))).isTrue();
         drainServer();
         assertThat(bytesToVictim).as("the response's unscheduled part, cut to the credit").isPositive()
                 .isLessThanOrEqualTo(3 * bytesFromVictim);
@@ -99,7 +99,7 @@ class AddressValidationTest {
         long rpcId = 4_000;
         fromVictim(request(rpcId));
         HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) server.pollEvent();
-        server.sendResponse(nowNs, received.client(), received.rpcId(), new byte[RESPONSE_BYTES]);
+        server.sendResponse(nowNs, received.client(), received.rpcId(), SendOptions.of(new byte[RESPONSE_BYTES]));
         drainServer();
         Random random = new Random(7);
         for (int i = 0; i < 10_000; i++) {
@@ -117,9 +117,9 @@ class AddressValidationTest {
         EnginePair pair = new EnginePair(CONFIG);
         byte[] response = new byte[RESPONSE_BYTES];
         new Random(3).nextBytes(response);
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));
         HomaEvent.ResponseReceived done = pair.runToResponse(new Random(4), 10_000,
-                request -> pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), response));
+                request -> pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), SendOptions.of(response)));
         assertThat(done).isNotNull();
         assertThat(done.rpcId()).isEqualTo(rpcId);
         assertThat(done.message()).isEqualTo(response);

@@ -39,6 +39,7 @@ final class ComponentRig {
     final Receiver receiver;
     final Pacer pacer;
     final Sender sender;
+    final SenderFeedback feedback;
     final Timers timers;
     private long nextRpcId = FIRST_RPC_ID;
 
@@ -57,8 +58,9 @@ final class ComponentRig {
         this.pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
         // Address validation is off here (a hand-built server holds every client to 3x otherwise):
         // AddressValidationTest tests it through whole engines.
-        this.sender = new Sender(config, params, LOCAL_PORT, rpcs, control, timerQueue, pacer, atMostOnce,
-                new AddressValidation(false, params.payloadBytes(), new byte[32], counters), receiver, counters);
+        AddressValidation validation = new AddressValidation(false, params.payloadBytes(), new byte[32], counters);
+        this.sender = new Sender(config, params, LOCAL_PORT, rpcs, control, timerQueue, pacer, validation, counters);
+        this.feedback = new SenderFeedback(params, rpcs, control, atMostOnce, validation, receiver, sender, counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
 
@@ -76,12 +78,8 @@ final class ComponentRig {
     ClientRpc startRequest(long nowNs, InetSocketAddress server, byte[] request) {
         long rpcId = nextRpcId;
         nextRpcId += 2;
-        Peer peer = rpcs.peer(server, nowNs);
-        peer.lastUsedNs = nowNs;
-        ClientRpc rpc = new ClientRpc(rpcId, peer);
-        rpc.lastHeardNs = nowNs;
+        ClientRpc rpc = rpcs.startClientRpc(rpcId, server, nowNs);
         sender.request(rpc, new byte[][] {request});
-        rpcs.addClientRpc(rpc);
         return rpc;
     }
 
@@ -223,12 +221,12 @@ final class ComponentRig {
 
     boolean onGrant(long nowNs, InetSocketAddress from, ByteBuffer packet) {
         ControlHeader common = new ControlHeader().wrap(packet, 0);
-        return sender.onGrant(nowNs, from, packet, 0, packet.limit(), common.fromServer(), common.clientRpcId());
+        return feedback.onGrant(nowNs, from, packet, 0, packet.limit(), common.fromServer(), common.clientRpcId());
     }
 
     boolean onResend(long nowNs, InetSocketAddress from, ByteBuffer packet) {
         ControlHeader common = new ControlHeader().wrap(packet, 0);
-        return sender.onResend(nowNs, from, packet, 0, packet.limit(), common.fromServer(), common.clientRpcId());
+        return feedback.onResend(nowNs, from, packet, 0, packet.limit(), common.fromServer(), common.clientRpcId());
     }
 
     boolean onAck(InetSocketAddress from, ByteBuffer packet) {

@@ -86,7 +86,7 @@ class CutoffsExchangeTest {
     @Test
     void shouldCarryTheServersVersionInTheClientsDataOnceLearned() {
         EnginePair pair = new EnginePair(CONFIG);
-        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));
         pair.collect();
         DataHeader first = new DataHeader().wrap(ByteBuffer.wrap(pair.inFlight.get(0).bytes()), 0);
         assertThat(first.cutoffVersion()).as("a client with no cutoffs from the server says 0").isZero();
@@ -94,7 +94,7 @@ class CutoffsExchangeTest {
         long cutoffsSent = pair.server.counters().packetsSent(PacketType.CUTOFFS);
         assertThat(cutoffsSent).isEqualTo(1);
 
-        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {2});
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {2}));
         pair.collect();
         EnginePair.Packet data = pair.inFlight.stream()
                 .filter(p -> p.bytes()[HomaHeader.TYPE_OFFSET] == PacketType.DATA.code()).findFirst().orElseThrow();

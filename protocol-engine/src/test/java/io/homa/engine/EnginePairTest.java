@@ -29,14 +29,14 @@ class EnginePairTest {
         byte[] request = randomBytes(random, lengthBytes);
         byte[] response = randomBytes(random, lengthBytes);
 
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(request));
         assertThat(rpcId % 2).isZero();
 
         HomaEvent.ResponseReceived done = pair.runToResponse(random, 10_000, received -> {
             assertThat(received.rpcId()).isEqualTo(rpcId);
             assertThat(received.client()).isEqualTo(EnginePair.CLIENT);
             assertThat(received.message()).isEqualTo(request);
-            assertThat(pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), response)).isTrue();
+            assertThat(pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), SendOptions.of(response))).isTrue();
         });
         assertThat(done).as("response arrived").isNotNull();
         assertThat(done.rpcId()).isEqualTo(rpcId);
@@ -69,12 +69,12 @@ class EnginePairTest {
         byte[] requestHead = Arrays.copyOfRange(request, 0, headBytes);
         byte[] requestBody = Arrays.copyOfRange(request, headBytes, request.length);
 
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, requestHead, requestBody);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(requestHead, requestBody));
         HomaEvent.ResponseReceived done = pair.runToResponse(random, 1_000, received -> {
             assertThat(received.message()).as("request as sent, head then body").isEqualTo(request);
             assertThat(pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(),
-                    Arrays.copyOfRange(response, 0, headBytes),
-                    Arrays.copyOfRange(response, headBytes, response.length))).isTrue();
+                    SendOptions.of(Arrays.copyOfRange(response, 0, headBytes),
+                    Arrays.copyOfRange(response, headBytes, response.length)))).isTrue();
         });
         assertThat(done).as("response arrived").isNotNull();
         assertThat(done.rpcId()).isEqualTo(rpcId);
@@ -89,12 +89,12 @@ class EnginePairTest {
         byte[] request = randomBytes(random, lengthBytes);
         byte[][] requestParts = randomParts(random, request);
 
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, requestParts);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(requestParts));
         HomaEvent.ResponseReceived done = pair.runToResponse(random, 10_000, received -> {
             assertThat(received.message()).as("request as sent, part after part").isEqualTo(request);
             assertChunks(received.parts(), lengthBytes);
             // The echo sends the received chunks themselves: nothing is joined or copied on the way.
-            assertThat(pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), received.parts()))
+            assertThat(pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), SendOptions.of(received.parts())))
                     .isTrue();
         });
         assertThat(done).as("response arrived").isNotNull();
@@ -136,18 +136,18 @@ class EnginePairTest {
     void shouldRefuseAnEmptyOrOversizedTwoPartMessage() {
         EnginePair pair = new EnginePair(CONFIG);
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[][] {new byte[0]}))
+                .isThrownBy(() -> pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[][] {new byte[0]})))
                 .withMessageContaining("was 0");
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> pair.client.sendRequest(pair.nowNs, EnginePair.SERVER,
-                        new byte[][] {new byte[CONFIG.maxMessageBytes() / 2], new byte[CONFIG.maxMessageBytes() / 2 + 1]}))
+                        SendOptions.of(new byte[][] {new byte[CONFIG.maxMessageBytes() / 2], new byte[CONFIG.maxMessageBytes() / 2 + 1]})))
                 .withMessageContaining("was " + (CONFIG.maxMessageBytes() + 1));
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[0], new byte[0]))
+                .isThrownBy(() -> pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[0], new byte[0])))
                 .withMessageContaining("was 0");
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[1],
-                        new byte[CONFIG.maxMessageBytes()]))
+                .isThrownBy(() -> pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[1],
+                        new byte[CONFIG.maxMessageBytes()])))
                 .withMessageContaining("was " + (CONFIG.maxMessageBytes() + 1));
         assertThat(pair.client.activeClientRpcs()).isZero();
     }
@@ -155,7 +155,7 @@ class EnginePairTest {
     @Test
     void shouldReleaseServerStateAfterExplicitAck() {
         EnginePair pair = new EnginePair(CONFIG);
-        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {42});
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {42}));
         runUntilQuiet(pair, new Random(1));
         assertThat(pair.client.activeClientRpcs()).isZero();
         assertThat(pair.server.activeServerRpcs()).as("held until ACK").isEqualTo(1);
@@ -171,7 +171,7 @@ class EnginePairTest {
         EnginePair pair = new EnginePair(CONFIG);
         Random random = new Random(7);
         byte[] request = randomBytes(random, 200_000);
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(request));
         HomaEvent.ResponseReceived done = null;
         for (int step = 0; step < 100_000 && done == null; step++) {
             pair.collect();
@@ -183,7 +183,7 @@ class EnginePairTest {
             while ((event = pair.server.pollEvent()) != null) {
                 HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
                 assertThat(received.message()).isEqualTo(request);
-                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), received.message());
+                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), SendOptions.of(received.message()));
             }
             while ((event = pair.client.pollEvent()) != null) {
                 assertThat(event).isInstanceOf(HomaEvent.ResponseReceived.class);
@@ -200,7 +200,7 @@ class EnginePairTest {
     @Test
     void shouldTimeOutWhenServerIsSilent() {
         EnginePair pair = new EnginePair(CONFIG);
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1, 2, 3});
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1, 2, 3}));
         long startNs = pair.nowNs;
         HomaEvent event = null;
         for (int step = 0; step < 100_000 && event == null; step++) {
@@ -227,7 +227,7 @@ class EnginePairTest {
             HomaEvent event;
             while ((event = pair.server.pollEvent()) != null) {
                 if (event instanceof HomaEvent.RequestReceived received) {
-                    pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), received.message());
+                    pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), SendOptions.of(received.message()));
                     moved++;
                 }
             }

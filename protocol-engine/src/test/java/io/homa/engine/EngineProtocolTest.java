@@ -29,7 +29,7 @@ class EngineProtocolTest {
     @Test
     void shouldAskForRequestStartWhenResendArrivesForUnknownRpc() {
         EnginePair pair = new EnginePair(CONFIG);
-        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {7});
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {7}));
         pair.collect();
         pair.inFlight.clear(); // the whole request is lost
         pair.advance(CONFIG.resendIntervalNs()); // client asks for the response
@@ -62,7 +62,7 @@ class EngineProtocolTest {
     @Test
     void shouldAnswerBusyWhileHandlerRunsSoLongHandlersDoNotTimeOut() {
         EnginePair pair = new EnginePair(CONFIG);
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {7});
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {7}));
         pair.exchange(new Random(1));
         HomaEvent.RequestReceived request = (HomaEvent.RequestReceived) pair.server.pollEvent();
         assertThat(request).isNotNull();
@@ -77,7 +77,7 @@ class EngineProtocolTest {
         // Each BUSY answers a RESEND, and the RESENDs back off to one per second (the cap).
         assertThat(pair.server.counters().busySent()).isBetween(7L, handlerNs / 1_000_000_000L + 8);
         assertThat(pair.client.counters().resendsSent()).isEqualTo(pair.server.counters().busySent());
-        pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), new byte[] {8});
+        pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), SendOptions.of(new byte[] {8}));
         EnginePairTest.runUntilQuiet(pair, new Random(9));
         assertThat(pair.client.counters().rpcsCompleted()).isEqualTo(1);
         assertThat(pair.client.counters().timeouts()).isZero();
@@ -96,7 +96,7 @@ class EngineProtocolTest {
         long[] resendsPerRpc = new long[20];
         for (int rpc = 0; rpc < resendsPerRpc.length; rpc++) {
             long resendsBefore = pair.client.counters().resendsSent();
-            pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {(byte) rpc});
+            pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {(byte) rpc}));
             HomaEvent.RequestReceived request = null;
             long receivedNs = 0;
             boolean answered = false;
@@ -109,7 +109,7 @@ class EngineProtocolTest {
                     receivedNs = pair.nowNs;
                 }
                 if (request != null && pair.nowNs - receivedNs >= handlerNs) {
-                    pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), new byte[] {1});
+                    pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), SendOptions.of(new byte[] {1}));
                     request = null;
                     receivedNs = Long.MAX_VALUE;
                 }
@@ -144,7 +144,7 @@ class EngineProtocolTest {
     @Test
     void shouldNotExecuteDuplicateRequestAfterAck() {
         EnginePair pair = new EnginePair(CONFIG);
-        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1, 2});
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1, 2}));
         pair.collect();
         EnginePair.Packet request = ofType(pair.inFlight, PacketType.DATA).get(0);
         EnginePairTest.runUntilQuiet(pair, new Random(1));
@@ -161,7 +161,7 @@ class EngineProtocolTest {
     @Test
     void shouldRepeatNeedAckWithBackoffThenReclaimAfterTwiceTheSilenceBudget() {
         EnginePair pair = new EnginePair(CONFIG);
-        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));
         pair.collect();
         EnginePair.Packet request = ofType(pair.inFlight, PacketType.DATA).get(0);
         EnginePairTest.runUntilQuiet(pair, new Random(1));
@@ -197,7 +197,7 @@ class EngineProtocolTest {
         for (int i = 0; i < 200; i++) {
             int length = 1 + (random.nextInt(4) == 0 ? random.nextInt(300_000) : random.nextInt(3000));
             byte[] request = EnginePairTest.randomBytes(random, length);
-            expected.put(pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request), request);
+            expected.put(pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(request)), request);
         }
         List<Long> completed = new ArrayList<>();
         for (int step = 0; step < 200_000 && completed.size() < expected.size(); step++) {
@@ -208,7 +208,7 @@ class EngineProtocolTest {
             HomaEvent event;
             while ((event = pair.server.pollEvent()) != null) {
                 HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
-                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), received.message());
+                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), SendOptions.of(received.message()));
             }
             while ((event = pair.client.pollEvent()) != null) {
                 HomaEvent.ResponseReceived response = (HomaEvent.ResponseReceived) event;
@@ -230,7 +230,7 @@ class EngineProtocolTest {
     @Test
     void shouldFailRpcWithoutResendingRequestWhenServerAnswersRpcUnknown() {
         EnginePair pair = new EnginePair(CONFIG);
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {5});
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {5}));
         pair.exchange(new Random(1));
         long retransmittedAtFirstContact = pair.client.counters().retransmittedDataPackets();
         HomaEvent.RequestReceived request = (HomaEvent.RequestReceived) pair.server.pollEvent();
@@ -257,13 +257,13 @@ class EngineProtocolTest {
     @Test
     void shouldNotTimeOutRpcWhileItsServerKeepsSendingOtherMessages() {
         EnginePair pair = new EnginePair(CONFIG);
-        long waiting = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        long waiting = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));
         pair.exchange(new Random(1));
         HomaEvent.RequestReceived held = (HomaEvent.RequestReceived) pair.server.pollEvent();
         assertThat(held.rpcId()).isEqualTo(waiting);
         // From now on the server's answers about the held RPC are lost, but it keeps answering others.
         for (int i = 0; i < 200; i++) {
-            pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {2});
+            pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {2}));
             pair.advance(CONFIG.resendIntervalNs() / 4);
             pair.collect();
             pair.inFlight.removeIf(p -> p.from().equals(EnginePair.SERVER) && new io.homa.engine.wire.ControlHeader()
@@ -272,7 +272,7 @@ class EngineProtocolTest {
             HomaEvent event;
             while ((event = pair.server.pollEvent()) != null) {
                 HomaEvent.RequestReceived other = (HomaEvent.RequestReceived) event;
-                pair.server.sendResponse(pair.nowNs, other.client(), other.rpcId(), new byte[] {3});
+                pair.server.sendResponse(pair.nowNs, other.client(), other.rpcId(), SendOptions.of(new byte[] {3}));
             }
             while ((event = pair.client.pollEvent()) != null) {
                 assertThat(event).isInstanceOf(HomaEvent.ResponseReceived.class);
@@ -287,7 +287,7 @@ class EngineProtocolTest {
         EngineConfig config = CONFIG.toBuilder().peerIdleTimeoutNs(2_000_000_000L)
                 .peerSilenceTimeoutNs(500_000_000L).build();
         EnginePair pair = new EnginePair(config);
-        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));
         EnginePairTest.runUntilQuiet(pair, new Random(1));
         for (int i = 0; i < 8; i++) { // acks settle
             pair.advance(config.resendIntervalNs() / 4);
@@ -308,7 +308,7 @@ class EngineProtocolTest {
     @Test
     void shouldRefuseARequestUnexecutedAndTellTheClientWhy() {
         EnginePair pair = new EnginePair(CONFIG);
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {7});
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {7}));
         EnginePair.Packet request = pair.firstContact();
         pair.deliverShuffled(new Random(1));
         HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) pair.server.pollEvent();
@@ -329,7 +329,7 @@ class EngineProtocolTest {
         pair.deliver(request);
         assertThat(pair.server.pollEvent()).isNull();
         // An RPC_UNKNOWN without the byte (a draft-only server) is the ordinary "lost" failure.
-        long other = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {8});
+        long other = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {8}));
         java.nio.ByteBuffer plain = java.nio.ByteBuffer.allocate(io.homa.engine.wire.ControlHeader.HEADER_LENGTH);
         new io.homa.engine.wire.ControlHeader().wrap(plain, 0).writeCommon(PacketType.RPC_UNKNOWN,
                 EnginePair.SERVER.getPort(), EnginePair.CLIENT.getPort(), other | HomaHeader.FROM_SERVER_BIT);
@@ -341,11 +341,11 @@ class EngineProtocolTest {
     void shouldFailOnlyTheUnsentRequestsToAServerThatIsShuttingDown() {
         EnginePair pair = new EnginePair(CONFIG);
         java.net.InetSocketAddress other = new java.net.InetSocketAddress("10.0.0.3", 4000);
-        long sent = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        long sent = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));
         pair.collect(); // its first packet left
-        long unsentA = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {2});
-        long unsentB = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {3});
-        long elsewhere = pair.client.sendRequest(pair.nowNs, other, new byte[] {4});
+        long unsentA = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {2}));
+        long unsentB = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {3}));
+        long elsewhere = pair.client.sendRequest(pair.nowNs, other, SendOptions.of(new byte[] {4}));
 
         assertThat(pair.client.failUnsentRequests(pair.nowNs, EnginePair.SERVER)).isEqualTo(2);
 
@@ -368,7 +368,7 @@ class EngineProtocolTest {
     void shouldRefuseAFirstContactAtOnceWhileRefusingFirstContacts() {
         EnginePair pair = new EnginePair(CONFIG);
         pair.server.refuseFirstContacts(); // what a draining transport does
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));
         pair.collect();
         pair.deliverShuffled(new Random(1));
         pair.collect();
@@ -387,13 +387,13 @@ class EngineProtocolTest {
     @Test
     void shouldRejectLateDuplicatesBelowTheFinishedFloor() {
         EnginePair pair = new EnginePair(CONFIG);
-        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));
         EnginePair.Packet first = pair.firstContact();
         EnginePairTest.runUntilQuiet(pair, new Random(1));
         // Many more RPCs finish than the server keeps individually.
         int more = Peer.FINISHED_RPC_IDS_KEPT + 100;
         for (int i = 0; i < more; i++) {
-            pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {2});
+            pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {2}));
         }
         for (int i = 0; i < 50; i++) {
             EnginePairTest.runUntilQuiet(pair, new Random(i));
@@ -426,7 +426,7 @@ class EngineProtocolTest {
     }
 
     private static void assertRealRpcStillWorks(EnginePair pair) {
-        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {9});
+        pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {9}));
         pair.collect();
         pair.deliverShuffled(new Random(5));
         // Over budget, the server refuses the new request; it is accepted once the junk is reclaimed.
@@ -439,7 +439,7 @@ class EngineProtocolTest {
             HomaEvent event;
             while ((event = pair.server.pollEvent()) != null) {
                 HomaEvent.RequestReceived request = (HomaEvent.RequestReceived) event;
-                pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), request.message());
+                pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), SendOptions.of(request.message()));
             }
             while (pair.client.pollEvent() != null) {
                 // the response

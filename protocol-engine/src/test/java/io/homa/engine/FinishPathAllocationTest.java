@@ -62,13 +62,13 @@ class FinishPathAllocationTest {
     /** Runs RPCS_PER_ROUND small RPCs until the client owes every ack and the server awaits them. */
     private void completeRound(EnginePair pair) {
         for (int i = 0; i < RPCS_PER_ROUND; i++) {
-            pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {(byte) i});
+            pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {(byte) i}));
         }
         pair.exchange(new java.util.Random(1)); // the first round also makes first contact
         HomaEvent event;
         while ((event = pair.server.pollEvent()) != null) {
             HomaEvent.RequestReceived request = (HomaEvent.RequestReceived) event;
-            pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), request.message());
+            pair.server.sendResponse(pair.nowNs, request.client(), request.rpcId(), SendOptions.of(request.message()));
         }
         pair.collect();
         pair.deliverShuffled(new java.util.Random(2));

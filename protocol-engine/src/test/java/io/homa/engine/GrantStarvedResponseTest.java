@@ -42,8 +42,8 @@ class GrantStarvedResponseTest {
         HomaEngine client = engines.get(CLIENT);
         ArrayDeque<Packet> link = new ArrayDeque<>();
         long nowNs = 1_000_000_000L;
-        client.sendRequest(nowNs, SERVER_A, new byte[100]);
-        client.sendRequest(nowNs, SERVER_B, new byte[100]);
+        client.sendRequest(nowNs, SERVER_A, SendOptions.of(new byte[100]));
+        client.sendRequest(nowNs, SERVER_B, SendOptions.of(new byte[100]));
 
         List<HomaEvent> clientEvents = new ArrayList<>();
         long longestSilenceAtBNs = 0;
@@ -76,7 +76,7 @@ class GrantStarvedResponseTest {
                 HomaEvent event;
                 while ((event = engine.pollEvent()) != null) {
                     HomaEvent.RequestReceived request = (HomaEvent.RequestReceived) event;
-                    engine.sendResponse(nowNs, request.client(), request.rpcId(), new byte[RESPONSE_BYTES]);
+                    engine.sendResponse(nowNs, request.client(), request.rpcId(), SendOptions.of(new byte[RESPONSE_BYTES]));
                 }
             }
             HomaEvent event;

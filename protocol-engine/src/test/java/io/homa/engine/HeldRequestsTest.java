@@ -17,8 +17,8 @@ class HeldRequestsTest {
     void shouldHoldRequestsAnsweringBusyUntilDelivered() {
         EnginePair pair = new EnginePair(CONFIG);
         pair.server.holdRequests();
-        long first = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
-        long second = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {2});
+        long first = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));
+        long second = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {2}));
         // One and a half silence budgets: a silent server's RPCs would have timed out.
         long steps = CONFIG.peerSilenceTimeoutNs() * 3 / 2 / (CONFIG.resendIntervalNs() / 4);
         for (int i = 0; i < steps; i++) {
@@ -38,8 +38,8 @@ class HeldRequestsTest {
         assertThat(pair.server.pollEvent()).isNull();
         assertThat(java.util.List.of(a.rpcId(), b.rpcId())).containsExactlyInAnyOrder(first, second);
         assertThat(pair.server.heldRequests()).isZero();
-        pair.server.sendResponse(pair.nowNs, a.client(), a.rpcId(), a.message());
-        pair.server.sendResponse(pair.nowNs, b.client(), b.rpcId(), b.message());
+        pair.server.sendResponse(pair.nowNs, a.client(), a.rpcId(), SendOptions.of(a.message()));
+        pair.server.sendResponse(pair.nowNs, b.client(), b.rpcId(), SendOptions.of(b.message()));
         EnginePairTest.runUntilQuiet(pair, new Random(99));
         assertThat(pair.client.counters().rpcsCompleted()).isEqualTo(2);
         assertThat(pair.server.counters().requestsDelivered()).as("each once").isEqualTo(2);
@@ -49,7 +49,7 @@ class HeldRequestsTest {
     void shouldDeliverLaterRequestsAtOnceAndSkipHeldOnesThatEnded() {
         EnginePair pair = new EnginePair(CONFIG);
         pair.server.holdRequests();
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {1});
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));
         pair.exchange(new Random(1));
         assertThat(pair.server.heldRequests()).isEqualTo(1);
         // The client gives up and tells the server: its next RESEND finds nothing and the server
@@ -59,7 +59,7 @@ class HeldRequestsTest {
         pair.server.deliverRequests();
         assertThat(pair.server.pollEvent()).as("an RPC that ended while held is not delivered").isNull();
 
-        long later = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, new byte[] {2});
+        long later = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {2}));
         pair.collect();
         pair.deliverShuffled(new Random(2));
         HomaEvent.RequestReceived request = (HomaEvent.RequestReceived) pair.server.pollEvent();

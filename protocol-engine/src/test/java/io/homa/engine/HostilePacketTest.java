@@ -106,7 +106,7 @@ class HostilePacketTest {
         ComponentRig rig = new ComponentRig();
         ServerRpc rpc = rig.serverRpcInService(0, PEER, RPC_ID, 100);
         int length = 20_000;
-        long budgetBytes = (long) Sender.RETRANSMIT_BUDGET_FACTOR * Sender.RETRANSMIT_BUDGET_FLOOR_BYTES;
+        long budgetBytes = (long) SenderFeedback.RETRANSMIT_BUDGET_FACTOR * SenderFeedback.RETRANSMIT_BUDGET_FLOOR_BYTES;
         rig.sender.respond(rpc, new byte[][] {ComponentRig.pattern(length, 4)});
         long firstBytes = payloadBytes(rig.drain(0));
         assertThat(firstBytes).isEqualTo(length);
@@ -158,7 +158,7 @@ class HostilePacketTest {
         rig.drain(1_000_000_000L);
         assertThat(rpc.request.nextOffset).isEqualTo(length);
         long retransmittedBytes = 0;
-        int rounds = 2 * Sender.RETRANSMIT_BUDGET_FACTOR;
+        int rounds = 2 * SenderFeedback.RETRANSMIT_BUDGET_FACTOR;
         for (int i = 1; i <= rounds; i++) {
             long nowNs = (i + 1) * 1_000_000_000L;
             rig.onResend(nowNs, PEER, ComponentRig.resend(rpc.rpcId | HomaHeader.FROM_SERVER_BIT, 0, length));
@@ -292,7 +292,7 @@ class HostilePacketTest {
         EngineConfig config = EngineConfig.defaults();
         EnginePair pair = new EnginePair(config);
         byte[] request = ComponentRig.pattern(34, 3);
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(request));
         pair.firstContact();
         pair.inFlight.clear(); // the request naming the server's epoch is lost
         java.nio.ByteBuffer forged = java.nio.ByteBuffer.allocate(io.homa.engine.wire.DataHeader.HEADER_LENGTH + 35);
@@ -318,7 +318,7 @@ class HostilePacketTest {
         while (pair.nowNs < deadlineNs && pair.client.counters().rpcsCompleted() == 0) {
             eachMs.run();
             if (!sent) {
-                pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
+                pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(request));
                 sent = true;
             }
             pair.collect();
@@ -328,7 +328,7 @@ class HostilePacketTest {
             while ((event = pair.server.pollEvent()) != null) {
                 HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
                 assertThat(received.message()).isEqualTo(request);
-                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), new byte[] {1});
+                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), SendOptions.of(new byte[] {1}));
             }
             while ((event = pair.client.pollEvent()) != null) {
                 assertThat(event).isInstanceOf(HomaEvent.ResponseReceived.class);

@@ -111,7 +111,7 @@ class MalformedPacketTest {
 
     private static void assertRoundTripWorks(EnginePair pair) {
         byte[] request = {1, 2, 3};
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(request));
         EnginePairTest.runUntilQuiet(pair, new Random(3));
         assertThat(pair.client.activeClientRpcs()).as("rpc %d completed", rpcId).isZero();
         assertThat(pair.client.counters().rpcsCompleted()).isEqualTo(1);

@@ -43,7 +43,7 @@ class PausedPeerTest {
 
         void startCall() {
             int length = random.nextInt(4) == 0 ? 1 + random.nextInt(100_000) : 1 + random.nextInt(1_000);
-            client.sendRequest(nowNs, SERVER, new byte[length]);
+            client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[length]));
         }
 
         void run(long durationNs) {
@@ -81,7 +81,7 @@ class PausedPeerTest {
                 HomaEvent event;
                 while ((event = server.pollEvent()) != null) {
                     HomaEvent.RequestReceived request = (HomaEvent.RequestReceived) event;
-                    server.sendResponse(nowNs, request.client(), request.rpcId(), new byte[1 + request.message().length / 2]);
+                    server.sendResponse(nowNs, request.client(), request.rpcId(), SendOptions.of(new byte[1 + request.message().length / 2]));
                 }
             }
             HomaEvent event;

@@ -29,7 +29,7 @@ class PeerLivenessTest {
     private static HomaEvent runAgainstSilentServer(long busyRpcIdOrZero, int intervals) {
         HomaEngine client = new HomaEngine(CONFIG, EnginePair.CLIENT.getPort(), 1000);
         long nowNs = 1_000_000_000L;
-        long rpcId = client.sendRequest(nowNs, EnginePair.SERVER, new byte[] {1});
+        long rpcId = client.sendRequest(nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));
         PacketSink lost = (peer, packet, priority) -> { };
         client.pollTransmit(nowNs, lost, 64);
         for (int i = 0; i < intervals; i++) {

@@ -54,7 +54,7 @@ class ReceivePathAllocationTest {
             this.packet = ByteBuffer.allocate(DataHeader.HEADER_LENGTH + payloadBytes);
             long wireRpcId = rpcId;
             if (!engineIsServer) {
-                rpcId = engine.sendRequest(nowNs, PEER, new byte[100]);
+                rpcId = engine.sendRequest(nowNs, PEER, SendOptions.of(new byte[100]));
                 drain();
                 wireRpcId = rpcId | HomaHeader.FROM_SERVER_BIT;
             }

@@ -16,13 +16,13 @@ class RpcIdTest {
     void randomStepsShouldKeepRpcidsEvenAndIncreasingWithEightBitsOfSpread() {
         long first = HomaEngine.clockDerivedFirstRpcId(1_764_000_000_000_000L);
         HomaEngine engine = new HomaEngine(EngineConfig.defaults(), 5000, first, new SplittableRandom(42));
-        long previous = engine.sendRequest(0, SERVER, new byte[1]);
+        long previous = engine.sendRequest(0, SERVER, SendOptions.of(new byte[1]));
         assertThat(previous).isEqualTo(first);
         Set<Long> gaps = new HashSet<>();
         long sum = 0;
         int rpcs = 20_000;
         for (int i = 0; i < rpcs; i++) {
-            long rpcId = engine.sendRequest(0, SERVER, new byte[1]);
+            long rpcId = engine.sendRequest(0, SERVER, SendOptions.of(new byte[1]));
             long gap = rpcId - previous;
             assertThat(rpcId & 1).isZero();
             assertThat(gap).isBetween(2L, (long) HomaEngine.MAX_RPC_ID_STEP);
@@ -38,8 +38,8 @@ class RpcIdTest {
     @Test
     void withoutRandomStepsRpcidsShouldBeConsecutive() {
         HomaEngine engine = new HomaEngine(EngineConfig.defaults(), 5000, 100);
-        assertThat(engine.sendRequest(0, SERVER, new byte[1])).isEqualTo(100);
-        assertThat(engine.sendRequest(0, SERVER, new byte[1])).isEqualTo(102);
+        assertThat(engine.sendRequest(0, SERVER, SendOptions.of(new byte[1]))).isEqualTo(100);
+        assertThat(engine.sendRequest(0, SERVER, SendOptions.of(new byte[1]))).isEqualTo(102);
     }
 
     @Test

@@ -73,8 +73,8 @@ class SendPathAllocationTest {
     void shouldNotAllocatePerPacketAtSteadyState() {
         // Two long requests granted as they go: the newer, shorter one is the SRPT head throughout,
         // the older one gets the FIFO share, found by searching the queue.
-        rpcIds[0] = engine.sendRequest(nowNs, PEER, new byte[EngineConfig.MAX_MESSAGE_BYTES_CAP]);
-        rpcIds[1] = engine.sendRequest(nowNs, PEER, new byte[48 * 1024 * 1024]);
+        rpcIds[0] = engine.sendRequest(nowNs, PEER, SendOptions.of(new byte[EngineConfig.MAX_MESSAGE_BYTES_CAP]));
+        rpcIds[1] = engine.sendRequest(nowNs, PEER, SendOptions.of(new byte[48 * 1024 * 1024]));
         steps(10_000);
         com.sun.management.ThreadMXBean threads = ThreadAllocation.threadBean();
         long threadId = Thread.currentThread().getId();

@@ -584,7 +584,7 @@ class SenderTest {
         int[] cutoffs = {max, max, max, max, max, max, 5_000, 1_000};
         ClientRpc medium = rig.startRequest(0, PEER, new byte[3_000]);
         // The server sends CUTOFFS about an RPC of ours (here the one just started).
-        assertThat(rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(medium.rpcId | HomaHeader.FROM_SERVER_BIT,
+        assertThat(rig.feedback.onCutoffs(PEER, ComponentRig.cutoffsPacket(medium.rpcId | HomaHeader.FROM_SERVER_BIT,
                 cutoffs, 9), 0, 62, true, medium.rpcId)).isTrue();
         assertThat(server.cutoffs).containsExactly(cutoffs);
         assertThat(server.cutoffVersion).isEqualTo(9);
@@ -601,9 +601,9 @@ class SenderTest {
         assertThat(large.request.nextOffset).isEqualTo(20_000);
 
         // CUTOFFS from an unknown host create nothing; a short one is malformed.
-        assertThat(rig.sender.onCutoffs(OTHER, ComponentRig.cutoffsPacket(2, cutoffs, 3), 0, 62, true, 2)).isTrue();
+        assertThat(rig.feedback.onCutoffs(OTHER, ComponentRig.cutoffsPacket(2, cutoffs, 3), 0, 62, true, 2)).isTrue();
         assertThat(rig.rpcs.knownPeer(OTHER)).isNull();
-        assertThat(rig.sender.onCutoffs(PEER, ByteBuffer.allocate(61), 0, 61, true, medium.rpcId)).isFalse();
+        assertThat(rig.feedback.onCutoffs(PEER, ByteBuffer.allocate(61), 0, 61, true, medium.rpcId)).isFalse();
     }
 
     @Test
@@ -618,13 +618,13 @@ class SenderTest {
         int[] good = {max, max, max, max, max, max, 5_000, 1_000};
 
         // The forged CUTOFFS of the attack: all zeros, which would put every message at level 0.
-        assertThat(rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId + 1000, good, 4), 0, 62, true,
+        assertThat(rig.feedback.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId + 1000, good, 4), 0, 62, true,
                 held.rpcId + 1000)).as("about an rpcid we do not hold").isTrue();
-        assertThat(rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId, allZero, 5), 0, 62, false,
+        assertThat(rig.feedback.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId, allZero, 5), 0, 62, false,
                 held.rpcId)).as("as if we were its server").isTrue();
-        assertThat(rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId, increasing, 6), 0, 62, true,
+        assertThat(rig.feedback.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId, increasing, 6), 0, 62, true,
                 held.rpcId)).isTrue();
-        assertThat(rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId, firstZero, 7), 0, 62, true,
+        assertThat(rig.feedback.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId, firstZero, 7), 0, 62, true,
                 held.rpcId)).isTrue();
         assertThat(server.cutoffs).as("none applied").isNull();
         assertThat(server.cutoffVersion).isZero();
@@ -633,7 +633,7 @@ class SenderTest {
 
         // Unsigned: 0xFFFFFFFF (a draft peer's "every length") above MAX_VALUE is still non-increasing.
         int[] unsigned = {-1, max, max, max, max, max, 5_000, 1_000};
-        rig.sender.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId, unsigned, 8), 0, 62, true, held.rpcId);
+        rig.feedback.onCutoffs(PEER, ComponentRig.cutoffsPacket(held.rpcId, unsigned, 8), 0, 62, true, held.rpcId);
         assertThat(server.cutoffs).containsExactly(unsigned);
         assertThat(rig.counters.cutoffsIgnored()).isEqualTo(4);
     }

@@ -55,12 +55,12 @@ class ServerEpochTest {
     void aRestartedServerShouldNeverRunARequestBoundToItsPredecessor() {
         HomaEngine client = new HomaEngine(CONFIG, CLIENT.getPort(), 1_000);
         HomaEngine first = new HomaEngine(CONFIG, SERVER.getPort(), 2_000);
-        int firstEpoch = HomaEngine.serverEpoch(2_000);
+        int firstEpoch = EndpointIdentity.serverEpoch(2_000);
         assertThat(firstEpoch).isBetween(1, HomaHeader.MAX_EPOCH);
 
         // First contact: the client knows no epoch of the server, so its request asks for one, and
         // the server asks for the request again instead of running it.
-        long rpcId = client.sendRequest(nowNs, SERVER, new byte[] {1, 2, 3});
+        long rpcId = client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[] {1, 2, 3}));
         List<Packet> asking = drain(client, CLIENT, nowNs);
         assertThat(asking).singleElement().satisfies(p -> assertThat(p.epoch()).isEqualTo(HomaHeader.EPOCH_ASK));
         deliver(first, asking);
@@ -83,7 +83,7 @@ class ServerEpochTest {
 
         // The server crashes before answering; its successor on the same port has another epoch.
         HomaEngine second = new HomaEngine(CONFIG, SERVER.getPort(), 3_000);
-        int secondEpoch = HomaEngine.serverEpoch(3_000);
+        int secondEpoch = EndpointIdentity.serverEpoch(3_000);
         assertThat(secondEpoch).isNotEqualTo(firstEpoch);
 
         // The client asks for its response: its RESEND names the first epoch.
@@ -122,7 +122,7 @@ class ServerEpochTest {
 
         // The client heard another epoch: it takes none on its word, asks again (first contact)
         // and its request, naming the epoch the answer carries, is served.
-        long next = client.sendRequest(nowNs, SERVER, new byte[] {4});
+        long next = client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[] {4}));
         List<Packet> nextRequest = drain(client, CLIENT, nowNs);
         assertThat(nextRequest.get(0).epoch()).isEqualTo(HomaHeader.EPOCH_ASK);
         deliver(second, nextRequest);
@@ -133,7 +133,7 @@ class ServerEpochTest {
         HomaEvent.RequestReceived served = (HomaEvent.RequestReceived) second.pollEvent();
         assertThat(served.rpcId()).isEqualTo(next);
         // From then on at once.
-        long third = client.sendRequest(nowNs, SERVER, new byte[] {5});
+        long third = client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[] {5}));
         deliver(second, drain(client, CLIENT, nowNs));
         assertThat(((HomaEvent.RequestReceived) second.pollEvent()).rpcId()).isEqualTo(third);
     }
@@ -142,8 +142,8 @@ class ServerEpochTest {
     void aForgedEpochShouldNotReplaceAKnownOne() {
         HomaEngine client = new HomaEngine(CONFIG, CLIENT.getPort(), 1_000);
         HomaEngine server = new HomaEngine(CONFIG, SERVER.getPort(), 2_000);
-        int realEpoch = HomaEngine.serverEpoch(2_000);
-        long first = client.sendRequest(nowNs, SERVER, new byte[] {1});
+        int realEpoch = EndpointIdentity.serverEpoch(2_000);
+        long first = client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[] {1}));
         deliver(server, drain(client, CLIENT, nowNs)); // first contact
         deliver(client, drain(server, SERVER, nowNs));
         deliver(server, drain(client, CLIENT, nowNs));
@@ -155,7 +155,7 @@ class ServerEpochTest {
                 .epoch(realEpoch ^ 0x5A5A);
         client.onPacket(nowNs, SERVER, forged);
         // The next request names neither: it asks, and is served with the real epoch.
-        long next = client.sendRequest(nowNs, SERVER, new byte[] {2});
+        long next = client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[] {2}));
         List<Packet> asking = drain(client, CLIENT, nowNs);
         assertThat(asking).filteredOn(p -> p.type() == PacketType.DATA.code()).singleElement()
                 .satisfies(p -> assertThat(p.epoch()).isEqualTo(HomaHeader.EPOCH_ASK));
@@ -173,8 +173,8 @@ class ServerEpochTest {
     void aForgedFirstContactResendShouldFailAtMostTheRpcItNames() {
         HomaEngine client = new HomaEngine(CONFIG, CLIENT.getPort(), 1_000);
         HomaEngine server = new HomaEngine(CONFIG, SERVER.getPort(), 2_000);
-        int realEpoch = HomaEngine.serverEpoch(2_000);
-        long named = client.sendRequest(nowNs, SERVER, new byte[] {1});
+        int realEpoch = EndpointIdentity.serverEpoch(2_000);
+        long named = client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[] {1}));
         List<Packet> asking = drain(client, CLIENT, nowNs);
         // Before the server's answer, a forger who guessed the live rpcid asks for the request
         // again in the server's name, with an epoch of its choosing.
@@ -190,7 +190,7 @@ class ServerEpochTest {
                 .satisfies(p -> assertThat(p.epoch()).as("the named RPC is bound to it").isEqualTo(forgedEpoch));
 
         // Every other request still asks, and is served by the real server.
-        long other = client.sendRequest(nowNs, SERVER, new byte[] {2});
+        long other = client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[] {2}));
         List<Packet> otherAsking = drain(client, CLIENT, nowNs);
         assertThat(otherAsking).filteredOn(p -> p.type() == PacketType.DATA.code()).singleElement()
                 .satisfies(p -> assertThat(p.epoch()).isEqualTo(HomaHeader.EPOCH_ASK));
@@ -206,7 +206,7 @@ class ServerEpochTest {
         assertThat(served.rpcId()).isEqualTo(other);
         assertThat(server.pollEvent()).as("the request bound to the forged epoch is never run").isNull();
         assertThat(server.counters().staleEpochRefused()).isEqualTo(1);
-        server.sendResponse(nowNs, CLIENT, other, new byte[] {3});
+        server.sendResponse(nowNs, CLIENT, other, SendOptions.of(new byte[] {3}));
         deliver(client, drain(server, SERVER, nowNs));
         List<HomaEvent> events = new ArrayList<>();
         for (HomaEvent event = client.pollEvent(); event != null; event = client.pollEvent()) {
@@ -218,7 +218,7 @@ class ServerEpochTest {
                 f -> assertThat(f.rpcId()).isEqualTo(named)));
 
         // The response confirmed the real epoch: the next request names it at once.
-        long next = client.sendRequest(nowNs, SERVER, new byte[] {4});
+        long next = client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[] {4}));
         deliver(server, drain(client, CLIENT, nowNs));
         assertThat(((HomaEvent.RequestReceived) server.pollEvent()).rpcId()).isEqualTo(next);
     }

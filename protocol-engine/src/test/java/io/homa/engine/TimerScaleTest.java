@@ -25,34 +25,34 @@ class TimerScaleTest {
         // RPC i's first packet leaves at startNs + i µs, so its RESEND is due resendInterval later.
         for (int i = 0; i < RPCS; i++) {
             long nowNs = startNs + i * STAGGER_NS;
-            client.sendRequest(nowNs, SERVER, new byte[100]);
+            client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[100]));
             assertThat(client.pollTransmit(nowNs, lost, 64)).isEqualTo(1);
         }
         long lastSendNs = startNs + (RPCS - 1) * STAGGER_NS;
         assertThat(client.activeClientRpcs()).isEqualTo(RPCS);
-        assertThat(client.timersArmed()).as("one deadline per RPC, one for the peer").isEqualTo(RPCS + 1);
+        assertThat(client.timers().armed()).as("one deadline per RPC, one for the peer").isEqualTo(RPCS + 1);
         long earliestNs = startNs + resendIntervalNs;
         assertThat(client.nextTimeoutNs()).as("the earliest real deadline").isEqualTo(earliestNs);
 
         // None is due yet: nothing is visited, nothing is sent.
-        long visits = client.timerVisits();
+        long visits = client.timers().visits();
         client.onTimeout(lastSendNs);
         client.onTimeout(earliestNs - 1);
-        assertThat(client.timerVisits() - visits).isZero();
+        assertThat(client.timers().visits() - visits).isZero();
         assertThat(client.hasTransmit()).isFalse();
 
         // 100 are due: exactly those are visited and armed again. The server is silent, so one of
         // them probes it with a RESEND and the others defer theirs.
         client.onTimeout(earliestNs + 99 * STAGGER_NS);
-        assertThat(client.timerVisits() - visits).isEqualTo(100);
+        assertThat(client.timers().visits() - visits).isEqualTo(100);
         assertThat(client.counters().resendsSent()).isEqualTo(1);
         assertThat(client.counters().resendsDeferred()).isEqualTo(99);
         assertThat(client.nextTimeoutNs()).as("RPC 100 is next").isEqualTo(earliestNs + 100 * STAGGER_NS);
-        assertThat(client.timersArmed()).isEqualTo(RPCS + 1);
+        assertThat(client.timers().armed()).isEqualTo(RPCS + 1);
 
         // The rest, one call later: each visited once.
         client.onTimeout(lastSendNs + resendIntervalNs);
-        assertThat(client.timerVisits() - visits).isEqualTo(RPCS);
+        assertThat(client.timers().visits() - visits).isEqualTo(RPCS);
         assertThat(client.counters().resendsSent() + client.counters().resendsDeferred()).isEqualTo(RPCS);
         assertThat(client.counters().silentPeerProbes()).as("one per backoff step of the peer").isEqualTo(1);
         assertThat(client.nextTimeoutNs()).as("the first 100 RPCs' second RESEND, two intervals after the first")
@@ -66,7 +66,7 @@ class TimerScaleTest {
         EngineConfig config = EngineConfig.builder().linkMbps(2_000).build();
         HomaEngine client = new HomaEngine(config, 5000, 2);
         long nowNs = -3_000_000_000L;
-        client.sendRequest(nowNs, SERVER, new byte[100]);
+        client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[100]));
         assertThat(client.pollTransmit(nowNs, (peer, packet, priority) -> { }, 64)).isEqualTo(1);
         assertThat(client.nextTimeoutNs()).isEqualTo(nowNs + config.resendIntervalNs());
         client.onTimeout(nowNs + config.resendIntervalNs());
@@ -77,14 +77,14 @@ class TimerScaleTest {
     void shouldStopTickingWhenNothingIsLeft() {
         EngineConfig config = EngineConfig.defaults();
         HomaEngine client = new HomaEngine(config, 5000, 2);
-        long rpcId = client.sendRequest(0, SERVER, new byte[100]);
+        long rpcId = client.sendRequest(0, SERVER, SendOptions.of(new byte[100]));
         client.pollTransmit(0, (peer, packet, priority) -> { }, 64);
         client.cancel(0, rpcId);
-        assertThat(client.timersArmed()).as("only the peer's idle expiry").isEqualTo(1);
+        assertThat(client.timers().armed()).as("only the peer's idle expiry").isEqualTo(1);
         assertThat(client.nextTimeoutNs()).isEqualTo(config.peerIdleTimeoutNs() + 1);
         client.onTimeout(config.peerIdleTimeoutNs() + 1);
         assertThat(client.knownPeers()).isZero();
         assertThat(client.nextTimeoutNs()).isEqualTo(Long.MAX_VALUE);
-        assertThat(client.timerVisits()).as("one visit: the peer's expiry").isEqualTo(1);
+        assertThat(client.timers().visits()).as("one visit: the peer's expiry").isEqualTo(1);
     }
 }

@@ -27,8 +27,8 @@ class UrgentTransmitTest {
         // A pacer so slow that its bucket holds less than a byte: only what bypasses it goes at once.
         EngineConfig config = EngineConfig.builder().linkMbps(1).maxNicQueueNs(1_000).build();
         HomaEngine client = new HomaEngine(config, EnginePair.CLIENT.getPort(), 2);
-        client.sendRequest(0, EnginePair.SERVER, new byte[1_048_576]);
-        client.sendRequest(0, EnginePair.SERVER, new byte[100]);
+        client.sendRequest(0, EnginePair.SERVER, SendOptions.of(new byte[1_048_576]));
+        client.sendRequest(0, EnginePair.SERVER, SendOptions.of(new byte[100]));
         List<Integer> lengths = new ArrayList<>();
         PacketSink sink = recordLengths(lengths);
 
@@ -53,7 +53,7 @@ class UrgentTransmitTest {
         HomaEngine client = new HomaEngine(config, EnginePair.CLIENT.getPort(), 2);
         long originNs = -5_000_000_000L; // any clock origin works
         long nowNs = originNs;
-        client.sendRequest(nowNs, EnginePair.SERVER, new byte[4_000_000]);
+        client.sendRequest(nowNs, EnginePair.SERVER, SendOptions.of(new byte[4_000_000]));
         long[] wireBytes = new long[1];
         PacketSink sink = (peer, packet, priority) -> wireBytes[0] += packet.remaining() + EngineConfig.IP_UDP_HEADER_BYTES;
         int wakeUps = 0;
@@ -76,10 +76,10 @@ class UrgentTransmitTest {
         EnginePair pair = new EnginePair(config);
         Random random = new Random(7);
         byte[] request = EnginePairTest.randomBytes(random, 1_048_576);
-        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, request);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(request));
         HomaEvent.ResponseReceived done = pair.runToResponse(random, 10_000, received -> {
             assertThat(received.message()).isEqualTo(request);
-            pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), request);
+            pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), SendOptions.of(request));
         });
         assertThat(done).as("response arrived").isNotNull();
         assertThat(done.rpcId()).isEqualTo(rpcId);

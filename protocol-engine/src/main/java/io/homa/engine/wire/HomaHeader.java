@@ -47,7 +47,7 @@ public abstract class HomaHeader {
     public static final int MAX_EPOCH = 0xFF_FFFE;
     /**
      * {@link #EPOCH_OFFSET} in a client's request DATA or RESEND when it knows no epoch of the server
-     * yet (first contact, issue 14): "I speak epochs; tell me yours". A server of this project never
+     * yet (first contact): "I speak epochs; tell me yours". A server of this project never
      * runs a request named so: it asks for the request again with a RESEND that carries its epoch
      * (and its address token), so that every request it runs names its own incarnation. A server
      * that knows only the draft ignores the bytes and serves the request.
@@ -71,7 +71,7 @@ public abstract class HomaHeader {
     /**
      * Bytes 14-19 (the draft's reserved bytes 14-15, then Checksum and Urgent Pointer, which only
      * TSO and TCP hijacking use; a user-space Homa over UDP uses neither): this project's 48-bit
-     * address token (issue 14, address validation), 0 = none. In a packet from a server
+     * address token (address validation), 0 = none. In a packet from a server
      * (S bit set) it is the server's token for the client's address, a keyed hash that an off-path
      * host cannot compute; in a packet from a client it is the echo of the latest token that
      * server sent it, which proves that the client receives packets sent to its address.

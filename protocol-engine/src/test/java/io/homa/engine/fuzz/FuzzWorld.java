@@ -3,6 +3,7 @@ package io.homa.engine.fuzz;
 import io.homa.engine.EngineConfig;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.HomaEvent;
+import io.homa.engine.SendOptions;
 import io.homa.engine.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import java.net.InetSocketAddress;
@@ -124,7 +125,7 @@ final class FuzzWorld {
 
     /** Starts a real RPC between A and B. */
     long call(boolean fromA, byte[] request) {
-        long rpcId = fromA ? a.sendRequest(nowNs, B, request) : b.sendRequest(nowNs, A, request);
+        long rpcId = fromA ? a.sendRequest(nowNs, B, SendOptions.of(request)) : b.sendRequest(nowNs, A, SendOptions.of(request));
         realCalls.put(rpcId, fromA);
         realCallOrder.add(rpcId);
         return rpcId;
@@ -197,7 +198,7 @@ final class FuzzWorld {
                 }
                 switch (answer) {
                     case RESPOND -> engine.sendResponse(nowNs, received.client(), received.rpcId(),
-                            reversed(received.message()));
+                            SendOptions.of(reversed(received.message())));
                     case ABORT -> engine.abortRequest(nowNs, received.client(), received.rpcId());
                     case HOLD -> held.add(new Held(engine, received));
                     default -> throw new IllegalStateException(answer.toString());
@@ -253,7 +254,7 @@ final class FuzzWorld {
     /** The application answers every request it held; the engine may have given some up already. */
     void releaseHeld() {
         for (Held h : held) {
-            h.engine().sendResponse(nowNs, h.request().client(), h.request().rpcId(), reversed(h.request().message()));
+            h.engine().sendResponse(nowNs, h.request().client(), h.request().rpcId(), SendOptions.of(reversed(h.request().message())));
         }
         held.clear();
     }

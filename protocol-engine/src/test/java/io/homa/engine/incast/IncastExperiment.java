@@ -4,6 +4,7 @@ import io.homa.engine.EngineConfig;
 import io.homa.engine.EngineCounters;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.HomaEvent;
+import io.homa.engine.SendOptions;
 import io.homa.engine.wire.DataHeader;
 import io.homa.engine.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
@@ -152,7 +153,7 @@ final class IncastExperiment {
             byte[] request = new byte[setup.requestBytes()];
             ByteBuffer.wrap(request).putInt(i);
             StarNetwork.Host server = servers[i % servers.length];
-            long rpcId = client.engine.sendRequest(network.nowNs(), server.address, request);
+            long rpcId = client.engine.sendRequest(network.nowNs(), server.address, SendOptions.of(request));
             indexByRpcId.put(rpcId, i);
         }
         client.settle();
@@ -196,7 +197,7 @@ final class IncastExperiment {
             throw new AssertionError(server.name + " got a client event: " + event);
         }
         int index = ByteBuffer.wrap(request.message()).getInt();
-        if (!server.engine.sendResponse(network.nowNs(), request.client(), request.rpcId(), response(index))) {
+        if (!server.engine.sendResponse(network.nowNs(), request.client(), request.rpcId(), SendOptions.of(response(index)))) {
             throw new AssertionError(server.name + " could not answer rpcid " + request.rpcId());
         }
     }

@@ -3,6 +3,7 @@ package io.homa.engine.sim;
 import io.homa.engine.EngineConfig;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.HomaEvent;
+import io.homa.engine.SendOptions;
 import io.homa.engine.wire.GrantHeader;
 import io.homa.engine.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
@@ -265,7 +266,7 @@ final class Simulation {
 
     private void startRpc(Node client, Node server, int requestLength, int responseLength, long responseSeed) {
         byte[] request = requestBytes(requestLength, responseLength, responseSeed);
-        long rpcId = client.engine.sendRequest(nowNs, server.address, request);
+        long rpcId = client.engine.sendRequest(nowNs, server.address, SendOptions.of(request));
         calls.get(client.address).put(rpcId, new Call(server.address, responseSeed, responseLength));
         rpcCount++;
         drain(client);
@@ -309,7 +310,7 @@ final class Simulation {
                 : (long) (random.nextDouble() * 20_000);
         at(nowNs + delayNs, () -> {
             if (server.incarnation == incarnation) {
-                server.engine.sendResponse(nowNs, request.client(), request.rpcId(), response);
+                server.engine.sendResponse(nowNs, request.client(), request.rpcId(), SendOptions.of(response));
                 drain(server);
             }
         });
