@@ -2,6 +2,7 @@ package io.homa.reactive;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.InvalidSettingException;
+import io.homa.reactive.internal.security.PacketSealer;
 import java.net.InetAddress;
 import java.util.Objects;
 
@@ -69,8 +70,8 @@ import java.util.Objects;
  *     S6's 1,000 responses of 10 KB then need no GRANT round trip, 53-86 ms against RSocket's
  *     94-106 in the same runs, and 149-174 ms with 8 MiB), elsewhere the engine's (2 MiB by
  *     default: set it to the port buffer of the switch in front of the clients)
- * @param security packet authentication (issue 14, item 2): {@link HomaSecurityConfig#off()} (the
- *     default), or every datagram sealed with a 41-byte AES-256-GCM trailer ({@link PacketSealer});
+ * @param security packet authentication: {@link HomaSecurityConfig#off()} (the default), or every
+ *     datagram sealed with a 41-byte AES-256-GCM trailer ({@link HomaSecurityConfig});
  *     when on, the engine's MTU is 41 bytes below the one it would otherwise use, so that sealed
  *     datagrams fit the device's MTU (and stay within 65,507 bytes on loopback), and
  *     {@code engine.mtuBytes()} must be at least {@value #MIN_SEALED_MTU_BYTES}
@@ -170,7 +171,7 @@ public record HomaTransportConfig(
         }
     }
 
-    /** The settings without {@code security}: packet authentication off (the shape before issue 14). */
+    /** The settings without {@code security}: packet authentication off (as before packet authentication existed). */
     public HomaTransportConfig(String bindAddress, int port, int receiveBufferBytes, int sendBufferBytes,
             boolean nativeTransport, EngineConfig engine, int linkMbps, PriorityTos priorityTos, long maxNicQueueNs,
             boolean deviceMtu, boolean segmentationOffload) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.EngineCounters;
+import io.homa.reactive.internal.transport.TransportProbes;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -119,12 +120,12 @@ class PacketAuthenticationLoopbackTest {
         }
         assertThat(server.unauthenticatedDatagrams()).isZero();
         assertThat(client.unauthenticatedDatagrams()).isZero();
-        boolean gsoHere = UdpOffload.isEpoll(((NettyHomaTransport) client).channelType()) && UdpOffload.GSO_SUPPORTED;
+        boolean gsoHere = TransportProbes.gsoSupported(client);
         if (gsoHere) {
             assertThat(client.dataPath()).contains("GSO on");
-            long[] gso = ((NettyHomaTransport) client).gsoCounters().block(TIMEOUT);
+            long[] gso = TransportProbes.gsoCounters(client).block(TIMEOUT);
             assertThat(gso[1]).as("packets the client sent in GSO sends").isGreaterThan(1_000);
-            long[] serverGso = ((NettyHomaTransport) server).gsoCounters().block(TIMEOUT);
+            long[] serverGso = TransportProbes.gsoCounters(server).block(TIMEOUT);
             assertThat(serverGso[1]).as("packets the server sent in GSO sends").isGreaterThan(1_000);
         }
     }

@@ -1,12 +1,23 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.transport;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.EngineCounters;
-import io.homa.engine.MessageBytes;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.HomaEvent;
+import io.homa.engine.MessageBytes;
 import io.homa.engine.PacketSink;
 import io.homa.engine.wire.DataHeader;
+import io.homa.reactive.HomaException;
+import io.homa.reactive.HomaRequest;
+import io.homa.reactive.HomaRequestHandler;
+import io.homa.reactive.HomaSecurityConfig;
+import io.homa.reactive.HomaStatus;
+import io.homa.reactive.HomaTimeoutException;
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.HomaTransportConfig;
+import io.homa.reactive.HomaTransportSpec;
+import io.homa.reactive.NanoClock;
+import io.homa.reactive.internal.security.PacketSealer;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -92,7 +103,7 @@ import reactor.netty.resources.LoopResources;
  * level, so no port is shared (SO_REUSEPORT would let any process of the same user join the Homa
  * port and would split received datagrams between sockets), and it works with NIO too.
  */
-final class NettyHomaTransport extends HomaTransport {
+public final class NettyHomaTransport extends HomaTransport {
     private static final Logger log = LoggerFactory.getLogger(NettyHomaTransport.class);
 
     /** Packets handed to the channel per {@link #drive()} before yielding the event loop. */
@@ -219,10 +230,10 @@ final class NettyHomaTransport extends HomaTransport {
      * @param gsoBatchBytes the longest GSO send, bytes, 0 without GSO ({@link GsoBatcher})
      * @param busyPoll the transport's own loops when they busy-poll, else null
      */
-    private NettyHomaTransport(HomaTransportSpec spec, Channel channel, EngineConfig engineConfig, int gsoBatchBytes,
+    private NettyHomaTransport(TransportSettings spec, Channel channel, EngineConfig engineConfig, int gsoBatchBytes,
             @Nullable BusyPollLoops busyPoll) {
         HomaTransportConfig config = spec.config();
-        boolean holdRequests = spec.holdsRequests();
+        boolean holdRequests = spec.holdRequests();
         this.handler = spec.handler();
         this.handlerScheduler = spec.handlerScheduler();
         this.clock = spec.clock();
@@ -259,12 +270,12 @@ final class NettyHomaTransport extends HomaTransport {
         }
         this.serving = !holdRequests;
         this.shuttingDownHoldNs = engineConfig.peerSilenceTimeoutNs();
-        this.drainQuietNs = HomaTransport.drainQuietNs(engineConfig.resendIntervalNs());
+        this.drainQuietNs = drainQuietNs(engineConfig.resendIntervalNs());
         channel.closeFuture().addListener(future -> onDispose.tryEmitEmpty());
         scheduleLagProbe();
     }
 
-    static Mono<HomaTransport> create(HomaTransportSpec spec) {
+    public static Mono<HomaTransport> bind(TransportSettings spec) {
         HomaTransportConfig config = spec.config();
         return Mono.create(sink -> {
             InetSocketAddress bindAddress = new InetSocketAddress(config.bindAddress(), config.port());
@@ -282,7 +293,7 @@ final class NettyHomaTransport extends HomaTransport {
             Class<? extends DatagramChannel> channelType = loops.onChannelClass(DatagramChannel.class, group);
             EventLoop loop = (EventLoop) group.next();
 
-            EngineConfig engineConfig = engineConfig(config, bindAddress);
+            EngineConfig engineConfig = LinkProbe.engineConfig(config, bindAddress);
             int receiveDatagramBytes = MAX_DATAGRAM_BYTES;
             DatagramHandler datagramHandler = new DatagramHandler();
             Bootstrap bootstrap = new Bootstrap()
@@ -383,104 +394,6 @@ final class NettyHomaTransport extends HomaTransport {
                         ? security.mode().propertyValue() + " (key " + security.activeKeyId() + " sends, keys "
                                 + security.keys().keySet() + " accepted, " + PacketSealer.TRAILER_BYTES + "-byte trailer)"
                         : "off");
-    }
-
-    /**
-     * The engine's settings: {@code config.engine()} with the transport's pacer settings
-     * ({@link HomaTransportConfig#linkMbps()}, {@link HomaTransportConfig#maxNicQueueNs()}), its
-     * incast buffer ({@link HomaTransportConfig#incastBufferBytes()}; automatic: larger on loopback),
-     * on loopback a grant window of {@link HomaTransportConfig#LOOPBACK_RTT_BYTES} unless the engine's
-     * {@code rttBytes} is set, and with
-     * the MTU of the bound interface when {@link HomaTransportConfig#deviceMtu()} is on and the
-     * address is not the wildcard (capped at 65,535, and so that a full packet fits in
-     * {@code max-incoming}). With packet authentication on ({@link HomaTransportConfig#security()}),
-     * that MTU less the {@value PacketSealer#TRAILER_BYTES}-byte trailer, so that a sealed datagram
-     * is no longer than an unsealed one would have been (on loopback: 65,466 + 41 = 65,507 bytes).
-     */
-    static EngineConfig engineConfig(HomaTransportConfig config, InetSocketAddress bindAddress) {
-        EngineConfig engine = config.engine();
-        EngineConfig.Builder builder = engine.toBuilder().linkMbps(linkMbps(config, bindAddress))
-                .maxNicQueueNs(config.maxNicQueueNs());
-        if (config.incastBufferBytes() != HomaTransportConfig.AUTO_INCAST_BUFFER) {
-            builder.incastBufferBytes(config.incastBufferBytes());
-        } else if (bindAddress.getAddress().isLoopbackAddress()) {
-            builder.incastBufferBytes((int) Math.min(1 << 30,
-                    (long) HomaTransportConfig.LOOPBACK_INCAST_BUFFER_FACTOR * config.receiveBufferBytes()));
-        }
-        if (engine.rttBytes() == 0 && bindAddress.getAddress().isLoopbackAddress()) {
-            builder.rttBytes(HomaTransportConfig.LOOPBACK_RTT_BYTES);
-        }
-        int mtu = Math.max(deviceMtu(config, bindAddress), engine.mtuBytes());
-        builder.mtuBytes(mtu - config.security().overheadBytes());
-        return builder.build();
-    }
-
-    /**
-     * The pacer's rate: {@link HomaTransportConfig#linkMbps()}, or for
-     * {@link HomaTransportConfig#AUTO_LINK_MBPS} {@link HomaTransportConfig#LOOPBACK_LINK_MBPS} on a
-     * loopback address, the speed the bound device reports, else
-     * {@link HomaTransportConfig#DEFAULT_LINK_MBPS}; Mbit/s.
-     */
-    static int linkMbps(HomaTransportConfig config, InetSocketAddress bindAddress) {
-        if (config.linkMbps() != HomaTransportConfig.AUTO_LINK_MBPS) {
-            return config.linkMbps();
-        }
-        if (bindAddress.getAddress().isLoopbackAddress()) {
-            return HomaTransportConfig.LOOPBACK_LINK_MBPS;
-        }
-        int deviceMbps = deviceSpeedMbps(bindAddress);
-        return deviceMbps > 0 ? deviceMbps : HomaTransportConfig.DEFAULT_LINK_MBPS;
-    }
-
-    /**
-     * The speed in Mbit/s that the device of {@code bindAddress} reports (Linux:
-     * {@code /sys/class/net/DEVICE/speed}, which loopback and many virtual devices leave unset), or
-     * -1: the wildcard address, no such device, no speed, or beyond {@link EngineConfig#MAX_LINK_MBPS}.
-     */
-    static int deviceSpeedMbps(InetSocketAddress bindAddress) {
-        NetworkInterface device = boundDevice(bindAddress);
-        if (device == null) {
-            return -1;
-        }
-        try {
-            java.nio.file.Path speed = java.nio.file.Path.of("/sys/class/net", device.getName(), "speed");
-            int mbps = Integer.parseInt(java.nio.file.Files.readString(speed).trim());
-            return mbps > 0 && mbps <= EngineConfig.MAX_LINK_MBPS ? mbps : -1;
-        } catch (java.io.IOException | NumberFormatException | SecurityException e) {
-            // Loopback's speed file cannot be read (EINVAL); other systems have none.
-            return -1;
-        }
-    }
-
-    /** The one device {@code bindAddress} names, or null: the wildcard address, or none found. */
-    private static @Nullable NetworkInterface boundDevice(InetSocketAddress bindAddress) {
-        if (bindAddress.getAddress().isAnyLocalAddress()) {
-            return null;
-        }
-        try {
-            return NetworkInterface.getByInetAddress(bindAddress.getAddress());
-        } catch (SocketException e) {
-            log.debug("Homa transport: no device for {}", bindAddress, e);
-            return null;
-        }
-    }
-
-    /** The bound interface's MTU as the engine may use it, or -1 where it does not apply. */
-    private static int deviceMtu(HomaTransportConfig config, InetSocketAddress bindAddress) {
-        EngineConfig engine = config.engine();
-        NetworkInterface device = config.deviceMtu() ? boundDevice(bindAddress) : null;
-        if (device == null) {
-            return -1;
-        }
-        int deviceMtu;
-        try {
-            deviceMtu = device.getMTU();
-        } catch (SocketException e) {
-            log.debug("Homa transport: no MTU for {}; using {}", bindAddress, engine.mtuBytes(), e);
-            return -1;
-        }
-        int fitsIncoming = engine.maxIncomingBytes() + EngineConfig.IP_UDP_HEADER_BYTES + DataHeader.HEADER_LENGTH;
-        return Math.min(Math.min(deviceMtu, 65_535), fitsIncoming);
     }
 
     // ------------------------------------------------------------------ public API
@@ -1096,6 +1009,20 @@ final class NettyHomaTransport extends HomaTransport {
         }
         long untilDeadlineNs = drainDeadlineNs - nowNs;
         eventLoop.schedule(drainCheckTask, Math.min(DRAIN_CHECK_NS, untilDeadlineNs), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * How long a drain waits, after the last refused request, for stragglers: four times
+     * {@code resendIntervalNs}, at least 250 ms. Requests a client started before it heard of the
+     * shutdown, but whose packets it sends only after a pause (a GC, a descheduled VM), arrive
+     * late, and a shorter wait lost such a request to the closed socket (its call timed out
+     * instead of failing with the shutdown status).
+     *
+     * @param resendIntervalNs the engine's resend interval, ns
+     * @return the quiet period, ns
+     */
+    static long drainQuietNs(long resendIntervalNs) {
+        return Math.max(250_000_000L, 4 * resendIntervalNs);
     }
 
     private static long saturatedNanos(Duration duration) {

@@ -1,9 +1,11 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.homa.engine.EngineConfig;
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.HomaTransportConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;

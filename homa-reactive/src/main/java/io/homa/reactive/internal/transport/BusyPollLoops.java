@@ -1,5 +1,6 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.transport;
 
+import io.homa.reactive.HomaTransportConfig;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -31,7 +32,7 @@ import reactor.netty.resources.LoopResources;
  * a context switch, and on a virtual machine an interrupt to another virtual CPU, tens of
  * microseconds on each side of a round trip.
  */
-final class BusyPollLoops implements LoopResources {
+public final class BusyPollLoops implements LoopResources {
     /** {@code EpollIoHandler.newFactory(int, SelectStrategyFactory)}, or null where epoll does not load. */
     private static final @Nullable Method NEW_EPOLL_FACTORY = newEpollFactory();
 
@@ -58,7 +59,7 @@ final class BusyPollLoops implements LoopResources {
      *
      * @param busyPollNs 1..{@link HomaTransportConfig#MAX_BUSY_POLL_NS}
      */
-    static @Nullable BusyPollLoops create(long busyPollNs) {
+    public static @Nullable BusyPollLoops create(long busyPollNs) {
         Method newEpollFactory = NEW_EPOLL_FACTORY;
         if (newEpollFactory == null) {
             return null;

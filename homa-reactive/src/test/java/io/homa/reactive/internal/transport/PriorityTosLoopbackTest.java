@@ -1,7 +1,10 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.homa.reactive.HomaRequestHandler;
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.HomaTransportConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -1,9 +1,11 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.engine.InvalidSettingException;
+import io.homa.reactive.HomaSecurityConfig;
+import io.homa.reactive.HomaTransportConfig;
 import io.netty.buffer.Unpooled;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
