@@ -48,7 +48,7 @@ class EngineDriverLoopbackTest {
         // read hands them (the loop drains a socket before channelReadComplete): the GRANTs they
         // call for leave after them, not after 64 datagrams or at the end of the read. With 64 KB
         // datagrams a socket holds milliseconds of reading, and senders would wait for GRANTs.
-        NettyHomaTransport server = (NettyHomaTransport) bind(HomaTransportConfig.builder().bindAddress("127.0.0.1").build());
+        HomaTransport server = bind(HomaTransportConfig.builder().bindAddress("127.0.0.1").build());
         InetSocketAddress serverAddress = address(server);
         try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
             socket.setSoTimeout((int) TIMEOUT.toMillis());
@@ -57,13 +57,13 @@ class EngineDriverLoopbackTest {
                     firstData(socket.getLocalPort(), serverAddress.getPort(), 2, 60_000),
                     firstData(socket.getLocalPort(), serverAddress.getPort(), 4, 6_000));
             assertThat(datagrams.stream().mapToInt(ByteBuffer::remaining).sum())
-                    .isGreaterThanOrEqualTo(NettyHomaTransport.BYTES_PER_DRIVE);
-            server.eventLoop().submit(() -> {
+                    .isGreaterThanOrEqualTo(EngineDriver.BYTES_PER_DRIVE);
+            TransportProbes.eventLoop(server).submit(() -> {
                 for (ByteBuffer datagram : datagrams) {
                     io.netty.channel.socket.DatagramPacket packet = new io.netty.channel.socket.DatagramPacket(
                             Unpooled.wrappedBuffer(datagram), serverAddress, sender);
                     try {
-                        server.onDatagram(packet);
+                        ((NettyHomaTransport) server).driver().onDatagram(packet);
                     } finally {
                         packet.release();
                     }
