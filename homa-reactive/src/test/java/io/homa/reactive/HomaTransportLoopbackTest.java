@@ -517,7 +517,7 @@ class HomaTransportLoopbackTest {
     }
 
     /**
-     * Issue 12: a server that dies and is restarted on the same address serves the same client
+     * A server that dies and is restarted on the same address serves the same client
      * again, without the client restarting: the client's record of the old server (its peer state)
      * does not stand in the way of the new one.
      */
@@ -533,7 +533,7 @@ class HomaTransportLoopbackTest {
         HomaTransport second = bind(loopback().port(port).build(), request -> Mono.just(request.payload().retain()));
         // The client's next request still names the first server's epoch: the new one cannot tell it
         // from a copy the network delayed past the restart, so it refuses it unexecuted, and the call
-        // fails at once with a status, not a timeout (issue 14: at-most-once across restarts).
+        // fails at once with a status, not a timeout (at-most-once across restarts).
         assertThatThrownBy(() -> client.call(server, new byte[] {9}).block(TIMEOUT))
                 .isInstanceOfSatisfying(HomaException.class, e -> {
                     assertThat(e.status()).isEqualTo(HomaStatus.UNAVAILABLE);

@@ -25,7 +25,7 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 /**
- * Packet authentication between real transports over loopback (issue 14, item 2): RPCs complete
+ * Packet authentication between real transports over loopback: RPCs complete
  * between endpoints that share a key, at loopback's MTU and at 1500 bytes with GSO; an endpoint
  * without the key is not heard (its datagrams are dropped and counted, its call fails with a
  * timeout); with encryption the payload is not on the wire in clear.

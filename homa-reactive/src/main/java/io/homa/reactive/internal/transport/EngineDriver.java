@@ -3,15 +3,11 @@ package io.homa.reactive.internal.transport;
 import io.homa.engine.EngineConfig;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.HomaEvent;
-import io.homa.engine.PacketSink;
-import io.homa.reactive.HomaTransportConfig;
 import io.homa.reactive.NanoClock;
 import io.homa.reactive.internal.security.PacketSealer;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.DatagramPacket;
-import io.netty.util.concurrent.ScheduledFuture;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.RejectedExecutionException;
@@ -39,9 +35,9 @@ import reactor.core.publisher.Mono;
  *
  * <p>Receiving: each readiness notification reads the socket until the kernel reports it empty
  * ({@link DatagramBootstrap}), and the engine is driven every {@value #DATAGRAMS_PER_DRIVE}
- * datagrams or {@value #BYTES_PER_DRIVE} bytes and when the read completes. A timer that runs more
- * than {@value #LATE_TIMER_NS} ns late (this process was paused) waits for one pass of the loop's
- * I/O, so that what arrived during the pause is read before the engine judges any silence.
+ * datagrams or {@value #BYTES_PER_DRIVE} bytes and when the read completes. A timer that runs late
+ * (this process was paused) waits for one pass of the loop's I/O, so that what arrived during the
+ * pause is read before the engine judges any silence ({@link EngineTimer}).
  *
  * <p>Pacing is the engine's ({@link EngineConfig#linkMbps()}, draft "Pacing"): the driver polls it
  * for packets, and when the engine holds DATA back for lack of credit, comes back at
@@ -53,12 +49,6 @@ final class EngineDriver {
 
     /** Packets handed to the channel per {@link #drive()} before yielding the event loop. */
     static final int TRANSMIT_BUDGET_PACKETS = 64;
-    /**
-     * A timer that runs later than this after its deadline waits for one pass of the loop's I/O
-     * first ({@link #runTimerTask}): longer than a busy loop's lateness, far shorter than the
-     * engine's smallest retransmission timeout.
-     */
-    static final long LATE_TIMER_NS = 2_000_000;
     /** Datagrams handed to the engine between two {@link #drive()}s while a read drains the socket. */
     static final int DATAGRAMS_PER_DRIVE = 64;
     /**
@@ -69,8 +59,6 @@ final class EngineDriver {
      * for GRANTs.
      */
     static final int BYTES_PER_DRIVE = 64 * 1024;
-    /** How often the event loop measures its own lag ({@link #eventLoopLagNs()}). */
-    static final long LAG_PROBE_INTERVAL_NS = 100_000_000L;
     /** While packets wait for Netty's outbound queue to drain (to switch TOS), how often to look again. */
     static final long HELD_RETRY_NS = 100_000;
 
@@ -79,43 +67,20 @@ final class EngineDriver {
     private final InetSocketAddress localAddress;
     private final HomaEngine engine;
     private final NanoClock clock;
-    private final PriorityTosWriter writer;
-    private final GsoBatcher batcher;
-    /** Seals and opens datagrams when packet authentication is on; null when off. */
+    private final PacketOutput output;
+    /** Opens datagrams when packet authentication is on; null when off. */
     private final @Nullable PacketSealer sealer;
+    private final LagProbe lagProbe;
+    private final EngineTimer timer;
     private final AtomicLong droppedDatagrams = new AtomicLong();
-    private volatile long eventLoopLagNs;
-    private volatile long maxEventLoopLagNs;
-    /** Timers that ran late and waited for a pass of the loop's I/O; written on the loop only. */
-    private volatile long lateTimers;
 
     // ---- confined to the event loop ----
-    private final PacketSink packetSink = new PacketSink() {
-        @Override
-        public void send(InetSocketAddress peer, ByteBuffer packet, int priority) {
-            writePacket(peer, packet, priority);
-        }
-
-        /** DATA is written straight into the datagram buffer, unless it is to be sealed. */
-        @Override
-        public ByteBuffer claim(InetSocketAddress peer, int lengthBytes, int priority) {
-            return sealer == null ? batcher.claim(peer, lengthBytes, priority) : null;
-        }
-
-        @Override
-        public void commit() {
-            batcher.commit();
-        }
-    };
     private final Runnable transmitTask = this::runTransmitTask;
-    private final Runnable timerTask = this::runTimerTask;
     private final Runnable heldRetryTask = this::runHeldRetryTask;
     private final Runnable driveTask = this::runDriveTask;
-    private final Runnable lagProbeTask = this::runLagProbe;
     /** The owners of the engine's events, set by {@link #start} before the first drive. */
     private PendingCalls calls;
     private RequestDispatch requests;
-    private long lagProbeDueNs;
     private boolean heldRetryScheduled;
     private boolean closed;
     private boolean driving;
@@ -126,33 +91,29 @@ final class EngineDriver {
     private int bytesSinceDrive;
     /** The clock as read at the first datagram of the current batch. */
     private long readNowNs;
-    private @Nullable ScheduledFuture<?> timer;
-    private long timerDeadlineNs;
-    /** Whether the pending timer is a late one put behind a pass of the loop's I/O ({@link #runTimerTask}). */
-    private boolean timerDeferred;
 
     /**
-     * @param writer marks packets with their priority ({@link HomaTransportConfig#priorityTos()})
-     * @param batcher joins packets into GSO sends and writes them through {@code writer}
-     * @param sealer seals and opens datagrams, or null without packet authentication
+     * @param output where the engine's packets go
+     * @param sealer opens received datagrams, or null without packet authentication
      */
-    EngineDriver(Channel channel, HomaEngine engine, NanoClock clock, PriorityTosWriter writer, GsoBatcher batcher,
+    EngineDriver(Channel channel, HomaEngine engine, NanoClock clock, PacketOutput output,
             @Nullable PacketSealer sealer) {
         this.channel = channel;
         this.eventLoop = channel.eventLoop();
         this.localAddress = (InetSocketAddress) channel.localAddress();
         this.engine = engine;
         this.clock = clock;
-        this.writer = writer;
-        this.batcher = batcher;
+        this.output = output;
         this.sealer = sealer;
+        this.lagProbe = new LagProbe(eventLoop, clock, this::isClosed, this::expireShutdownHolds);
+        this.timer = new EngineTimer(eventLoop, clock, engine, localAddress, this::isClosed, this::drive);
     }
 
     /** Where the engine's events go; once, on the event loop, before the first datagram is read. Starts the lag probe. */
     void start(PendingCalls pendingCalls, RequestDispatch requestDispatch) {
         this.calls = pendingCalls;
         this.requests = requestDispatch;
-        scheduleLagProbe();
+        lagProbe.schedule();
     }
 
     HomaEngine engine() {
@@ -178,7 +139,7 @@ final class EngineDriver {
 
     /** The writer that marks packets with their priority. */
     PriorityTosWriter writer() {
-        return writer;
+        return output.writer();
     }
 
     /** Whether the engine is closed ({@link #close()}); on the event loop. */
@@ -191,22 +152,22 @@ final class EngineDriver {
     }
 
     long eventLoopLagNs() {
-        return eventLoopLagNs;
+        return lagProbe.lagNs();
     }
 
     /** The largest {@link #eventLoopLagNs()} seen. */
     long maxEventLoopLagNs() {
-        return maxEventLoopLagNs;
+        return lagProbe.maxLagNs();
     }
 
-    /** Timers that ran more than {@link #LATE_TIMER_NS} after their deadline and waited for a pass of the loop's I/O. */
+    /** Timers that ran late and waited for a pass of the loop's I/O ({@link EngineTimer}). */
     long lateTimers() {
-        return lateTimers;
+        return timer.lateTimers();
     }
 
     /** GSO sends and the packets they carried so far, read on the event loop. */
     Mono<long[]> gsoCounters() {
-        return onLoop(() -> new long[] {batcher.segmentedSends(), batcher.segmentedPackets()});
+        return onLoop(output::gsoCounters);
     }
 
     /** The engine's server RPCs held (from the first request DATA until ACK). */
@@ -287,22 +248,8 @@ final class EngineDriver {
         }
     }
 
-    private void scheduleLagProbe() {
-        lagProbeDueNs = clock.nanoTime() + LAG_PROBE_INTERVAL_NS;
-        eventLoop.schedule(lagProbeTask, LAG_PROBE_INTERVAL_NS, TimeUnit.NANOSECONDS);
-    }
-
-    private void runLagProbe() {
-        if (closed) {
-            return;
-        }
+    private void expireShutdownHolds() {
         calls.expireShutdownHolds();
-        long lagNs = Math.max(0, clock.nanoTime() - lagProbeDueNs);
-        eventLoopLagNs = lagNs;
-        if (lagNs > maxEventLoopLagNs) {
-            maxEventLoopLagNs = lagNs;
-        }
-        scheduleLagProbe();
     }
 
     private void runDriveTask() {
@@ -328,7 +275,7 @@ final class EngineDriver {
                 dispatchEvents();
                 transmit();
             } while (driveAgain && !closed);
-            armTimer();
+            timer.arm();
         } catch (RuntimeException e) {
             log.error("Homa transport on {} failed while driving its engine", localAddress, e);
         } finally {
@@ -357,7 +304,7 @@ final class EngineDriver {
         if (closed) {
             return;
         }
-        if (writer.hasHeld() && !writer.drainHeld()) {
+        if (output.hasHeld() && !output.drainHeld()) {
             scheduleHeldRetry();
             return; // held packets go first, once Netty's queue has drained
         }
@@ -368,16 +315,15 @@ final class EngineDriver {
             return; // channelWritabilityChanged drives again
         }
         long nowNs = clock.nanoTime();
-        int sent = engine.pollTransmit(nowNs, packetSink, TRANSMIT_BUDGET_PACKETS);
+        int sent = engine.pollTransmit(nowNs, output, TRANSMIT_BUDGET_PACKETS);
         if (sent > 0) {
-            batcher.finish();
-            writer.flush();
+            output.finishPass();
         }
-        if (writer.hasHeld()) {
+        if (output.hasHeld()) {
             scheduleHeldRetry();
         } else if (channel.isWritable() && engine.canTransmit(nowNs) && !transmitTaskQueued) {
             // More to send now: yield the loop to reads first. Packets the pacer holds back are
-            // the engine's next deadline, which armTimer covers.
+            // the engine's next deadline, which the timer covers.
             transmitTaskQueued = true;
             eventLoop.execute(transmitTask);
         }
@@ -405,76 +351,9 @@ final class EngineDriver {
         drive();
     }
 
-    /**
-     * The engine's {@link PacketSink} for control packets and sealed DATA (unsealed DATA is written
-     * in place, {@link GsoBatcher#claim}): copies the packet into a pooled direct buffer, joined with
-     * the packets before it into one GSO send where it can be ({@link GsoBatcher}), written at its
-     * priority when the batch ends.
-     */
-    private void writePacket(InetSocketAddress peer, ByteBuffer packet, int priority) {
-        PacketSealer sealing = sealer;
-        batcher.add(peer, sealing == null ? packet : sealing.seal(peer, packet), priority);
-    }
-
-    /**
-     * A write or read failed (the packet is lost; RESEND recovers it). Once GSO sends have gone
-     * out, any I/O error is taken as the kernel refusing them (it answers EINVAL or EIO when a
-     * segment is longer than the path's MTU or the device cannot checksum it; the error does not
-     * say which datagram failed), and sends go one datagram per packet from now on, said once at WARN.
-     */
+    /** A write or read failed ({@link PacketOutput#onIoError}). */
     void onIoError(Throwable cause) {
-        if (batcher.enabled() && batcher.segmentedSends() > 0 && cause instanceof IOException) {
-            batcher.disable();
-            log.warn("Homa transport on {}: a UDP GSO send failed ({}); sending one datagram per packet from now on",
-                    localAddress, cause.toString());
-        } else {
-            log.debug("Homa transport on {}: I/O error (ignored)", localAddress, cause);
-        }
-    }
-
-    private void armTimer() {
-        if (closed) {
-            return;
-        }
-        long deadlineNs = engine.nextTimeoutNs();
-        if (deadlineNs == Long.MAX_VALUE) {
-            return;
-        }
-        ScheduledFuture<?> pending = timer;
-        if (pending != null) {
-            if (timerDeadlineNs - deadlineNs <= 0) {
-                return; // the pending timer fires no later than needed
-            }
-            pending.cancel(false);
-        }
-        timerDeadlineNs = deadlineNs;
-        long delayNs = Math.max(0, deadlineNs - clock.nanoTime());
-        timer = eventLoop.schedule(timerTask, delayNs, TimeUnit.NANOSECONDS);
-    }
-
-    private void runTimerTask() {
-        timer = null;
-        if (closed) {
-            return;
-        }
-        long nowNs = clock.nanoTime();
-        if (!timerDeferred && nowNs - timerDeadlineNs > LATE_TIMER_NS) {
-            // This process was paused past the deadline (GC, a descheduled VM): the loop may have
-            // left epoll_wait, on its timeout, before datagrams that came during the pause, and the
-            // engine would take their absence for silence (RESENDs, retransmissions of bytes that
-            // are here). Once, it waits for the next pass of the loop, whose I/O comes first.
-            timerDeferred = true;
-            timer = eventLoop.schedule(timerTask, 0, TimeUnit.NANOSECONDS);
-            lateTimers = lateTimers + 1;
-            return;
-        }
-        timerDeferred = false;
-        try {
-            engine.onTimeout(nowNs);
-        } catch (RuntimeException e) {
-            log.error("Homa engine on {} failed in onTimeout", localAddress, e);
-        }
-        drive();
+        output.onIoError(cause);
     }
 
     /**
@@ -492,13 +371,8 @@ final class EngineDriver {
         // and one transmit budget allow; requestDrive's task would run too late.
         drive();
         closed = true;
-        batcher.release();
-        writer.releaseHeld();
-        ScheduledFuture<?> pending = timer;
-        if (pending != null) {
-            pending.cancel(false);
-            timer = null;
-        }
+        output.release();
+        timer.cancel();
         try {
             engine.close(clock.nanoTime());
             dispatchEvents();

@@ -104,7 +104,7 @@ public final class NettyHomaTransport extends HomaTransport {
             engine.holdRequests();
         }
         this.serving = !settings.holdRequests();
-        this.driver = new EngineDriver(channel, engine, clock, writer, batcher, sealer);
+        this.driver = new EngineDriver(channel, engine, clock, new PacketOutput(localAddress, writer, batcher, sealer), sealer);
         this.calls = new PendingCalls(driver, config.engine().maxMessageBytes(), disposed,
                 engineConfig.peerSilenceTimeoutNs());
         this.drain = new Drain(driver, engineConfig.resendIntervalNs());

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Sealing and opening datagrams (issue 14, item 2), HKDF, the replay window and the config's checks. */
+/** Sealing and opening datagrams, HKDF, the replay window and the config's checks. */
 class PacketSealerTest {
     private static final HexFormat HEX = HexFormat.of();
     private static final InetSocketAddress A = new InetSocketAddress(InetAddress.getLoopbackAddress(), 40_001);
