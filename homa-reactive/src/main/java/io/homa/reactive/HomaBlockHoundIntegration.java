@@ -1,5 +1,6 @@
 package io.homa.reactive;
 
+import io.homa.reactive.internal.transport.BusyPollLoops;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.integration.BlockHoundIntegration;
 

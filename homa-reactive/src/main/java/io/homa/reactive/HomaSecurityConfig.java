@@ -1,6 +1,7 @@
 package io.homa.reactive;
 
 import io.homa.engine.InvalidSettingException;
+import io.homa.reactive.internal.security.PacketSealer;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Locale;
@@ -10,7 +11,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Packet authentication of one {@link HomaTransport} (issue 14, item 2 "Packet authentication"):
+ * Packet authentication of one {@link HomaTransport}:
  * off, or every datagram sealed with AES-256-GCM under a key shared by the endpoints that talk to
  * each other. Immutable; the keys are copied in and out, and {@link #toString()} never shows them.
  *

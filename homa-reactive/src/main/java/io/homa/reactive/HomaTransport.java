@@ -1,6 +1,7 @@
 package io.homa.reactive;
 
 import io.homa.engine.EngineCounters;
+import io.homa.reactive.internal.transport.BusyPollLoops;
 import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -200,7 +201,7 @@ public abstract class HomaTransport implements Disposable {
 
     /**
      * Datagrams dropped, uncounted by the engine (which never saw them), because packet
-     * authentication is on ({@link HomaTransportConfig#security()}, issue 14 item 2) and they did not
+     * authentication is on ({@link HomaTransportConfig#security()}) and they did not
      * authenticate: shorter than the 41-byte trailer plus one byte, a key id this endpoint does not
      * accept, or a tag that does not verify (forged, altered, another key, or a peer without
      * authentication). Always 0 with authentication off. The base implementation returns 0.
@@ -210,7 +211,7 @@ public abstract class HomaTransport implements Disposable {
     }
 
     /**
-     * Authentic datagrams dropped as replays (issue 14 item 2): their packet counter was already
+     * Authentic datagrams dropped as replays: their packet counter was already
      * accepted from that sender and epoch, or is more than 1,984 below the highest one accepted
      * (RFC 6479 window). Always 0 with authentication off. The base implementation returns 0.
      */
@@ -250,7 +251,7 @@ public abstract class HomaTransport implements Disposable {
      *
      * <p>The returned {@code Mono} completes when this endpoint is drained: no handler call is left,
      * the engine holds no server RPC (every response acknowledged), and no request has been
-     * refused for {@link #drainQuietNs(long)} (four resend intervals, at least 250 ms: time for
+     * refused for a quiet period (four resend intervals, at least 250 ms: time for
      * requests sent before their clients heard of the shutdown to arrive, even from a client
      * whose JVM paused meanwhile); or when
      * {@code gracePeriod} ends, whichever is first. It never signals an error. Lazy: nothing
@@ -278,20 +279,6 @@ public abstract class HomaTransport implements Disposable {
      */
     public long refusedRequests() {
         return 0;
-    }
-
-    /**
-     * How long a drain waits, after the last refused request, for stragglers: four times
-     * {@code resendIntervalNs}, at least 250 ms. Requests a client started before it heard of the
-     * shutdown, but whose packets it sends only after a pause (a GC, a descheduled VM), arrive
-     * late; with 20 ms, 1 in 4 runs of a loaded shutdown on a busy machine lost such a request to
-     * the closed socket (its call timed out instead of failing with the shutdown status).
-     *
-     * @param resendIntervalNs the engine's resend interval, ns
-     * @return the quiet period, ns
-     */
-    public static long drainQuietNs(long resendIntervalNs) {
-        return Math.max(250_000_000L, 4 * resendIntervalNs);
     }
 
     /**

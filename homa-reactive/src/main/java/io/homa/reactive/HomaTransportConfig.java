@@ -2,6 +2,7 @@ package io.homa.reactive;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.InvalidSettingException;
+import io.homa.reactive.internal.security.PacketSealer;
 import java.net.InetAddress;
 import java.util.Objects;
 
@@ -65,12 +66,11 @@ import java.util.Objects;
  *     bytes, 0..1 GiB; or {@value #AUTO_INCAST_BUFFER} (the default): on a transport bound to a
  *     loopback address {@value #LOOPBACK_INCAST_BUFFER_FACTOR} x {@code receiveBufferBytes} (16 MiB
  *     with the defaults: no switch lies in between, the socket holds twice what it is given, as
- *     Linux doubles SO_RCVBUF for its bookkeeping, and the client drains it while responses arrive;
- *     S6's 1,000 responses of 10 KB then need no GRANT round trip, 53-86 ms against RSocket's
- *     94-106 in the same runs, and 149-174 ms with 8 MiB), elsewhere the engine's (2 MiB by
+ *     Linux doubles SO_RCVBUF for its bookkeeping, and the client drains it while responses arrive,
+ *     so that a fan-out's many short responses need no GRANT round trip), elsewhere the engine's (2 MiB by
  *     default: set it to the port buffer of the switch in front of the clients)
- * @param security packet authentication (issue 14, item 2): {@link HomaSecurityConfig#off()} (the
- *     default), or every datagram sealed with a 41-byte AES-256-GCM trailer ({@link PacketSealer});
+ * @param security packet authentication: {@link HomaSecurityConfig#off()} (the default), or every
+ *     datagram sealed with a 41-byte AES-256-GCM trailer ({@link HomaSecurityConfig});
  *     when on, the engine's MTU is 41 bytes below the one it would otherwise use, so that sealed
  *     datagrams fit the device's MTU (and stay within 65,507 bytes on loopback), and
  *     {@code engine.mtuBytes()} must be at least {@value #MIN_SEALED_MTU_BYTES}
@@ -114,19 +114,17 @@ public record HomaTransportConfig(
     /**
      * The automatic {@code linkMbps} of a transport bound to a loopback address. Loopback has no
      * wire: a send copies the datagram straight into the receiver's socket, so the pacer's rate is
-     * what the two endpoints' threads carry, not a link's. Interleaved S2/S4 runs (1 MiB echoes, 4
-     * outstanding, on this project's 2-core machine, with the window at {@value #LOOPBACK_RTT_BYTES}
-     * bytes): 10,000 held Homa to 1.02x RSocket's goodput, 25,000 gave 1.15x with the short p99
-     * under load unchanged (366 against 333 µs) and no loss, 40,000 no more (1.21x) and
-     * retransmissions (the receiver's socket overflowed).
+     * what the two endpoints' threads carry, not a link's. Measured with long echoes and the window
+     * at {@value #LOOPBACK_RTT_BYTES} bytes (benchmarks/results/), a slower pacer held goodput back,
+     * and a faster one gained little and overflowed the receiver's socket (retransmissions).
      */
     public static final int LOOPBACK_LINK_MBPS = 25_000;
     /**
      * The engine's grant window ({@link EngineConfig#rttBytes()}) on a loopback address when not
      * set: what 10 Gbit/s carries in 100 µs. Granted bytes wait in the receiver's socket, which on
-     * loopback is the only queue, ahead of any short message that arrives after them: with the
-     * window sized for 25 Gbit/s (312,500 bytes) the short p99 under load (S2) rose from 0.3-0.4
-     * to 1.7 ms, and the faster pacer alone leaves it where it was.
+     * loopback is the only queue, ahead of any short message that arrives after them: a window
+     * sized for the loopback pacer's rate made short messages' tail latency under load several
+     * times worse, while the faster pacer alone leaves it where it was.
      */
     public static final int LOOPBACK_RTT_BYTES = 125_000;
     public static final int MAX_LINK_MBPS = EngineConfig.MAX_LINK_MBPS;
@@ -138,9 +136,9 @@ public record HomaTransportConfig(
     /** On loopback, the automatic incast buffer is this many times {@code receiveBufferBytes}. */
     public static final int LOOPBACK_INCAST_BUFFER_FACTOR = 4;
     /**
-     * {@code busyPollNs} by default: Linux Homa's {@code poll_usecs}. S1 (100 B echoes, one
-     * outstanding, client and server on separate cores of this project's 2-core virtual machine):
-     * p50 18 µs with it against 99 µs without, RSocket 96-103 µs in the same runs.
+     * {@code busyPollNs} by default: Linux Homa's {@code poll_usecs}. It spares an unloaded
+     * ping-pong a wake-up (a context switch, on a virtual machine an interrupt to another virtual
+     * CPU) on each side of every round trip.
      */
     public static final long DEFAULT_BUSY_POLL_NS = 50_000;
     /** Largest {@code busyPollNs}: 1 ms. */
@@ -170,7 +168,7 @@ public record HomaTransportConfig(
         }
     }
 
-    /** The settings without {@code security}: packet authentication off (the shape before issue 14). */
+    /** The settings without {@code security}: packet authentication off (as before packet authentication existed). */
     public HomaTransportConfig(String bindAddress, int port, int receiveBufferBytes, int sendBufferBytes,
             boolean nativeTransport, EngineConfig engine, int linkMbps, PriorityTos priorityTos, long maxNicQueueNs,
             boolean deviceMtu, boolean segmentationOffload) {

@@ -1,5 +1,7 @@
 package io.homa.reactive;
 
+import io.homa.reactive.internal.transport.NettyHomaTransport;
+import io.homa.reactive.internal.transport.TransportSettings;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -100,26 +102,6 @@ public final class HomaTransportSpec {
         return config;
     }
 
-    @Nullable HomaRequestHandler handler() {
-        return handler;
-    }
-
-    @Nullable Scheduler handlerScheduler() {
-        return handlerScheduler;
-    }
-
-    @Nullable LoopResources loops() {
-        return loops;
-    }
-
-    NanoClock clock() {
-        return clock;
-    }
-
-    boolean holdsRequests() {
-        return holdRequests;
-    }
-
     /**
      * Binds lazily.
      *
@@ -128,7 +110,8 @@ public final class HomaTransportSpec {
      *     socket cannot be bound
      */
     public Mono<HomaTransport> bind() {
-        return NettyHomaTransport.create(this);
+        return NettyHomaTransport.bind(
+                new TransportSettings(config, handler, handlerScheduler, loops, clock, holdRequests));
     }
 
     /**

@@ -30,7 +30,7 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * The framework never blocks an event loop (issue 13, item 1): BlockHound (with its Netty and
+ * The framework never blocks an event loop: BlockHound (with its Netty and
  * Reactor integrations, which mark event-loop and parallel threads non-blocking) watches a
  * loopback workload of unary calls, plain (blocking) methods, server streams, channels and 1 MiB
  * messages, and every blocking call on a non-blocking thread is recorded with the code that made

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.wire.PacketType;
+import io.homa.reactive.internal.transport.TransportProbes;
 import io.homa.reactive.rpc.HomaClient;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -103,13 +104,13 @@ class FakeClockTest {
                         && System.nanoTime() - deadlineNs < 0) {
                     Thread.sleep(1);
                 }
-                assertThat(((NettyHomaTransport) client).lateTimers()).isZero();
+                assertThat(TransportProbes.lateTimers(client)).isZero();
 
                 // 50 ms pass at once, as over a GC pause: the RESEND timer (due at 10 ms) runs 40 ms
                 // late, so it first lets the loop read what came meanwhile, then sends its RESEND.
                 clock.advance(Duration.ofMillis(50));
                 awaitResends(client, 1);
-                assertThat(((NettyHomaTransport) client).lateTimers()).isEqualTo(1);
+                assertThat(TransportProbes.lateTimers(client)).isEqualTo(1);
             } finally {
                 client.disposeNow();
             }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.engine.EngineConfig;
+import io.homa.reactive.internal.transport.TransportProbes;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -183,7 +184,7 @@ class GracefulShutdownLoopbackTest {
         // Read after the count: each of these had not completed then, and the drain lets it finish.
         int inHandlerAtDrain = inHandler.get();
         server.drain(Duration.ofSeconds(20)).block(TIMEOUT);
-        int heldAfterDrain = ((NettyHomaTransport) server).activeServerRpcs().block(TIMEOUT);
+        int heldAfterDrain = TransportProbes.activeServerRpcs(server).block(TIMEOUT);
         server.disposeNow();
         loop.stopAndAwait();
 
@@ -232,7 +233,7 @@ class GracefulShutdownLoopbackTest {
         drained.block(TIMEOUT);
         assertThat(first.get()).containsExactly(1);
         assertThat(firstError.get()).isNull();
-        assertThat(((NettyHomaTransport) server).activeServerRpcs().block(TIMEOUT)).isZero();
+        assertThat(TransportProbes.activeServerRpcs(server).block(TIMEOUT)).isZero();
         assertThat(server.isDisposed()).as("a drain leaves the socket open").isFalse();
     }
 

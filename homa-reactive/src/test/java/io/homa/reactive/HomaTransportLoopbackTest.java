@@ -9,6 +9,7 @@ import io.homa.engine.wire.CutoffsHeader;
 import io.homa.engine.wire.DataHeader;
 import io.homa.engine.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
+import io.homa.reactive.internal.transport.TransportProbes;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -91,18 +92,17 @@ class HomaTransportLoopbackTest {
             return Mono.just(request.payload().retain());
         });
         HomaTransport client = bind(null);
-        NettyHomaTransport netty = (NettyHomaTransport) server;
 
         assertThat(client.call(address(server), new byte[] {0}).block(TIMEOUT)).containsExactly(0);
         assertThat(thread.get()).as("no thread hop").startsWith("homa-");
         assertThat(Mono.fromCallable(() -> Thread.currentThread().getName()).subscribeOn(
-                reactor.core.scheduler.Schedulers.fromExecutor(netty.eventLoop())).block(TIMEOUT)).isEqualTo(thread.get());
+                reactor.core.scheduler.Schedulers.fromExecutor(TransportProbes.eventLoop(server))).block(TIMEOUT)).isEqualTo(thread.get());
         assertThat(client.call(address(server), new byte[] {1}).block(TIMEOUT)).containsExactly(1);
         // The probe due during the 400 ms block ran at least 300 ms late; it runs every 100 ms.
-        for (int i = 0; i < 100 && netty.maxEventLoopLagNs() < 300_000_000L; i++) {
+        for (int i = 0; i < 100 && TransportProbes.maxEventLoopLagNs(server) < 300_000_000L; i++) {
             Mono.delay(Duration.ofMillis(20)).block();
         }
-        assertThat(netty.maxEventLoopLagNs()).isGreaterThanOrEqualTo(300_000_000L);
+        assertThat(TransportProbes.maxEventLoopLagNs(server)).isGreaterThanOrEqualTo(300_000_000L);
     }
 
     @Test
@@ -291,54 +291,6 @@ class HomaTransportLoopbackTest {
     }
 
     @Test
-    void shouldSendGrantsOnceEnoughBytesArriveWithinOneRead() throws Exception {
-        // Two datagrams of two long requests, over 64 KiB together, handed to the transport as one
-        // read hands them (the loop drains a socket before channelReadComplete): the GRANTs they
-        // call for leave after them, not after 64 datagrams or at the end of the read. With 64 KB
-        // datagrams a socket holds milliseconds of reading, and senders would wait for GRANTs.
-        NettyHomaTransport server = (NettyHomaTransport) bind(echo());
-        InetSocketAddress serverAddress = address(server);
-        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
-            socket.setSoTimeout((int) TIMEOUT.toMillis());
-            InetSocketAddress sender = new InetSocketAddress(InetAddress.getLoopbackAddress(), socket.getLocalPort());
-            List<ByteBuffer> datagrams = List.of(
-                    firstData(socket.getLocalPort(), serverAddress.getPort(), 2, 60_000),
-                    firstData(socket.getLocalPort(), serverAddress.getPort(), 4, 6_000));
-            assertThat(datagrams.stream().mapToInt(ByteBuffer::remaining).sum())
-                    .isGreaterThanOrEqualTo(NettyHomaTransport.BYTES_PER_DRIVE);
-            server.eventLoop().submit(() -> {
-                for (ByteBuffer datagram : datagrams) {
-                    io.netty.channel.socket.DatagramPacket packet = new io.netty.channel.socket.DatagramPacket(
-                            Unpooled.wrappedBuffer(datagram), serverAddress, sender);
-                    try {
-                        server.onDatagram(packet);
-                    } finally {
-                        packet.release();
-                    }
-                }
-            }).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-
-            byte[] buffer = new byte[65_536];
-            DatagramPacket answer = new DatagramPacket(buffer, buffer.length);
-            socket.receive(answer); // fails the test with SocketTimeoutException after TIMEOUT
-            assertThat(PacketType.fromCode(Byte.toUnsignedInt(buffer[HomaHeader.TYPE_OFFSET])))
-                    .isEqualTo(PacketType.GRANT);
-        }
-    }
-
-    /** The first DATA packet of a 1,000,000-byte request, {@code bytes} long, that many unscheduled. */
-    private static ByteBuffer firstData(int sourcePort, int destPort, long rpcId, int bytes) {
-        ByteBuffer data = ByteBuffer.allocate(DataHeader.HEADER_LENGTH + bytes);
-        new DataHeader().wrap(data, 0)
-                .writeCommon(PacketType.DATA, sourcePort, destPort, rpcId)
-                .messageLength(1_000_000)
-                .incoming(bytes)
-                .dataOffset(0)
-                .doff(DataHeader.DOFF);
-        return data;
-    }
-
-    @Test
     void shouldDrainEveryQueuedDatagramAfterABurst() throws Exception {
         // A read that stopped early and were not signalled again (an edge-triggered socket) would
         // leave the rest of this burst queued, unseen until another datagram arrives, and none
@@ -349,7 +301,7 @@ class HomaTransportLoopbackTest {
         int burst = 3000;
         CountDownLatch loopHeld = new CountDownLatch(1);
         CountDownLatch burstSent = new CountDownLatch(1);
-        ((NettyHomaTransport) server).eventLoop().execute(() -> {
+        TransportProbes.eventLoop(server).execute(() -> {
             loopHeld.countDown();
             try {
                 burstSent.await(5, TimeUnit.SECONDS);
@@ -401,7 +353,7 @@ class HomaTransportLoopbackTest {
     }
 
     private static Object loopOf(HomaTransport transport) {
-        return ((NettyHomaTransport) transport).eventLoop();
+        return TransportProbes.eventLoop(transport);
     }
 
     @Test
@@ -449,13 +401,12 @@ class HomaTransportLoopbackTest {
         awaitRequestsDelivered(server, 1);
         subscription.dispose();
 
-        NettyHomaTransport netty = (NettyHomaTransport) client;
-        Integer active = netty.activeClientRpcs()
+        Integer active = TransportProbes.activeClientRpcs(client)
                 .filter(n -> n == 0)
                 .repeatWhenEmpty(1000, r -> r.delayElements(Duration.ofMillis(5)))
                 .block(TIMEOUT);
         assertThat(active).isZero();
-        assertThat(netty.pendingCallCount().block(TIMEOUT)).isZero();
+        assertThat(TransportProbes.pendingCallCount(client).block(TIMEOUT)).isZero();
     }
 
     @Test
@@ -543,15 +494,15 @@ class HomaTransportLoopbackTest {
         assertThat(sleeper.call(address(server), new byte[] {7}).block(TIMEOUT)).containsExactly(7);
         assertThat(nio.call(address(server), new byte[] {8}).block(TIMEOUT)).containsExactly(8);
 
-        if (UdpOffload.epollAvailable()) {
+        if (TransportProbes.epollAvailable()) {
             assertThat(client.dataPath()).contains("busy-poll 1000 µs before sleeping");
-            assertThat(((NettyHomaTransport) client).busyPollHits()).isPositive();
-            assertThat(((NettyHomaTransport) server).busyPollHits()).isPositive();
+            assertThat(TransportProbes.busyPollHits(client)).isPositive();
+            assertThat(TransportProbes.busyPollHits(server)).isPositive();
         }
         assertThat(sleeper.dataPath()).contains("busy-poll off");
-        assertThat(((NettyHomaTransport) sleeper).busyPollHits()).isEqualTo(-1);
+        assertThat(TransportProbes.busyPollHits(sleeper)).isEqualTo(-1);
         assertThat(nio.dataPath()).contains("busy-poll off");
-        assertThat(((NettyHomaTransport) nio).busyPollHits()).isEqualTo(-1);
+        assertThat(TransportProbes.busyPollHits(nio)).isEqualTo(-1);
     }
 
     @Test
@@ -559,14 +510,14 @@ class HomaTransportLoopbackTest {
         HomaTransport nativeServer = bind(echo());
         HomaTransport nioClient = bind(loopback().nativeTransport(false).build(), null);
 
-        assertThat(((NettyHomaTransport) nativeServer).channelType().getSimpleName())
-                .isEqualTo(UdpOffload.epollAvailable() ? "EpollDatagramChannel" : "NioDatagramChannel");
-        assertThat(((NettyHomaTransport) nioClient).channelType().getSimpleName()).isEqualTo("NioDatagramChannel");
+        assertThat(TransportProbes.channelType(nativeServer).getSimpleName())
+                .isEqualTo(TransportProbes.epollAvailable() ? "EpollDatagramChannel" : "NioDatagramChannel");
+        assertThat(TransportProbes.channelType(nioClient).getSimpleName()).isEqualTo("NioDatagramChannel");
         assertThat(nioClient.call(address(nativeServer), new byte[] {5}).block(TIMEOUT)).containsExactly(5);
     }
 
     /**
-     * Issue 12: a server that dies and is restarted on the same address serves the same client
+     * A server that dies and is restarted on the same address serves the same client
      * again, without the client restarting: the client's record of the old server (its peer state)
      * does not stand in the way of the new one.
      */
@@ -582,7 +533,7 @@ class HomaTransportLoopbackTest {
         HomaTransport second = bind(loopback().port(port).build(), request -> Mono.just(request.payload().retain()));
         // The client's next request still names the first server's epoch: the new one cannot tell it
         // from a copy the network delayed past the restart, so it refuses it unexecuted, and the call
-        // fails at once with a status, not a timeout (issue 14: at-most-once across restarts).
+        // fails at once with a status, not a timeout (at-most-once across restarts).
         assertThatThrownBy(() -> client.call(server, new byte[] {9}).block(TIMEOUT))
                 .isInstanceOfSatisfying(HomaException.class, e -> {
                     assertThat(e.status()).isEqualTo(HomaStatus.UNAVAILABLE);

@@ -1,4 +1,4 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

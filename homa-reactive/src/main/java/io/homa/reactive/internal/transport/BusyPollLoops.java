@@ -1,10 +1,13 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.transport;
 
+import io.homa.reactive.HomaTransportConfig;
+import io.homa.reactive.NanoClock;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SelectStrategy;
 import io.netty.channel.SelectStrategyFactory;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.IntSupplier;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
@@ -31,12 +34,15 @@ import reactor.netty.resources.LoopResources;
  * a context switch, and on a virtual machine an interrupt to another virtual CPU, tens of
  * microseconds on each side of a round trip.
  */
-final class BusyPollLoops implements LoopResources {
+public final class BusyPollLoops implements LoopResources {
     /** {@code EpollIoHandler.newFactory(int, SelectStrategyFactory)}, or null where epoll does not load. */
     private static final @Nullable Method NEW_EPOLL_FACTORY = newEpollFactory();
 
     private final EventLoopGroup group;
     private final long busyPollNs;
+    private final NanoClock clock = NanoClock.system();
+    /** The NIO loop for a caller that asks for no native transport ({@link #onServer}), made on first use. */
+    private @Nullable EventLoopGroup nioGroup;
     /** Polls that found work before the deadline (a sleep and a wake-up saved); written by the loop only. */
     private volatile long hits;
 
@@ -58,7 +64,7 @@ final class BusyPollLoops implements LoopResources {
      *
      * @param busyPollNs 1..{@link HomaTransportConfig#MAX_BUSY_POLL_NS}
      */
-    static @Nullable BusyPollLoops create(long busyPollNs) {
+    public static @Nullable BusyPollLoops create(long busyPollNs) {
         Method newEpollFactory = NEW_EPOLL_FACTORY;
         if (newEpollFactory == null) {
             return null;
@@ -90,8 +96,8 @@ final class BusyPollLoops implements LoopResources {
         }
         EventExecutor executor = ThreadExecutorMap.currentExecutor();
         SingleThreadEventExecutor loop = executor instanceof SingleThreadEventExecutor single ? single : null;
-        long deadlineNs = System.nanoTime() + busyPollNs;
-        while (System.nanoTime() - deadlineNs < 0) {
+        long deadlineNs = clock.nanoTime() + busyPollNs;
+        while (clock.nanoTime() - deadlineNs < 0) {
             Thread.yield();
             ready = selectNow.get();
             if (ready > 0) {
@@ -111,14 +117,37 @@ final class BusyPollLoops implements LoopResources {
         return hits;
     }
 
+    /**
+     * The busy-polling epoll loop, or for {@code useNative} false (a transport whose
+     * {@link HomaTransportConfig#nativeTransport()} is off, run on these loops) an ordinary NIO
+     * loop, which does not poll.
+     */
     @Override
     public EventLoopGroup onServer(boolean useNative) {
-        return group;
+        return useNative ? group : nioGroup();
+    }
+
+    private synchronized EventLoopGroup nioGroup() {
+        EventLoopGroup nio = nioGroup;
+        if (nio == null) {
+            nio = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("homa-nio", true), NioIoHandler.newFactory());
+            nioGroup = nio;
+        }
+        return nio;
     }
 
     @Override
     public Mono<Void> disposeLater(Duration quietPeriod, Duration timeout) {
-        return Mono.create(sink -> group.shutdownGracefully(quietPeriod.toNanos(), timeout.toNanos(), TimeUnit.NANOSECONDS)
+        EventLoopGroup nio;
+        synchronized (this) {
+            nio = nioGroup;
+        }
+        Mono<Void> epoll = shutdown(group, quietPeriod, timeout);
+        return nio == null ? epoll : Mono.when(epoll, shutdown(nio, quietPeriod, timeout));
+    }
+
+    private static Mono<Void> shutdown(EventLoopGroup loops, Duration quietPeriod, Duration timeout) {
+        return Mono.create(sink -> loops.shutdownGracefully(quietPeriod.toNanos(), timeout.toNanos(), TimeUnit.NANOSECONDS)
                 .addListener(done -> sink.success()));
     }
 

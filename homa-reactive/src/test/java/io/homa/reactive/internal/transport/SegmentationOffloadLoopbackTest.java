@@ -1,9 +1,11 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.homa.engine.EngineConfig;
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.HomaTransportConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -73,14 +75,14 @@ class SegmentationOffloadLoopbackTest {
         HomaTransport server = bind(true, true);
         HomaTransport client = bind(true, false);
         assertThat(client.dataPath()).contains("MTU 1500");
-        assumeTrue(UdpOffload.isEpoll(((NettyHomaTransport) client).channelType()) && UdpOffload.GSO_SUPPORTED,
+        assumeTrue(TransportProbes.gsoSupported(client),
                 "UDP GSO needs Linux and Netty's native epoll transport: " + client.dataPath());
         assertThat(client.dataPath()).contains("GSO on", "GRO on");
 
         echo(client, server, 16, 1);
 
-        long[] clientGso = ((NettyHomaTransport) client).gsoCounters().block(TIMEOUT);
-        long[] serverGso = ((NettyHomaTransport) server).gsoCounters().block(TIMEOUT);
+        long[] clientGso = TransportProbes.gsoCounters(client).block(TIMEOUT);
+        long[] serverGso = TransportProbes.gsoCounters(server).block(TIMEOUT);
         // 16 requests and 16 responses of ~0.75 MiB on average, 1,416 message bytes per packet.
         assertThat(clientGso[1]).as("packets in the client's GSO sends").isGreaterThan(4_000);
         assertThat(serverGso[1]).as("packets in the server's GSO sends").isGreaterThan(4_000);
@@ -95,7 +97,7 @@ class SegmentationOffloadLoopbackTest {
         HomaTransport client = HomaTransport.bindNow(HomaTransportConfig.builder().bindAddress("127.0.0.1").build(),
                 null, TIMEOUT);
         transports.add(client);
-        assumeTrue(UdpOffload.isEpoll(((NettyHomaTransport) client).channelType()) && UdpOffload.GSO_SUPPORTED,
+        assumeTrue(TransportProbes.gsoSupported(client),
                 "UDP GSO needs Linux and Netty's native epoll transport: " + client.dataPath());
         assertThat(client.dataPath()).contains("MTU 65535", "GSO on", "GRO on");
 
@@ -112,8 +114,8 @@ class SegmentationOffloadLoopbackTest {
                     .collectList()
                     .block(TIMEOUT);
             assertThat(responses).hasSize(64).allSatisfy(response -> assertThat(response).isEqualTo(request));
-            joined = ((NettyHomaTransport) client).gsoCounters().block(TIMEOUT)[1]
-                    + ((NettyHomaTransport) server).gsoCounters().block(TIMEOUT)[1];
+            joined = TransportProbes.gsoCounters(client).block(TIMEOUT)[1]
+                    + TransportProbes.gsoCounters(server).block(TIMEOUT)[1];
         }
         assertThat(joined).as("packets in GSO sends after %d bursts", bursts).isGreaterThan(0);
     }
@@ -128,6 +130,6 @@ class SegmentationOffloadLoopbackTest {
         HomaTransport offloadServer = bind(true, true);
         HomaTransport plainClient = bind(false, false);
         echo(plainClient, offloadServer, 6, 3);
-        assertThat(((NettyHomaTransport) plainClient).gsoCounters().block(TIMEOUT)[0]).isZero();
+        assertThat(TransportProbes.gsoCounters(plainClient).block(TIMEOUT)[0]).isZero();
     }
 }

@@ -1,4 +1,4 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.security;
 
 /**
  * Anti-replay window over 64-bit packet counters (RFC 6479, as WireGuard and IPsec use it): a ring

@@ -1,4 +1,4 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;

@@ -1,4 +1,4 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -30,7 +30,7 @@ import reactor.netty.resources.LoopResources;
  * that stopped after a full call would strand the held bursts.)
  */
 class RecvmmsgStrandingLoopbackTest {
-    private static final int SLOTS = NettyHomaTransport.DATAGRAMS_PER_RECVMMSG;
+    private static final int SLOTS = DatagramBootstrap.DATAGRAMS_PER_RECVMMSG;
     private static final int SLOT_BYTES = 2_048;
     private static final int BURSTS = 3_000;
     /** Far above any pause of a loaded machine; only a stranded datagram waits this long. */
@@ -44,7 +44,7 @@ class RecvmmsgStrandingLoopbackTest {
         }
     }
 
-    /** @param slots datagrams per call: {@code SLOTS} for recvmmsg, 1 for recvmsg with UDP_GRO (before Netty 4.2.19) */
+    /** @param slots datagrams per call: {@code SLOTS} for recvmmsg, 1 for recvmsg with UDP_GRO */
     @ParameterizedTest(name = "{0} slot(s) per call")
     @ValueSource(ints = {SLOTS, 1})
     void shouldReadEveryDatagramOfEveryBurstWithoutATimerOrMoreTraffic(int slots) throws Exception {
@@ -56,7 +56,7 @@ class RecvmmsgStrandingLoopbackTest {
                     "needs Netty's native epoll transport");
             Semaphore received = new Semaphore(0);
             RecvmmsgAllocator allocator = new RecvmmsgAllocator(slots, SLOT_BYTES);
-            allocator.maxMessagesPerRead(NettyHomaTransport.MAX_READS_PER_READINESS);
+            allocator.maxMessagesPerRead(DatagramBootstrap.MAX_READS_PER_READINESS);
             Bootstrap bootstrap = new Bootstrap().group(group).channel(channelType);
             if (slots > 1) {
                 bootstrap.option(UdpOffload.MAX_DATAGRAM_PAYLOAD_SIZE, SLOT_BYTES);

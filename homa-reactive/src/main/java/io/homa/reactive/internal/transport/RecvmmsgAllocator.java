@@ -1,12 +1,12 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.transport;
 
+import io.homa.reactive.NanoClock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
-import java.util.function.LongSupplier;
 
 /**
  * Receive buffers for recvmmsg(2) reads on Netty's epoll transport that stop reading when one call
@@ -17,7 +17,7 @@ import java.util.function.LongSupplier;
  * fewer datagrams than its slots stopped because the next receive would have blocked: the socket
  * was empty at that moment. Only a call that filled every slot is likely to leave more. That saves
  * one system call per wake-up: half the receive calls of a loop that wakes for one datagram, as in
- * an unloaded ping-pong (S1). Stopping early can never strand a datagram: Netty 4.2's epoll
+ * an unloaded ping-pong. Stopping early can never strand a datagram: Netty 4.2's epoll
  * transport is level-triggered (its {@code EpollMode} is fixed), so a socket that still holds
  * data is reported again by the loop's next epoll_wait; and a datagram queued after the short
  * call finds an empty queue, which Linux signals even to an edge-triggered waiter
@@ -27,7 +27,7 @@ import java.util.function.LongSupplier;
  * reports each call's bytes as {@code received x datagramBytes} against
  * {@code datagrams x datagramBytes} attempted, so the two are equal exactly when every slot was
  * filled. Built with one slot, for recvmsg reads (one datagram, or one coalesced run, per call:
- * UDP GRO before Netty 4.2.19), a call fills its buffer only by chance, so a dense read goes on
+ * UDP GRO), a call fills its buffer only by chance, so a dense read goes on
  * until the socket is empty; only the sparse rule below applies.
  *
  * <p><b>Sparse traffic reads with recvmsg.</b> Netty's recvmmsg asks the socket for
@@ -61,11 +61,11 @@ final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
 
     @Override
     public Handle newHandle() {
-        return newHandle(System::nanoTime);
+        return newHandle(NanoClock.system());
     }
 
     /** A handle that reads the time from {@code clock}, ns (tests). */
-    SlotsFilled newHandle(LongSupplier clock) {
+    SlotsFilled newHandle(NanoClock clock) {
         return new SlotsFilled((ExtendedHandle) super.newHandle(), datagramBytes, recvmsg, clock);
     }
 
@@ -78,7 +78,7 @@ final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
         /** Whether a dense read may go on: for recvmsg, until a call finds the socket empty. */
         private final UncheckedBooleanSupplier mayHaveMore;
         private final int datagramBytes;
-        private final LongSupplier clock;
+        private final NanoClock clock;
         /** When the previous read began, ns; far in the past at first. */
         private long lastReadNs;
         /** Datagrams the current read has taken so far. */
@@ -86,18 +86,18 @@ final class RecvmmsgAllocator extends FixedRecvByteBufAllocator {
         /** This read is one recvmsg of one datagram. */
         private boolean single;
 
-        SlotsFilled(ExtendedHandle handle, int datagramBytes, boolean recvmsg, LongSupplier clock) {
+        SlotsFilled(ExtendedHandle handle, int datagramBytes, boolean recvmsg, NanoClock clock) {
             super(handle);
             this.mayHaveMore = recvmsg ? UncheckedBooleanSupplier.TRUE_SUPPLIER : lastCallFilledEverySlot;
             this.datagramBytes = datagramBytes;
             this.clock = clock;
-            this.lastReadNs = clock.getAsLong() - 2 * DENSE_NS;
+            this.lastReadNs = clock.nanoTime() - 2 * DENSE_NS;
         }
 
         @Override
         public void reset(ChannelConfig config) {
             super.reset(config);
-            long nowNs = clock.getAsLong();
+            long nowNs = clock.nanoTime();
             single = datagramsRead <= 1 && nowNs - lastReadNs >= DENSE_NS;
             lastReadNs = nowNs;
             datagramsRead = 0;

@@ -1,4 +1,4 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.security;
 
 import java.security.GeneralSecurityException;
 import java.security.InvalidKeyException;
@@ -7,8 +7,8 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * HKDF with HMAC-SHA256 (RFC 5869), on the JDK's {@link Mac} (JDK 17 has no HKDF class). Used by
- * {@link PacketSealer} to derive each sender's AES-256-GCM subkey from a pre-shared key (issue 14,
- * item 2). Not thread-safe: one instance per event loop.
+ * {@link PacketSealer} to derive each sender's AES-256-GCM subkey from a pre-shared key. Not
+ * thread-safe: one instance per event loop.
  */
 final class Hkdf {
     private static final String HMAC = "HmacSHA256";

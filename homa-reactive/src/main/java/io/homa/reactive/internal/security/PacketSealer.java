@@ -1,5 +1,6 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.security;
 
+import io.homa.reactive.HomaSecurityConfig;
 import io.netty.buffer.ByteBuf;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -20,8 +21,8 @@ import javax.crypto.spec.SecretKeySpec;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Seals every datagram a transport sends and opens every one it receives, below the engine (issue
- * 14, item 2 "Packet authentication"): the engine never sees a datagram that did not authenticate.
+ * Seals every datagram a transport sends and opens every one it receives, below the engine (packet
+ * authentication): the engine never sees a datagram that did not authenticate.
  *
  * <h2>Wire format</h2>
  * A sealed datagram is the Homa packet (in clear with {@link HomaSecurityConfig.Mode#AUTHENTICATE},
@@ -70,9 +71,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Confined to the transport's event loop; {@link #unauthenticated()} and {@link #replayed()} may be
  * read from any thread.
  */
-final class PacketSealer {
+public final class PacketSealer {
     /** Key id (1) + epoch (16) + counter (8) + tag (16). */
-    static final int TRAILER_BYTES = 41;
+    public static final int TRAILER_BYTES = 41;
     static final int KEY_ID_BYTES = 1;
     static final int EPOCH_BYTES = 16;
     static final int COUNTER_BYTES = 8;
@@ -119,7 +120,7 @@ final class PacketSealer {
      *     address per destination
      * @param random where the epoch comes from
      */
-    PacketSealer(HomaSecurityConfig config, InetSocketAddress local, SecureRandom random) {
+    public PacketSealer(HomaSecurityConfig config, InetSocketAddress local, SecureRandom random) {
         this(config, local, random, PacketSealer::routeSource);
     }
 
@@ -156,7 +157,7 @@ final class PacketSealer {
      *     reuses at the next call (copy it before then)
      * @throws IllegalArgumentException if the sealed datagram would exceed {@value #MAX_SEALED_BYTES} bytes
      */
-    ByteBuffer seal(InetSocketAddress destination, ByteBuffer packet) {
+    public ByteBuffer seal(InetSocketAddress destination, ByteBuffer packet) {
         int length = packet.remaining();
         if (length + TRAILER_BYTES > MAX_SEALED_BYTES) {
             throw new IllegalArgumentException("a packet of " + length + " bytes does not fit a sealed datagram");
@@ -233,7 +234,7 @@ final class PacketSealer {
      * @return the Homa packet (a view of {@code datagram} when authenticating, a buffer this sealer
      *     reuses at the next call when decrypting), or null if the datagram was dropped and counted
      */
-    @Nullable ByteBuffer open(InetSocketAddress source, ByteBuf datagram) {
+    public @Nullable ByteBuffer open(InetSocketAddress source, ByteBuf datagram) {
         int total = datagram.readableBytes();
         if (total < TRAILER_BYTES + 1) {
             unauthenticated.incrementAndGet();
@@ -306,12 +307,12 @@ final class PacketSealer {
     }
 
     /** Datagrams dropped as short, with an unknown key id, or with a tag that did not verify. */
-    long unauthenticated() {
+    public long unauthenticated() {
         return unauthenticated.get();
     }
 
     /** Authentic datagrams dropped because their counter was seen before or fell below the window. */
-    long replayed() {
+    public long replayed() {
         return replayed.get();
     }
 

@@ -1,7 +1,11 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.homa.reactive.HomaRequestHandler;
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.HomaTransportConfig;
+import io.netty.channel.socket.DatagramChannel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -44,8 +48,13 @@ class PriorityTosLoopbackTest {
         return request -> Mono.just(request.payload().retain());
     }
 
+    /** The socket's IP TOS byte as the kernel reports it now (getsockopt). */
+    private static int socketTrafficClass(NettyHomaTransport transport) {
+        return ((DatagramChannel) transport.driver().channel()).config().getTrafficClass();
+    }
+
     private static <T> T onLoop(NettyHomaTransport transport, Callable<T> task) throws Exception {
-        return transport.eventLoop().submit(task).get();
+        return transport.driver().eventLoop().submit(task).get();
     }
 
     /** Two 1 MiB echoes and 40 short ones at once; asserts that all came back intact. */
@@ -78,7 +87,7 @@ class PriorityTosLoopbackTest {
         mixedEchoes(client, new InetSocketAddress(InetAddress.getLoopbackAddress(), server.localAddress().getPort()));
 
         for (NettyHomaTransport transport : List.of(client, server)) {
-            PriorityTosWriter writer = transport.writer();
+            PriorityTosWriter writer = transport.driver().writer();
             int mask = onLoop(transport, writer::prioritiesSentMask);
             assertThat(onLoop(transport, writer::enabled)).as("%s marks packets", transport).isTrue();
             assertThat(mask & 1 << 7).as("%s sent control packets (GRANTs) at 7, mask %s", transport,
@@ -87,7 +96,7 @@ class PriorityTosLoopbackTest {
                     Integer.toBinaryString(mask)).isGreaterThanOrEqualTo(2);
             int tos = onLoop(transport, writer::socketTos);
             assertThat(tos & 0x1F).as("only the precedence bits are set").isZero();
-            assertThat(transport.socketTrafficClass()).as("the kernel holds the TOS the writer set").isEqualTo(tos);
+            assertThat(socketTrafficClass(transport)).as("the kernel holds the TOS the writer set").isEqualTo(tos);
         }
     }
 
@@ -104,8 +113,8 @@ class PriorityTosLoopbackTest {
         mixedEchoes(client, new InetSocketAddress(InetAddress.getLoopbackAddress(), server.localAddress().getPort()));
 
         for (NettyHomaTransport transport : List.of(client, server)) {
-            assertThat(onLoop(transport, transport.writer()::prioritiesSentMask)).isZero();
-            assertThat(transport.socketTrafficClass()).isZero();
+            assertThat(onLoop(transport, transport.driver().writer()::prioritiesSentMask)).isZero();
+            assertThat(socketTrafficClass(transport)).isZero();
         }
     }
 }

@@ -1,9 +1,11 @@
-package io.homa.reactive;
+package io.homa.reactive.internal.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.engine.InvalidSettingException;
+import io.homa.reactive.HomaSecurityConfig;
+import io.homa.reactive.HomaTransportConfig;
 import io.netty.buffer.Unpooled;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -18,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Sealing and opening datagrams (issue 14, item 2), HKDF, the replay window and the config's checks. */
+/** Sealing and opening datagrams, HKDF, the replay window and the config's checks. */
 class PacketSealerTest {
     private static final HexFormat HEX = HexFormat.of();
     private static final InetSocketAddress A = new InetSocketAddress(InetAddress.getLoopbackAddress(), 40_001);

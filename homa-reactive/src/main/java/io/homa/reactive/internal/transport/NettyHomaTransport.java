@@ -1,0 +1,322 @@
+package io.homa.reactive.internal.transport;
+
+import io.homa.engine.EngineConfig;
+import io.homa.engine.EngineCounters;
+import io.homa.engine.HomaEngine;
+import io.homa.engine.MessageBytes;
+import io.homa.reactive.HomaSecurityConfig;
+import io.homa.reactive.HomaTransport;
+import io.homa.reactive.HomaTransportConfig;
+import io.homa.reactive.NanoClock;
+import io.homa.reactive.internal.security.PacketSealer;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.DatagramChannelConfig;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * The {@link HomaTransport}: one Netty datagram channel on one event loop, driving one
+ * {@link HomaEngine}. This class only wires its parts together and answers the public API from
+ * them:
+ * <ul>
+ *   <li>{@link DatagramBootstrap} binds the channel and chooses its offloads, with
+ *       {@link LinkProbe} deriving the engine's settings from the bound device;
+ *   <li>{@link EngineDriver} runs the loop's duty cycle: received datagrams into the engine, the
+ *       engine's events to their owners, its packets out ({@link GsoBatcher},
+ *       {@link PriorityTosWriter}, {@link PacketSealer}), its timer and the lag probe;
+ *   <li>{@link PendingCalls} holds the client calls, {@link RequestDispatch} hands requests to the
+ *       handler and its responses back, and {@link Drain} runs a graceful shutdown's first step;
+ *   <li>{@link TransportErrors} maps failures to {@link io.homa.reactive.HomaException}s.
+ * </ul>
+ */
+public final class NettyHomaTransport extends HomaTransport {
+    private static final Logger log = LoggerFactory.getLogger(NettyHomaTransport.class);
+
+    /** Whether the WARN about an unauthenticated endpoint on a non-loopback address was logged (once per JVM). */
+    private static final AtomicBoolean UNAUTHENTICATED_WARNED = new AtomicBoolean();
+
+    private final Channel channel;
+    private final InetSocketAddress localAddress;
+    private final NanoClock clock;
+    private final String dataPath;
+    /** The transport's own loops when they busy-poll ({@link HomaTransportConfig#busyPollNs()}), else null. */
+    private final @Nullable BusyPollLoops busyPoll;
+    private final @Nullable PacketSealer sealer;
+    private final AtomicBoolean disposed = new AtomicBoolean();
+    private final Sinks.Empty<Void> onDispose = Sinks.empty();
+    private volatile boolean serving;
+    private final EngineDriver driver;
+    private final PendingCalls calls;
+    private final RequestDispatch requests;
+    private final Drain drain;
+
+    /**
+     * Runs on the event loop, in the bind listener, before the first datagram is read.
+     *
+     * @param gsoBatchBytes the longest GSO send, bytes, 0 without GSO ({@link GsoBatcher})
+     * @param busyPoll the transport's own loops when they busy-poll, else null
+     */
+    NettyHomaTransport(TransportSettings settings, Channel channel, EngineConfig engineConfig, int gsoBatchBytes,
+            @Nullable BusyPollLoops busyPoll) {
+        HomaTransportConfig config = settings.config();
+        this.channel = channel;
+        this.localAddress = (InetSocketAddress) channel.localAddress();
+        this.clock = settings.clock();
+        this.busyPoll = busyPoll;
+        DatagramChannelConfig channelConfig = ((DatagramChannel) channel).config();
+        boolean priorityTos = config.priorityTos().enabledFor(localAddress.getAddress());
+        PriorityTosWriter writer = new PriorityTosWriter(channel, priorityTos,
+                priorityTos ? channelConfig.getTrafficClass() : 0, channelConfig::setTrafficClass);
+        HomaSecurityConfig security = config.security();
+        GsoBatcher batcher = new GsoBatcher(channel.alloc(), writer::write,
+                engineConfig.maxDatagramBytes() + security.overheadBytes(), gsoBatchBytes);
+        this.dataPath = DatagramBootstrap.describe(channel, engineConfig, batcher, priorityTos, security,
+                busyPoll == null ? 0 : busyPoll.busyPollNs());
+        // rpcids an off-path host cannot guess: a random start within the microsecond and random
+        // steps, from a generator seeded once by the system's CSPRNG.
+        SecureRandom seed = new SecureRandom();
+        this.sealer = security.enabled() ? new PacketSealer(security, localAddress, seed) : null;
+        if (!security.enabled() && !localAddress.getAddress().isLoopbackAddress()
+                && UNAUTHENTICATED_WARNED.compareAndSet(false, true)) {
+            log.warn("Homa transport bound to {} without packet authentication: anyone who can send UDP datagrams to"
+                    + " this port can talk to it and forge peers' packets. Set homa.security.mode=authenticate (or"
+                    + " encrypt) with shared keys, or bind to an address inside a network you trust", localAddress);
+        }
+        long firstRpcId = HomaEngine.clockDerivedFirstRpcId(epochMicros())
+                + 2L * seed.nextInt(1 << (HomaEngine.RPC_ID_CLOCK_SHIFT - 1));
+        HomaEngine engine = new HomaEngine(engineConfig, localAddress.getPort(), firstRpcId,
+                new SplittableRandom(seed.nextLong()));
+        if (settings.holdRequests()) {
+            engine.holdRequests();
+        }
+        this.serving = !settings.holdRequests();
+        this.driver = new EngineDriver(channel, engine, clock, new PacketOutput(localAddress, writer, batcher, sealer), sealer);
+        this.calls = new PendingCalls(driver, config.engine().maxMessageBytes(), disposed,
+                engineConfig.peerSilenceTimeoutNs());
+        this.drain = new Drain(driver, engineConfig.resendIntervalNs());
+        this.requests = new RequestDispatch(driver, drain, settings.handler(), settings.handlerScheduler(),
+                config.engine().maxMessageBytes());
+        channel.closeFuture().addListener(future -> onDispose.tryEmitEmpty());
+        driver.start(calls, requests);
+    }
+
+    /**
+     * Binds a transport with {@code settings}, as {@link io.homa.reactive.HomaTransportSpec#bind()}
+     * does ({@link DatagramBootstrap}).
+     */
+    public static Mono<HomaTransport> bind(TransportSettings settings) {
+        return DatagramBootstrap.bind(settings);
+    }
+
+    private static long epochMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+
+    /** The duty cycle this transport runs on its loop. */
+    EngineDriver driver() {
+        return driver;
+    }
+
+    /** The client calls waiting for their response. */
+    PendingCalls calls() {
+        return calls;
+    }
+
+    /** The transport's own loops when they busy-poll, else null. */
+    @Nullable BusyPollLoops busyPoll() {
+        return busyPoll;
+    }
+
+    /** The channel went inactive (closed by us or under us): the engine closes. On the event loop. */
+    void onChannelInactive() {
+        disposed.set(true);
+        closeOnLoop();
+    }
+
+    /** Closes the engine: RPCs in flight fail with UNAVAILABLE. Idempotent; runs on the event loop. */
+    private void closeOnLoop() {
+        if (driver.close()) {
+            calls.failAll();
+            drain.onClosed();
+        }
+    }
+
+    // ------------------------------------------------------------------ public API
+
+    @Override
+    public void startServing() {
+        if (serving) {
+            return;
+        }
+        serving = true;
+        driver.runOnLoop(() -> {
+            if (!driver.isClosed()) {
+                driver.engine().deliverRequests();
+                driver.requestDrive();
+            }
+        });
+    }
+
+    @Override
+    public boolean isServing() {
+        return serving;
+    }
+
+    @Override
+    public String dataPath() {
+        return dataPath;
+    }
+
+    @Override
+    public NanoClock clock() {
+        return clock;
+    }
+
+    @Override
+    public Mono<ByteBuf> call(InetSocketAddress server, ByteBuf request) {
+        Objects.requireNonNull(server, "server must not be null");
+        Objects.requireNonNull(request, "request must not be null");
+        byte[][] parts;
+        try {
+            parts = MessageParts.of(request);
+        } finally {
+            ReferenceCountUtil.release(request);
+        }
+        // A long response arrives as the engine's chunks: a composite of them, never joined.
+        return callParts(server, parts).map(Unpooled::wrappedBuffer);
+    }
+
+    @Override
+    public Mono<byte[]> call(InetSocketAddress server, byte[] request) {
+        Objects.requireNonNull(request, "request must not be null");
+        return callParts(server, new byte[][] {request}).map(MessageBytes::join);
+    }
+
+    @Override
+    public Mono<byte[]> call(InetSocketAddress server, byte[] head, byte[] body) {
+        Objects.requireNonNull(head, "head must not be null");
+        Objects.requireNonNull(body, "body must not be null");
+        return callParts(server, new byte[][] {head, body}).map(MessageBytes::join);
+    }
+
+    private Mono<byte[][]> callParts(InetSocketAddress server, byte[][] parts) {
+        Objects.requireNonNull(server, "server must not be null");
+        return calls.call(server, parts);
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public Mono<EngineCounters> counters() {
+        return driver.onLoop(driver.engine()::countersSnapshot);
+    }
+
+    @Override
+    public long droppedDatagrams() {
+        return driver.droppedDatagrams();
+    }
+
+    @Override
+    public long unauthenticatedDatagrams() {
+        PacketSealer opener = sealer;
+        return opener == null ? 0 : opener.unauthenticated();
+    }
+
+    @Override
+    public long replayedDatagrams() {
+        PacketSealer opener = sealer;
+        return opener == null ? 0 : opener.replayed();
+    }
+
+    @Override
+    public long droppedRequests() {
+        return requests.droppedRequests();
+    }
+
+    @Override
+    public long eventLoopLagNs() {
+        return driver.eventLoopLagNs();
+    }
+
+    @Override
+    public Mono<Void> drain(Duration gracePeriod) {
+        Objects.requireNonNull(gracePeriod, "gracePeriod must not be null");
+        if (gracePeriod.isNegative()) {
+            throw new IllegalArgumentException("gracePeriod must not be negative, was " + gracePeriod);
+        }
+        return drain.drain(gracePeriod);
+    }
+
+    @Override
+    public boolean isDraining() {
+        return drain.isDraining();
+    }
+
+    @Override
+    public long refusedRequests() {
+        return drain.refusedRequests();
+    }
+
+    @Override
+    public void dispose() {
+        if (!disposed.compareAndSet(false, true)) {
+            return;
+        }
+        if (!driver.runOnLoop(() -> {
+            closeOnLoop();
+            channel.close();
+        })) {
+            channel.close();
+        }
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return disposed.get();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalStateException if the channel is not closed within {@code timeout}
+     */
+    @Override
+    public void disposeNow(Duration timeout) {
+        dispose();
+        if (driver.eventLoop().inEventLoop()) {
+            return;
+        }
+        onDispose().block(timeout);
+        if (channel.isOpen()) {
+            throw new IllegalStateException("Homa transport on " + localAddress + " did not close within " + timeout);
+        }
+    }
+
+    @Override
+    public Mono<Void> onDispose() {
+        return onDispose.asMono();
+    }
+
+    @Override
+    public String toString() {
+        return "HomaTransport{" + localAddress + ", " + channel.getClass().getSimpleName() + "}";
+    }
+}
