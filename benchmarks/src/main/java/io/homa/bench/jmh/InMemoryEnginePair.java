@@ -4,6 +4,7 @@ import io.homa.engine.EngineConfig;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.HomaEvent;
 import io.homa.engine.PacketSink;
+import io.homa.engine.SendOptions;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 
@@ -56,13 +57,13 @@ final class InMemoryEnginePair {
      * @throws IllegalStateException if the RPC fails or makes no progress
      */
     int call() {
-        long rpcId = client.sendRequest(nowNs, SERVER, request);
+        long rpcId = client.sendRequest(nowNs, SERVER, SendOptions.of(request));
         for (int round = 0; round < MAX_ROUNDS; round++) {
             boolean moved = client.pollTransmit(nowNs, toServer, 64) > 0;
             HomaEvent event;
             while ((event = server.pollEvent()) != null) {
                 if (!(event instanceof HomaEvent.RequestReceived received)
-                        || !server.sendResponse(nowNs, received.client(), received.rpcId(), response)) {
+                        || !server.sendResponse(nowNs, received.client(), received.rpcId(), SendOptions.of(response))) {
                     throw new IllegalStateException("server: unexpected " + event);
                 }
             }

@@ -3,6 +3,7 @@ package io.homa.bench.jmh;
 import io.homa.engine.EngineConfig;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.PacketSink;
+import io.homa.engine.SendOptions;
 import io.homa.engine.wire.CutoffsHeader;
 import io.homa.engine.wire.DataHeader;
 import io.homa.engine.wire.GrantHeader;
@@ -139,7 +140,7 @@ final class SteadyStateReceiver {
             rpcId += 2;
             wireRpcId = rpcId;
         } else {
-            rpcId = engine.sendRequest(nowNs, PEER_ADDRESS, smallRequest);
+            rpcId = engine.sendRequest(nowNs, PEER_ADDRESS, SendOptions.of(smallRequest));
             while (engine.pollTransmit(nowNs, sink, 16) > 0) {
                 // the request leaves; the scripted server does not need it
             }

@@ -3,6 +3,7 @@ package io.homa.bench.jmh;
 import io.homa.engine.EngineConfig;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.PacketSink;
+import io.homa.engine.SendOptions;
 import io.homa.engine.wire.DataHeader;
 import io.homa.engine.wire.GrantHeader;
 import io.homa.engine.wire.HomaHeader;
@@ -104,7 +105,7 @@ final class SteadyStateSender {
     }
 
     private void startMessage() {
-        rpcId = engine.sendRequest(nowNs, PEER_ADDRESS, request);
+        rpcId = engine.sendRequest(nowNs, PEER_ADDRESS, SendOptions.of(request));
         sink.receivedEnd = 0;
         // The unscheduled packets leave before the first GRANT; a step takes one packet at a time.
         messages++;

@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * How a {@link ByteBuf} reaches the engine as a message: its bytes as the arrays that hold them,
  * never joined ({@link io.homa.engine.MessageBytes}, {@link io.homa.engine.HomaEngine#sendRequest(long,
- * java.net.InetSocketAddress, byte[][])}). The engine copies message bytes once, into packets; this
+ * java.net.InetSocketAddress, io.homa.engine.SendOptions)}). The engine copies message bytes once, into packets; this
  * is how a buffer gets there without a copy before that.
  */
 final class MessageParts {

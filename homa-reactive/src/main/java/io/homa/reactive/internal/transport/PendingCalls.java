@@ -2,6 +2,7 @@ package io.homa.reactive.internal.transport;
 
 import io.homa.engine.HomaEvent;
 import io.homa.engine.MessageBytes;
+import io.homa.engine.SendOptions;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
 import io.netty.util.collection.LongObjectHashMap;
@@ -159,7 +160,7 @@ final class PendingCalls {
                 shuttingDownUntilNs.remove(server);
             }
             try {
-                rpcId = driver.engine().sendRequest(driver.clock().nanoTime(), server, parts);
+                rpcId = driver.engine().sendRequest(driver.clock().nanoTime(), server, SendOptions.of(parts));
             } catch (RuntimeException e) {
                 sink.error(new HomaException(HomaStatus.INTERNAL, "Homa engine refused the request: " + e, e));
                 return;

@@ -2,6 +2,7 @@ package io.homa.reactive.internal.transport;
 
 import io.homa.engine.HomaEvent;
 import io.homa.engine.MessageBytes;
+import io.homa.engine.SendOptions;
 import io.homa.reactive.HomaRequest;
 import io.homa.reactive.HomaRequestHandler;
 import io.homa.reactive.HomaTransportSpec;
@@ -100,7 +101,7 @@ final class RequestDispatch {
             if (driver.isClosed()) {
                 return;
             }
-            if (!driver.engine().sendResponse(driver.clock().nanoTime(), request.client(), request.rpcId(), parts)) {
+            if (!driver.engine().sendResponse(driver.clock().nanoTime(), request.client(), request.rpcId(), SendOptions.of(parts))) {
                 log.debug("Homa RPC {} from {} no longer known; response dropped", request.rpcId(), request.client());
             }
             driver.requestDrive();
