@@ -12,7 +12,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The application of README.md's "Getting started", started whole: it serves "greeting" and calls
+ * The application of docs/getting-started.md, started whole: it serves "greeting" and calls
  * it through the declarative client over loopback UDP. A free port replaces application.yml's 4000,
  * so the test does not depend on that port being free.
  */

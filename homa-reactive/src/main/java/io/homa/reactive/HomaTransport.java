@@ -241,8 +241,8 @@ public abstract class HomaTransport implements Disposable {
      * Stops serving, gracefully (the first step of a shutdown; {@link #dispose()} is the last).
      * From this call on, a request that arrives complete is refused instead of being handed to
      * the handler: the engine forgets it (it never runs, now or later) and the client is told at
-     * once, with an RPC_UNKNOWN packet that carries the shutdown mark (see the README's table of
-     * wire extensions), so that its call fails with {@link HomaStatus#UNAVAILABLE} and the message
+     * once, with an RPC_UNKNOWN packet that carries the shutdown mark (see the table of wire
+     * extensions in docs/protocol.md), so that its call fails with {@link HomaStatus#UNAVAILABLE} and the message
      * "server is shutting down" instead of timing out; a client of this library also fails new
      * calls to this endpoint at once for {@code peer-silence-timeout} (see {@link #call}).
      * Requests already handed to the handler run on, and the engine keeps answering RESENDs,

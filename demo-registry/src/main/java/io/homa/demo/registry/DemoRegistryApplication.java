@@ -8,7 +8,7 @@ import org.springframework.cloud.netflix.eureka.server.EnableEurekaServer;
  * The multi-host demo's service registry: a Eureka server (Spring Cloud Netflix) on HTTP port
  * 8761, standalone (it neither registers with nor fetches from another registry). Its intervals
  * are shortened in {@code application.yml} so that a shard that dies leaves the registry within
- * seconds; see the README's "Multi-host demo with a service registry".
+ * seconds; see "Multi-host demo with a service registry" in docs/testbed.md.
  */
 @SpringBootApplication
 @EnableEurekaServer

@@ -40,9 +40,9 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * The README's status table ("Statuses the framework produces"): one test per row, named after
- * the row's id, producing that failure over loopback UDP and checking the status the caller (or
- * the server's method) sees. {@link #shouldHaveOneTestPerRowOfTheReadmeTable} keeps the table and
+ * The status table of docs/errors-and-statuses.md ("Statuses the framework produces"): one test
+ * per row, named after the row's id, producing that failure over loopback UDP and checking the
+ * status the caller (or the server's method) sees. {@link #shouldHaveOneTestPerRowOfTheDocsTable} keeps the table and
  * these tests in step.
  */
 class StatusTableTest {
@@ -121,7 +121,7 @@ class StatusTableTest {
         return client.call("svc", "echo", new Object[] {argument}, String.class, options);
     }
 
-    // ------------------------------------------------------------------ one test per README row
+    // ------------------------------------------------------------------ one test per row of the table
 
     @Test
     void requestTooLarge() {
@@ -270,12 +270,12 @@ class StatusTableTest {
 
     // ------------------------------------------------------------------ the table itself
 
-    /** Every row of the README's table names a test method here, and every such method is a row. */
+    /** Every row of the docs' table names a test method here, and every such method is a row. */
     @Test
-    void shouldHaveOneTestPerRowOfTheReadmeTable() throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-        int start = readme.indexOf("### Statuses the framework produces");
-        assertThat(start).as("README section 'Statuses the framework produces'").isNotNegative();
+    void shouldHaveOneTestPerRowOfTheDocsTable() throws IOException {
+        String readme = Files.readString(Path.of("..", "docs", "errors-and-statuses.md"), StandardCharsets.UTF_8);
+        int start = readme.indexOf("## Statuses the framework produces");
+        assertThat(start).as("docs/errors-and-statuses.md's section 'Statuses the framework produces'").isNotNegative();
         int end = readme.indexOf("\n#", start + 10);
         String section = readme.substring(start, end < 0 ? readme.length() : end);
         Matcher row = Pattern.compile("(?m)^\\| `([a-z-]+)` \\| `([A-Z_]+)`").matcher(section);
