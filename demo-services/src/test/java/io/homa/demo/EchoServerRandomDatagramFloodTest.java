@@ -3,8 +3,8 @@ package io.homa.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.engine.EngineCounters;
-import io.homa.engine.wire.DataHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.DataHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.EngineCounters;
-import io.homa.engine.wire.CutoffsHeader;
-import io.homa.engine.wire.DataHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.CutoffsHeader;
+import io.homa.engine.internal.wire.DataHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import io.homa.reactive.internal.transport.TransportProbes;
 import io.netty.buffer.ByteBuf;

@@ -1,7 +1,7 @@
 package io.homa.engine;
 
-import io.homa.engine.wire.DataHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.DataHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import java.net.InetSocketAddress;
 import java.security.GeneralSecurityException;
 import javax.crypto.Mac;

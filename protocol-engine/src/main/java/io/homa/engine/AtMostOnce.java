@@ -1,7 +1,7 @@
 package io.homa.engine;
 
-import io.homa.engine.wire.AckHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.AckHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;

@@ -47,7 +47,7 @@ final class ClientRpc extends TimerEntry {
     long lastHeardNs;
     /**
      * The server incarnation the RPC is bound to (its epoch): set when the first DATA of the
-     * request leaves naming an epoch of the server (not {@link io.homa.engine.wire.HomaHeader#EPOCH_ASK}),
+     * request leaves naming an epoch of the server (not {@link io.homa.engine.internal.wire.HomaHeader#EPOCH_ASK}),
      * or when the server's RESEND answering first contact names one (it binds this RPC only, see
      * {@code HomaEngine.learnFromServer}): from then on only that incarnation may run it, and
      * every packet of the RPC names it.

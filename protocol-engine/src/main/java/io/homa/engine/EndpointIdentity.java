@@ -1,6 +1,6 @@
 package io.homa.engine;
 
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import java.security.SecureRandom;
 import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;

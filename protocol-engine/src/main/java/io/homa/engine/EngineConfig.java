@@ -177,7 +177,7 @@ public record EngineConfig(
         check("max-inbound-buffer", maxInboundBufferBytes, 64 * 1024, 1L << 40, Unit.BYTES);
         check("max-overcommit", maxOvercommit, 1, 64, Unit.NONE);
         check("max-grants-per-peer", maxGrantsPerPeer, 1, 64, Unit.NONE);
-        check("max-incoming", maxIncomingBytes, mtuBytes - IP_UDP_HEADER_BYTES - io.homa.engine.wire.DataHeader.HEADER_LENGTH,
+        check("max-incoming", maxIncomingBytes, mtuBytes - IP_UDP_HEADER_BYTES - io.homa.engine.internal.wire.DataHeader.HEADER_LENGTH,
                 1 << 30, Unit.BYTES);
         if (!(fifoGrantFraction >= 0 && fifoGrantFraction <= 0.5)) {
             throw new InvalidSettingException("fifo-grant-fraction", fifoGrantFraction, 0, 0.5, Unit.NONE,
@@ -276,7 +276,7 @@ public record EngineConfig(
 
     /** Message bytes per full DATA packet: {@code mtuBytes - 28 - 56}. */
     public int maxDataPayloadBytes() {
-        return maxDatagramBytes() - io.homa.engine.wire.DataHeader.HEADER_LENGTH;
+        return maxDatagramBytes() - io.homa.engine.internal.wire.DataHeader.HEADER_LENGTH;
     }
 
     /** Mutable builder; {@link #build()} validates. */

@@ -1,7 +1,7 @@
 package io.homa.engine;
 
-import io.homa.engine.wire.AckHeader;
-import io.homa.engine.wire.DataHeader;
+import io.homa.engine.internal.wire.AckHeader;
+import io.homa.engine.internal.wire.DataHeader;
 
 /**
  * Values every component derives from an {@link EngineConfig} the same way, computed once.

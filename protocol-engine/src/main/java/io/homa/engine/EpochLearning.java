@@ -1,6 +1,6 @@
 package io.homa.engine;
 
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 
 /**
  * What a client learns from the common header of a server's packets: the server's epoch (its

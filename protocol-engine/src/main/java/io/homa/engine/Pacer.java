@@ -1,6 +1,6 @@
 package io.homa.engine;
 
-import io.homa.engine.wire.DataHeader;
+import io.homa.engine.internal.wire.DataHeader;
 
 /**
  * The sender's pacer (draft "Pacing": endpoints "MUST limit the buildup of transmit queues in the

@@ -31,7 +31,7 @@ final class Peer extends TimerEntry {
     int pendingAckCount;
     /**
      * The peer's server epoch as last heard from it about an RPC we hold (0: none heard yet, and
-     * then our requests to it name {@link io.homa.engine.wire.HomaHeader#EPOCH_ASK}; a peer that
+     * then our requests to it name {@link io.homa.engine.internal.wire.HomaHeader#EPOCH_ASK}; a peer that
      * knows only the draft never sends one).
      */
     int serverEpoch;

@@ -1,6 +1,6 @@
 package io.homa.engine;
 
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;

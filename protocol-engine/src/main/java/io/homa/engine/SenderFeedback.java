@@ -1,10 +1,10 @@
 package io.homa.engine;
 
-import io.homa.engine.wire.CutoffsHeader;
-import io.homa.engine.wire.GrantHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.CutoffsHeader;
+import io.homa.engine.internal.wire.GrantHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
-import io.homa.engine.wire.ResendHeader;
+import io.homa.engine.internal.wire.ResendHeader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 

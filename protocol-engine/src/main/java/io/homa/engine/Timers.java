@@ -1,6 +1,6 @@
 package io.homa.engine;
 
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;

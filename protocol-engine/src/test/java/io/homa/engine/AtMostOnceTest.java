@@ -5,8 +5,8 @@ import static io.homa.engine.ComponentRig.PEER;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.engine.ComponentRig.Sent;
-import io.homa.engine.wire.AckHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.AckHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import java.nio.ByteBuffer;
 import java.util.HashSet;

@@ -85,7 +85,7 @@ final class EnginePair {
         deliverShuffled(new Random(0)); // its RESEND to the client
         collect();
         return inFlight.stream().filter(p -> p.from().equals(CLIENT)
-                && p.bytes()[io.homa.engine.wire.HomaHeader.TYPE_OFFSET] == io.homa.engine.wire.PacketType.DATA.code())
+                && p.bytes()[io.homa.engine.internal.wire.HomaHeader.TYPE_OFFSET] == io.homa.engine.wire.PacketType.DATA.code())
                 .findFirst().orElseThrow();
     }
 

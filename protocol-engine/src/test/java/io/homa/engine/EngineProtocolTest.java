@@ -2,10 +2,10 @@ package io.homa.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.homa.engine.wire.DataHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.DataHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
-import io.homa.engine.wire.ResendHeader;
+import io.homa.engine.internal.wire.ResendHeader;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -130,7 +130,7 @@ class EngineProtocolTest {
     void shouldAnswerNeedAckForUnknownRpcWithAck() {
         EnginePair pair = new EnginePair(CONFIG);
         ByteBuffer needAck = ByteBuffer.allocate(HomaHeader.COMMON_HEADER_LENGTH);
-        new io.homa.engine.wire.ControlHeader().wrap(needAck, 0).writeCommon(PacketType.NEED_ACK, EnginePair.SERVER.getPort(),
+        new io.homa.engine.internal.wire.ControlHeader().wrap(needAck, 0).writeCommon(PacketType.NEED_ACK, EnginePair.SERVER.getPort(),
                 EnginePair.CLIENT.getPort(), 5000 | HomaHeader.FROM_SERVER_BIT);
         pair.client.onPacket(pair.nowNs, EnginePair.SERVER, needAck);
         pair.collect();
@@ -266,7 +266,7 @@ class EngineProtocolTest {
             pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {2}));
             pair.advance(CONFIG.resendIntervalNs() / 4);
             pair.collect();
-            pair.inFlight.removeIf(p -> p.from().equals(EnginePair.SERVER) && new io.homa.engine.wire.ControlHeader()
+            pair.inFlight.removeIf(p -> p.from().equals(EnginePair.SERVER) && new io.homa.engine.internal.wire.ControlHeader()
                     .wrap(ByteBuffer.wrap(p.bytes()), 0).rpcId() == (waiting | HomaHeader.FROM_SERVER_BIT));
             pair.deliverShuffled(new Random(i));
             HomaEvent event;
@@ -330,8 +330,8 @@ class EngineProtocolTest {
         assertThat(pair.server.pollEvent()).isNull();
         // An RPC_UNKNOWN without the byte (a draft-only server) is the ordinary "lost" failure.
         long other = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {8}));
-        java.nio.ByteBuffer plain = java.nio.ByteBuffer.allocate(io.homa.engine.wire.ControlHeader.HEADER_LENGTH);
-        new io.homa.engine.wire.ControlHeader().wrap(plain, 0).writeCommon(PacketType.RPC_UNKNOWN,
+        java.nio.ByteBuffer plain = java.nio.ByteBuffer.allocate(io.homa.engine.internal.wire.ControlHeader.HEADER_LENGTH);
+        new io.homa.engine.internal.wire.ControlHeader().wrap(plain, 0).writeCommon(PacketType.RPC_UNKNOWN,
                 EnginePair.SERVER.getPort(), EnginePair.CLIENT.getPort(), other | HomaHeader.FROM_SERVER_BIT);
         pair.client.onPacket(pair.nowNs, EnginePair.SERVER, plain);
         assertThat(((HomaEvent.RpcFailed) pair.client.pollEvent()).reason()).isEqualTo(HomaEvent.Reason.SERVER_LOST_RPC);

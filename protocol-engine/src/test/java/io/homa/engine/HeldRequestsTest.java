@@ -67,8 +67,8 @@ class HeldRequestsTest {
     }
 
     private static java.nio.ByteBuffer rpcUnknownFromClient(long rpcId) {
-        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(io.homa.engine.wire.ControlHeader.HEADER_LENGTH);
-        new io.homa.engine.wire.ControlHeader().wrap(buffer, 0).writeCommon(io.homa.engine.wire.PacketType.RPC_UNKNOWN,
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(io.homa.engine.internal.wire.ControlHeader.HEADER_LENGTH);
+        new io.homa.engine.internal.wire.ControlHeader().wrap(buffer, 0).writeCommon(io.homa.engine.wire.PacketType.RPC_UNKNOWN,
                 EnginePair.CLIENT.getPort(), EnginePair.SERVER.getPort(), rpcId);
         return buffer;
     }

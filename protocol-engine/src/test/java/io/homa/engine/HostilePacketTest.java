@@ -4,7 +4,7 @@ import static io.homa.engine.ComponentRig.PEER;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.engine.ComponentRig.Sent;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -295,8 +295,8 @@ class HostilePacketTest {
         long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(request));
         pair.firstContact();
         pair.inFlight.clear(); // the request naming the server's epoch is lost
-        java.nio.ByteBuffer forged = java.nio.ByteBuffer.allocate(io.homa.engine.wire.DataHeader.HEADER_LENGTH + 35);
-        new io.homa.engine.wire.DataHeader().wrap(forged, 0)
+        java.nio.ByteBuffer forged = java.nio.ByteBuffer.allocate(io.homa.engine.internal.wire.DataHeader.HEADER_LENGTH + 35);
+        new io.homa.engine.internal.wire.DataHeader().wrap(forged, 0)
                 .writeCommon(PacketType.DATA, EnginePair.CLIENT.getPort(), EnginePair.SERVER.getPort(), rpcId)
                 .messageLength(651).incoming(651).dataOffset(0).segmentOffset(0);
         pair.server.onPacket(pair.nowNs, EnginePair.CLIENT, forged);
@@ -349,8 +349,8 @@ class HostilePacketTest {
     }
 
     private static java.nio.ByteBuffer phantomPacket(long rpcId) {
-        java.nio.ByteBuffer packet = java.nio.ByteBuffer.allocate(io.homa.engine.wire.DataHeader.HEADER_LENGTH + 1);
-        new io.homa.engine.wire.DataHeader().wrap(packet, 0)
+        java.nio.ByteBuffer packet = java.nio.ByteBuffer.allocate(io.homa.engine.internal.wire.DataHeader.HEADER_LENGTH + 1);
+        new io.homa.engine.internal.wire.DataHeader().wrap(packet, 0)
                 .writeCommon(PacketType.DATA, 7000, EnginePair.SERVER.getPort(), rpcId)
                 .messageLength(1 << 20).incoming(60_000).dataOffset(0).segmentOffset(0);
         return packet;

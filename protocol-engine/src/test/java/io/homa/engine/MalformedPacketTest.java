@@ -3,10 +3,10 @@ package io.homa.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import io.homa.engine.wire.AckHeader;
-import io.homa.engine.wire.DataHeader;
-import io.homa.engine.wire.GrantHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.AckHeader;
+import io.homa.engine.internal.wire.DataHeader;
+import io.homa.engine.internal.wire.GrantHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import java.nio.ByteBuffer;
 import java.util.Random;
@@ -24,7 +24,7 @@ class MalformedPacketTest {
     static ByteBuffer packet(int lengthBytes, PacketType type, Consumer<ByteBuffer> fill) {
         ByteBuffer buffer = ByteBuffer.allocate(lengthBytes);
         if (lengthBytes >= HomaHeader.COMMON_HEADER_LENGTH) {
-            new io.homa.engine.wire.ControlHeader().wrap(buffer, 0).writeCommon(type, EnginePair.CLIENT.getPort(), EnginePair.SERVER.getPort(), 1234);
+            new io.homa.engine.internal.wire.ControlHeader().wrap(buffer, 0).writeCommon(type, EnginePair.CLIENT.getPort(), EnginePair.SERVER.getPort(), 1234);
         }
         fill.accept(buffer);
         return buffer;

@@ -2,8 +2,8 @@ package io.homa.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.homa.engine.wire.ControlHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.ControlHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;

@@ -5,12 +5,12 @@ import static io.homa.engine.ComponentRig.PEER;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.engine.ComponentRig.Sent;
-import io.homa.engine.wire.AckHeader;
-import io.homa.engine.wire.CutoffsHeader;
-import io.homa.engine.wire.GrantHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.AckHeader;
+import io.homa.engine.internal.wire.CutoffsHeader;
+import io.homa.engine.internal.wire.GrantHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
-import io.homa.engine.wire.ResendHeader;
+import io.homa.engine.internal.wire.ResendHeader;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -298,7 +298,7 @@ class ReceiverTest {
         assertThat(resend.length()).isEqualTo(rig.params.unscheduledBytes());
         assertThat(rpc.lastHeardNs).isEqualTo(100);
 
-        rpc.request.flags |= io.homa.engine.wire.DataHeader.FLAG_INCAST;
+        rpc.request.flags |= io.homa.engine.internal.wire.DataHeader.FLAG_INCAST;
         rpc.request.incastHeadBytes = 3_000;
         rig.receiver.requestMissingResponse(rpc, 0);
         ResendHeader incast = new ResendHeader().wrap(rig.drainControl().get(0).buffer(), 0);
@@ -313,7 +313,7 @@ class ReceiverTest {
         int[] expected = {rig.params.incastUnscheduledBytes(), 3_000, rig.params.unscheduledBytes()};
         for (int i = 0; i < named.length; i++) {
             ByteBuffer packet = ComponentRig.data(200 + 2 * i, request, request.length, 0, request.length, rig.cutoffs.version());
-            new io.homa.engine.wire.DataHeader().wrap(packet, 0).flags(io.homa.engine.wire.DataHeader.FLAG_INCAST)
+            new io.homa.engine.internal.wire.DataHeader().wrap(packet, 0).flags(io.homa.engine.internal.wire.DataHeader.FLAG_INCAST)
                     .incastHeadBytes(named[i]);
             rig.onData(0, PEER, packet);
             assertThat(rig.rpcs.serverRpc(PEER, 200 + 2 * i).incastHeadBytes).as("named %d", named[i]).isEqualTo(expected[i]);
@@ -376,7 +376,7 @@ class ReceiverTest {
         assertThat(answered.state()).isEqualTo(ServerRpc.State.AWAITING_ACK);
 
         ByteBuffer next = packet(102, new byte[10], 0);
-        new io.homa.engine.wire.DataHeader().wrap(next, 0).ackRpcId(100).ackServerPort(ComponentRig.LOCAL_PORT);
+        new io.homa.engine.internal.wire.DataHeader().wrap(next, 0).ackRpcId(100).ackServerPort(ComponentRig.LOCAL_PORT);
         assertThat(rig.onData(5, PEER, next)).isTrue();
         assertThat(answered.state()).isEqualTo(ServerRpc.State.DEAD);
         assertThat(rig.rpcs.serverRpc(PEER, 100)).isNull();

@@ -2,7 +2,7 @@ package io.homa.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;

@@ -3,8 +3,8 @@ package io.homa.engine;
 import static io.homa.engine.ComponentRig.PEER;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.homa.engine.wire.DataHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.DataHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 

@@ -5,10 +5,10 @@ import static io.homa.engine.ComponentRig.PEER;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.engine.ComponentRig.Sent;
-import io.homa.engine.wire.DataHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.DataHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
-import io.homa.engine.wire.ResendHeader;
+import io.homa.engine.internal.wire.ResendHeader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

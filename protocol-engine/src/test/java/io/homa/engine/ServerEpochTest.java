@@ -2,8 +2,8 @@ package io.homa.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.homa.engine.wire.DataHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.DataHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -149,8 +149,8 @@ class ServerEpochTest {
         deliver(server, drain(client, CLIENT, nowNs));
         assertThat(((HomaEvent.RequestReceived) server.pollEvent()).rpcId()).isEqualTo(first);
         // An on-path forger who saw the rpcid speaks for the server with another epoch.
-        ByteBuffer forged = ByteBuffer.allocate(io.homa.engine.wire.ControlHeader.HEADER_LENGTH);
-        new io.homa.engine.wire.ControlHeader().wrap(forged, 0)
+        ByteBuffer forged = ByteBuffer.allocate(io.homa.engine.internal.wire.ControlHeader.HEADER_LENGTH);
+        new io.homa.engine.internal.wire.ControlHeader().wrap(forged, 0)
                 .writeCommon(PacketType.BUSY, SERVER.getPort(), CLIENT.getPort(), first | HomaHeader.FROM_SERVER_BIT)
                 .epoch(realEpoch ^ 0x5A5A);
         client.onPacket(nowNs, SERVER, forged);
@@ -179,8 +179,8 @@ class ServerEpochTest {
         // Before the server's answer, a forger who guessed the live rpcid asks for the request
         // again in the server's name, with an epoch of its choosing.
         int forgedEpoch = realEpoch ^ 0x5A5A;
-        ByteBuffer forged = ByteBuffer.allocate(io.homa.engine.wire.ResendHeader.HEADER_LENGTH);
-        io.homa.engine.wire.ResendHeader resend = new io.homa.engine.wire.ResendHeader().wrap(forged, 0);
+        ByteBuffer forged = ByteBuffer.allocate(io.homa.engine.internal.wire.ResendHeader.HEADER_LENGTH);
+        io.homa.engine.internal.wire.ResendHeader resend = new io.homa.engine.internal.wire.ResendHeader().wrap(forged, 0);
         resend.writeCommon(PacketType.RESEND, SERVER.getPort(), CLIENT.getPort(), named | HomaHeader.FROM_SERVER_BIT)
                 .epoch(forgedEpoch);
         resend.resendOffset(0).length(1);

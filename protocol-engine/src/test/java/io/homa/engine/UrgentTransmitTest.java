@@ -2,7 +2,7 @@ package io.homa.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.homa.engine.wire.DataHeader;
+import io.homa.engine.internal.wire.DataHeader;
 import io.homa.engine.wire.PacketType;
 import java.util.ArrayList;
 import java.util.List;

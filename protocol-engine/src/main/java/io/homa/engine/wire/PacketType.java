@@ -5,7 +5,7 @@ package io.homa.engine.wire;
  * {@code Type}). Code 22 is unused by the draft.
  */
 public enum PacketType {
-    /** Message data (draft §"DATA packets"); header {@link DataHeader}. */
+    /** Message data (draft §"DATA packets"); header {@code DataHeader}. */
     DATA(16),
     /** Permission to send scheduled bytes up to an offset, at a priority (draft §"GRANT packets"). */
     GRANT(17),

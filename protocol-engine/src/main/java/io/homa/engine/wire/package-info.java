@@ -1,6 +1,6 @@
 /**
- * Homa wire format: one flyweight per packet header, big-endian, byte layout exactly as the
- * figures of draft-ousterhout-tsvwg-homa (which match the Linux implementation's
- * {@code homa_wire.h}). Each packet is the payload of one UDP datagram.
+ * The packet types of draft-ousterhout-tsvwg-homa (and this implementation's extensions), as the
+ * engine's counters name them. The header codecs themselves are internal
+ * ({@code io.homa.engine.internal.wire}).
  */
 package io.homa.engine.wire;

@@ -4,7 +4,7 @@ import io.homa.engine.EngineConfig;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.HomaEvent;
 import io.homa.engine.SendOptions;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.homa.engine.EngineConfig;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.HomaEvent;
-import io.homa.engine.wire.DataHeader;
+import io.homa.engine.internal.wire.DataHeader;
 import io.homa.engine.wire.PacketType;
 import java.nio.ByteBuffer;
 import java.util.Random;

@@ -1,14 +1,14 @@
 package io.homa.engine.fuzz;
 
 import io.homa.engine.EngineConfig;
-import io.homa.engine.wire.AckHeader;
-import io.homa.engine.wire.ControlHeader;
-import io.homa.engine.wire.CutoffsHeader;
-import io.homa.engine.wire.DataHeader;
-import io.homa.engine.wire.GrantHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.AckHeader;
+import io.homa.engine.internal.wire.ControlHeader;
+import io.homa.engine.internal.wire.CutoffsHeader;
+import io.homa.engine.internal.wire.DataHeader;
+import io.homa.engine.internal.wire.GrantHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
-import io.homa.engine.wire.ResendHeader;
+import io.homa.engine.internal.wire.ResendHeader;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HexFormat;

@@ -1,7 +1,7 @@
 package io.homa.reactive.internal.transport;
 
 import io.homa.engine.EngineConfig;
-import io.homa.engine.wire.DataHeader;
+import io.homa.engine.internal.wire.DataHeader;
 import io.homa.reactive.HomaTransportConfig;
 import io.homa.reactive.internal.security.PacketSealer;
 import java.io.IOException;

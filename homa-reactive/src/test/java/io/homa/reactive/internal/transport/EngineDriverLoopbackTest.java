@@ -2,8 +2,8 @@ package io.homa.reactive.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.homa.engine.wire.DataHeader;
-import io.homa.engine.wire.HomaHeader;
+import io.homa.engine.internal.wire.DataHeader;
+import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;

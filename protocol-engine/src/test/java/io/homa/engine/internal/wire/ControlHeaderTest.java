@@ -1,14 +1,15 @@
-package io.homa.engine.wire;
+package io.homa.engine.internal.wire;
 
-import static io.homa.engine.wire.WireBytes.assertBytes;
-import static io.homa.engine.wire.WireBytes.assertUntouchedOutside;
-import static io.homa.engine.wire.WireBytes.bytes;
-import static io.homa.engine.wire.WireBytes.canaryBuffer;
-import static io.homa.engine.wire.WireBytes.place;
-import static io.homa.engine.wire.WireBytes.slice;
-import static io.homa.engine.wire.WireBytes.zero;
+import static io.homa.engine.internal.wire.WireBytes.assertBytes;
+import static io.homa.engine.internal.wire.WireBytes.assertUntouchedOutside;
+import static io.homa.engine.internal.wire.WireBytes.bytes;
+import static io.homa.engine.internal.wire.WireBytes.canaryBuffer;
+import static io.homa.engine.internal.wire.WireBytes.place;
+import static io.homa.engine.internal.wire.WireBytes.slice;
+import static io.homa.engine.internal.wire.WireBytes.zero;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.homa.engine.wire.PacketType;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import java.util.stream.Stream;

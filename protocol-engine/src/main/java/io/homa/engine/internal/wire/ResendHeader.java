@@ -1,4 +1,4 @@
-package io.homa.engine.wire;
+package io.homa.engine.internal.wire;
 
 import java.nio.ByteBuffer;
 

@@ -1,5 +1,6 @@
-package io.homa.engine.wire;
+package io.homa.engine.internal.wire;
 
+import io.homa.engine.wire.PacketType;
 import java.nio.ByteBuffer;
 
 /**
