@@ -197,7 +197,7 @@ public final class LoadGenerator implements Callable<Integer> {
         }
         int linkMbps = homaLinkMbps != null ? homaLinkMbps
                 : testbed != null ? testbed.linkMbps() : SystemSettings.defaults().homaLinkMbps();
-        // On the testbed, heads share one priority class's FIFO of the switch port (issue 13: the
+        // On the testbed, heads share one priority class's FIFO of the switch port (the
         // incast buffer is the port's); on loopback the transport sizes it from its socket.
         SystemSettings settings = new SystemSettings(linkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity,
                 homaPriorityTos, homaIncastMarking, testbed != null ? testbed.address(1) : SystemSettings.LOOPBACK_HOST,

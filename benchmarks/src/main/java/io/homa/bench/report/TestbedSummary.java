@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The testbed report ({@code benchmarks/testbed-report.sh}, issue 16): one {@code README.md} over
+ * The testbed report ({@code benchmarks/testbed-report.sh}): one {@code README.md} over
  * the runs it made in one directory, each a load generator report in a subdirectory:
  * {@code full} (S1-S6, Homa with priorities and incast marking), {@code s7-50} and {@code s7-80}
  * (W3-W5 at 50% and 80% of the link), {@code s7-80-no-priorities} (Homa with priorities off) and

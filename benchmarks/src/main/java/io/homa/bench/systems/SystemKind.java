@@ -14,7 +14,7 @@ public enum SystemKind {
     RSOCKET("rsocket", "RSocket-java (TCP transport, request-response)", false, 1024 * 1024, true),
     UDP("udp", "floor: plain Java UDP ping-pong (DatagramChannel)", true, UdpFloor.MAX_BODY_BYTES, true),
     TCP("tcp", "floor: plain Java TCP ping-pong (length-prefixed)", true, 1024 * 1024, true),
-    /** Opt-in: {@code homa} with packet authentication, to measure its cost in the same run (issue 14). */
+    /** Opt-in: {@code homa} with packet authentication, to measure its cost in the same run. */
     HOMA_AUTH("homa-auth", "Homa message layer with packet authentication (homa.security.mode=authenticate, or"
             + " --homa-security's mode when that is not off)", false, 1024 * 1024, false),
     /** Opt-in: {@code homa-rpc} with packet authentication. */

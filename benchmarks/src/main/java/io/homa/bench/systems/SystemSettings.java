@@ -22,7 +22,7 @@ import java.util.Objects;
  * @param homaSegmentationOffload whether Homa transports use UDP GSO and GRO where available
  *     ({@link HomaTransportConfig#segmentationOffload()})
  * @param homaSecurity packet authentication of every Homa transport, client and servers alike
- *     ({@code --homa-security}, issue 14 item 2): off, authenticate or encrypt, all with
+ *     ({@code --homa-security}): off, authenticate or encrypt, all with
  *     {@link #BENCHMARK_KEY} as key 1 (a fixed key: the benchmark measures the cost, not secrecy)
  * @param homaPriorityTos whether Homa packets carry their priority in the IP TOS byte
  *     ({@code homa.transport.priority-tos}: auto = off on loopback, on elsewhere)

@@ -15,7 +15,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * Echo RPCs with request lengths drawn from a workload CSV ({@code length_bytes,cumulative_fraction},
- * see /work/shared/workloads/README.md), spread over several clients, with a bounded number in flight.
+ * the W1-W5 files that homa-workloads ships), spread over several clients, with a bounded number in flight.
  */
 final class EchoWorkload {
     private EchoWorkload() {}

@@ -173,7 +173,7 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
                 .description("Requests dropped unanswered because the endpoint has no handler")
                 .baseUnit("requests")
                 .register(registry);
-        // packet authentication (issue 14, item 2): datagrams dropped before the engine saw them
+        // packet authentication: datagrams dropped before the engine saw them
         FunctionCounter.builder("homa.datagrams.unauthenticated", this.transport,
                 HomaTransport::unauthenticatedDatagrams)
                 .description("Datagrams dropped because they did not authenticate (homa.security.mode on): short,"

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** ACK packets: draft figure "Format of ACK packets" (Num_Acks is 16 bits, as in DESIGN.md and homa_wire.h). */
+/** ACK packets: draft figure "Format of ACK packets" (Num_Acks is 16 bits, as in homa_wire.h). */
 class AckHeaderTest {
     private static final long SEED = 0x5EED_ACC0L;
     private static final int ITERATIONS = 2_000;
