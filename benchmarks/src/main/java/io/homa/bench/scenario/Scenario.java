@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** The scenarios S1-S6 of the benchmark (issue 5). */
+/** The scenarios S1-S6 of the benchmark. */
 public enum Scenario {
     S1("unloaded 100 B echo round trip, 1 outstanding: p50 / p99 / p99.9"),
     S2("head-of-line: 100 B echoes measured while the same client streams 1 MiB echoes to the same server"),
