@@ -9,6 +9,7 @@ import io.homa.bench.report.ScenarioResult;
 import io.homa.bench.report.Targets;
 import io.homa.bench.scenario.RunPlan;
 import io.homa.bench.scenario.Scenario;
+import io.homa.bench.scenario.S5Slowdowns;
 import io.homa.bench.scenario.ScenarioRunner;
 import io.homa.bench.systems.EchoClient;
 import io.homa.bench.systems.SystemKind;
@@ -197,8 +198,8 @@ public final class LoadGenerator implements Callable<Integer> {
         }
         int linkMbps = homaLinkMbps != null ? homaLinkMbps
                 : testbed != null ? testbed.linkMbps() : SystemSettings.defaults().homaLinkMbps();
-        // On the testbed, heads share one priority class's FIFO of the switch port (the
-        // incast buffer is the port's); on loopback the transport sizes it from its socket.
+        // On the testbed, heads share one priority class's FIFO of the switch port (the incast
+        // buffer is the port's); on loopback the transport sizes it from its socket.
         SystemSettings settings = new SystemSettings(linkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity,
                 homaPriorityTos, homaIncastMarking, testbed != null ? testbed.address(1) : SystemSettings.LOOPBACK_HOST,
                 testbed != null ? testbed.classBufferBytes() : io.homa.reactive.HomaTransportConfig.AUTO_INCAST_BUFFER);
@@ -344,7 +345,7 @@ public final class LoadGenerator implements Callable<Integer> {
                     progress(summary(result));
                 }
                 if (!s5.isEmpty()) {
-                    for (ScenarioResult result : ScenarioRunner.finishS5(s5, s5Load)) {
+                    for (ScenarioResult result : S5Slowdowns.results(s5, s5Load)) {
                         results.add(result);
                         progress(summary(result));
                     }

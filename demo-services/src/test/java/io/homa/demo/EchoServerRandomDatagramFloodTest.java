@@ -1,6 +1,7 @@
 package io.homa.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.homa.engine.EngineCounters;
 import io.homa.engine.internal.wire.DataHeader;
@@ -61,6 +62,7 @@ class EchoServerRandomDatagramFloodTest {
     void shouldKeepEchoingWhileFloodedWithRandomAndMutatedDatagrams() throws Exception {
         InetSocketAddress serverAddress = server.localAddress();
         long malformedBefore = server.counters().block(TIMEOUT).malformedPackets();
+        long floodBefore = floodPacketsRead();
         AtomicBoolean floodDone = new AtomicBoolean();
         AtomicInteger rpcsDuringFlood = new AtomicInteger();
         List<String> failures = Collections.synchronizedList(new ArrayList<>());
@@ -101,13 +103,29 @@ class EchoServerRandomDatagramFloodTest {
                         + " requestsDelivered=%,d (the rest from the flood) needAcksSent=%,d resendsSent=%,d%n",
                 sent, answered, rpcsDuringFlood.get(), failures.size(), counters.malformedPackets() - malformedBefore,
                 counters.requestsDelivered(), counters.packetsSent(PacketType.NEED_ACK), counters.resendsSent());
-        assertThat(sent).isEqualTo(FLOOD_DATAGRAMS);
+        // The flood reached the server's engine (loopback may drop a few datagrams from a full buffer).
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> floodPacketsRead() - floodBefore >= FLOOD_DATAGRAMS - FLOOD_DATAGRAMS / 20);
         assertThat(failures).as("server %s", counters).isEmpty();
         assertThat(answered).isGreaterThanOrEqualTo(MIN_RPCS);
         assertThat(rpcsDuringFlood).as("RPCs answered while the flood ran").hasPositiveValue();
         assertThat(counters.malformedPackets() - malformedBefore).as("server %s", counters).isPositive();
         byte[] after = "still echoing".getBytes(StandardCharsets.US_ASCII);
         assertThat(client.call(serverAddress, after).block(TIMEOUT)).isEqualTo(after);
+    }
+
+    /**
+     * Datagrams the server read that the client did not send: the server's engine counts each
+     * packet it is handed as received or malformed, and the transport those it drops before.
+     */
+    private long floodPacketsRead() {
+        EngineCounters read = server.counters().block(TIMEOUT);
+        EngineCounters sent = client.counters().block(TIMEOUT);
+        long total = read.malformedPackets() + server.droppedDatagrams();
+        for (PacketType type : PacketType.values()) {
+            total += read.packetsReceived(type) - sent.packetsSent(type);
+        }
+        return total;
     }
 
     /** Sends the garbage, paced to about 2 s so it overlaps the RPCs; returns how many were sent. */
@@ -123,7 +141,7 @@ class EchoServerRandomDatagramFloodTest {
                 };
                 socket.send(new DatagramPacket(datagram, datagram.length, serverAddress));
                 if (i % 20 == 19) {
-                    Thread.sleep(1);
+                    Thread.sleep(1); // real time: the flood is to last while RPCs run
                 }
             }
             return FLOOD_DATAGRAMS;

@@ -2,6 +2,7 @@ package io.homa.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.wire.PacketType;
@@ -54,11 +55,24 @@ class FakeClockTest {
             try {
                 assertThat(client.clock()).isSameAs(clock);
                 AtomicReference<Throwable> failure = new AtomicReference<>();
-                client.call(new InetSocketAddress(InetAddress.getLoopbackAddress(), silent.getLocalPort()), new byte[] {1})
-                        .subscribe(response -> { }, failure::set);
+                InetSocketAddress silentPeer = new InetSocketAddress(InetAddress.getLoopbackAddress(), silent.getLocalPort());
+                client.call(silentPeer, new byte[] {1}).subscribe(response -> { }, failure::set);
+                await().atMost(TIMEOUT).until(() -> client.counters().block(TIMEOUT).packetsSent(PacketType.DATA) > 0);
 
                 // The clock stands still: however long the test waits, the engine sees no silence.
-                Thread.sleep(200);
+                // The wait lasts until a transport on the system clock, on the same loop, has sent a
+                // RESEND for the same request to the same peer, sent later: a timer that followed
+                // the wall clock would have fired before that one.
+                HomaTransport control = HomaTransport.create(HomaTransportConfig.builder().bindAddress("127.0.0.1")
+                                .engine(engine).build())
+                        .runOn(loops)
+                        .bindNow(TIMEOUT);
+                try {
+                    control.call(silentPeer, new byte[] {1}).subscribe(response -> { }, error -> { });
+                    await().atMost(TIMEOUT).until(() -> control.counters().block(TIMEOUT).resendsSent() > 0);
+                } finally {
+                    control.disposeNow();
+                }
                 assertThat(client.counters().block(TIMEOUT).resendsSent()).as("RESENDs while the clock stands still").isZero();
                 assertThat(failure.get()).isNull();
 
@@ -71,10 +85,7 @@ class FakeClockTest {
                 }
                 assertThat(failure.get()).as("not failed before the budget passes").isNull();
                 clock.advance(Duration.ofNanos(intervalNs));
-                long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
-                while (failure.get() == null && System.nanoTime() - deadlineNs < 0) {
-                    Thread.sleep(2);
-                }
+                await().atMost(TIMEOUT).until(() -> failure.get() != null);
                 assertThat(failure.get()).isInstanceOf(HomaTimeoutException.class)
                         .hasMessageContaining("peer-silence-timeout 100 ms").hasMessageContaining("after 5 RESENDs");
                 assertThat(client.counters().block(TIMEOUT).resendsSent()).isEqualTo(5);
@@ -99,11 +110,7 @@ class FakeClockTest {
                 client.call(new InetSocketAddress(InetAddress.getLoopbackAddress(), silent.getLocalPort()), new byte[] {1})
                         .subscribe(response -> { }, error -> { });
                 // The request's first packet has left (and the timer is armed, in the same drive).
-                long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
-                while (client.counters().block(TIMEOUT).packetsSent(PacketType.DATA) == 0
-                        && System.nanoTime() - deadlineNs < 0) {
-                    Thread.sleep(1);
-                }
+                await().atMost(TIMEOUT).until(() -> client.counters().block(TIMEOUT).packetsSent(PacketType.DATA) > 0);
                 assertThat(TransportProbes.lateTimers(client)).isZero();
 
                 // 50 ms pass at once, as over a GC pause: the RESEND timer (due at 10 ms) runs 40 ms
@@ -119,11 +126,9 @@ class FakeClockTest {
         }
     }
 
-    private static void awaitResends(HomaTransport client, long resends) throws InterruptedException {
-        long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
-        while (client.counters().block(TIMEOUT).resendsSent() < resends && System.nanoTime() - deadlineNs < 0) {
-            Thread.sleep(2);
-        }
+    private static void awaitResends(HomaTransport client, long resends) {
+        await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(1))
+                .until(() -> client.counters().block(TIMEOUT).resendsSent() >= resends);
         assertThat(client.counters().block(TIMEOUT).resendsSent()).isEqualTo(resends);
     }
 
@@ -155,10 +160,7 @@ class FakeClockTest {
                     .defaultTimeout(Duration.ofSeconds(1))
                     .build();
             patient.call("slow", "lookup", "x", String.class).subscribe(result -> { }, error -> { });
-            long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
-            while (transport.counters().block(TIMEOUT).rpcsStarted() == 0 && System.nanoTime() - deadlineNs < 0) {
-                Thread.onSpinWait();
-            }
+            await().atMost(TIMEOUT).until(() -> transport.counters().block(TIMEOUT).rpcsStarted() > 0);
             assertThat(transport.counters().block(TIMEOUT).rpcsStarted()).isEqualTo(1);
         } finally {
             transport.disposeNow();

@@ -2,6 +2,7 @@ package io.homa.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.homa.engine.EngineConfig;
 import io.homa.reactive.internal.transport.TransportProbes;
@@ -140,10 +141,8 @@ class GracefulShutdownLoopbackTest {
             return summary;
         }
 
-        void awaitCompleted(long rpcs) throws InterruptedException {
-            for (int i = 0; i < 3000 && count("OK") < rpcs; i++) {
-                Thread.sleep(10);
-            }
+        void awaitCompleted(long rpcs) {
+            await().atMost(TIMEOUT).until(() -> count("OK") >= rpcs);
             assertThat(count("OK")).as("RPCs completed before the shutdown").isGreaterThanOrEqualTo((int) rpcs);
         }
 
@@ -213,11 +212,11 @@ class GracefulShutdownLoopbackTest {
         AtomicReference<byte[]> first = new AtomicReference<>();
         AtomicReference<Throwable> firstError = new AtomicReference<>();
         client.call(address(server), new byte[] {1}).subscribe(first::set, firstError::set);
-        awaitTrue(() -> handled.get() == 1);
+        await().atMost(TIMEOUT).until(() -> handled.get() == 1);
 
         Mono<Void> drained = server.drain(Duration.ofSeconds(20)).cache();
         drained.subscribe();
-        awaitTrue(server::isDraining);
+        await().atMost(TIMEOUT).until(server::isDraining);
 
         Throwable refused = catchError(client.call(address(server), new byte[70_000])); // two packets and more
         assertThat(refused).isExactlyInstanceOf(HomaException.class)
@@ -263,17 +262,5 @@ class GracefulShutdownLoopbackTest {
             return e;
         }
         throw new AssertionError("the call succeeded");
-    }
-
-    private static void awaitTrue(java.util.function.BooleanSupplier condition) {
-        for (int i = 0; i < 3000 && !condition.getAsBoolean(); i++) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-        assertThat(condition.getAsBoolean()).isTrue();
     }
 }

@@ -2,6 +2,7 @@ package io.homa.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.homa.engine.wire.PacketType;
 import io.homa.reactive.HomaException;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.InitializingBean;
@@ -224,16 +226,17 @@ class HomaEndpointLifecycleTests {
                     .build();
             this.ownAnswer.set(self.call("probe", "ping", "ping", String.class).cache());
             this.ownAnswer.get().subscribe((answer) -> { }, (error) -> { });
-            long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
-            long received = 0;
-            while (System.nanoTime() - deadlineNs < 0) {
-                received = this.transport.counters().block(TIMEOUT).packetsReceived(PacketType.DATA);
-                if (received > 1) { // the echo's response, and our own request
-                    break;
-                }
-                Thread.sleep(5);
+            try {
+                // the echo's response, and our own request
+                await().atMost(TIMEOUT).until(() -> dataPacketsReceived() > 1);
+            } catch (ConditionTimeoutException ex) {
+                // the test reports that the request did not arrive
             }
-            this.requestArrivedBeforeRefresh = received > 1;
+            this.requestArrivedBeforeRefresh = dataPacketsReceived() > 1;
+        }
+
+        private long dataPacketsReceived() {
+            return this.transport.counters().block(TIMEOUT).packetsReceived(PacketType.DATA);
         }
     }
 

@@ -30,6 +30,11 @@ public final class LatencyStats {
         return Math.round(ns / 100.0) / 10.0;
     }
 
+    /** {@code value} rounded to two decimals, as ratios and milliseconds are reported. */
+    static double round2(double value) {
+        return Math.round(value * 100) / 100.0;
+    }
+
     /** count, mean, p50, p90, p99, p99.9, max (µs) under the given prefix. */
     public static Map<String, Object> summary(Histogram histogram, String prefix) {
         Map<String, Object> out = new LinkedHashMap<>();

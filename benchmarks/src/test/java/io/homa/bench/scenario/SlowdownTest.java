@@ -23,14 +23,14 @@ class SlowdownTest {
         ScenarioRunner.S5Raw a = new ScenarioRunner.S5Raw(SystemKind.HOMA, calibration(10_000, 10_000_000), Map.of());
         ScenarioRunner.S5Raw b = new ScenarioRunner.S5Raw(SystemKind.GRPC, calibration(20_000, 1_000_000), Map.of());
 
-        double[][] baseline = ScenarioRunner.baseline(List.of(a, b));
+        double[][] baseline = S5Slowdowns.baseline(List.of(a, b));
 
-        assertThat(ScenarioRunner.baselineNs(baseline, 50)).isEqualTo(10_000);
-        assertThat(ScenarioRunner.baselineNs(baseline, 100)).isEqualTo(10_000);
-        assertThat(ScenarioRunner.baselineNs(baseline, 1_000_000)).isEqualTo(1_000_000);
-        assertThat(ScenarioRunner.baselineNs(baseline, 5_000_000)).isEqualTo(1_000_000);
+        assertThat(S5Slowdowns.baselineNs(baseline, 50)).isEqualTo(10_000);
+        assertThat(S5Slowdowns.baselineNs(baseline, 100)).isEqualTo(10_000);
+        assertThat(S5Slowdowns.baselineNs(baseline, 1_000_000)).isEqualTo(1_000_000);
+        assertThat(S5Slowdowns.baselineNs(baseline, 5_000_000)).isEqualTo(1_000_000);
         // halfway in log(length) between 100 and 1e6 is 1e4; halfway in log(time) between 1e4 and 1e6 is 1e5
-        assertThat(ScenarioRunner.baselineNs(baseline, 10_000)).isCloseTo(100_000, within(1.0));
+        assertThat(S5Slowdowns.baselineNs(baseline, 10_000)).isCloseTo(100_000, within(1.0));
     }
 
     @Test
@@ -46,7 +46,7 @@ class SlowdownTest {
         ScenarioRunner.S5Raw raw = new ScenarioRunner.S5Raw(SystemKind.HOMA, calibration(10_000, 10_000),
                 Map.of("w1", new ScenarioRunner.S5Workload(200, 100, result)));
 
-        ScenarioResult s5 = ScenarioRunner.finishS5(List.of(raw), 0.5).get(0);
+        ScenarioResult s5 = S5Slowdowns.results(List.of(raw), 0.5).get(0);
 
         assertThat(s5.status()).isEqualTo(ScenarioResult.OK);
         Map<?, ?> w1 = (Map<?, ?>) ((Map<?, ?>) s5.metrics().get("workloads")).get("w1");
@@ -69,7 +69,7 @@ class SlowdownTest {
         ScenarioRunner.S5Raw raw = new ScenarioRunner.S5Raw(SystemKind.GRPC, calibration(1, 1),
                 Map.of("w2", new ScenarioRunner.S5Workload(1, 1, empty)));
 
-        ScenarioResult s5 = ScenarioRunner.finishS5(List.of(raw), 0.5).get(0);
+        ScenarioResult s5 = S5Slowdowns.results(List.of(raw), 0.5).get(0);
 
         assertThat(s5.status()).isEqualTo(ScenarioResult.FAILED);
         assertThat(s5.note()).contains("boom");

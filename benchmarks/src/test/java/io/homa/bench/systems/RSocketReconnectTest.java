@@ -1,6 +1,7 @@
 package io.homa.bench.systems;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.rsocket.RSocket;
 import io.rsocket.core.RSocketServer;
@@ -9,9 +10,11 @@ import io.rsocket.transport.netty.server.TcpServerTransport;
 import io.rsocket.util.DefaultPayload;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -39,21 +42,20 @@ class RSocketReconnectTest {
             accepted.get(0).dispose(); // the server closes the connection
             accepted.get(0).onClose().block(Duration.ofSeconds(10));
 
-            int failed = 0;
-            byte[] response = null;
+            AtomicInteger failed = new AtomicInteger();
             // The client may learn of the close only from a call that fails on it.
-            for (int attempt = 0; attempt < 20 && response == null; attempt++) {
+            byte[] response = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
                 try {
-                    response = client.call(0, EchoProtocol.echoRequest(100)).get(10, TimeUnit.SECONDS);
+                    return client.call(0, EchoProtocol.echoRequest(100)).get(10, TimeUnit.SECONDS);
                 } catch (ExecutionException e) {
-                    failed++;
-                    Thread.sleep(50);
+                    failed.incrementAndGet();
+                    return null;
                 }
-            }
-            assertThat(response).as("an answer after %d failed calls", failed).hasSize(100);
+            }, Objects::nonNull);
+            assertThat(response).as("an answer after %d failed calls", failed.get()).hasSize(100);
             assertThat(client.call(0, EchoProtocol.request(100, 10_000)).get(10, TimeUnit.SECONDS)).hasSize(10_000);
             assertThat(accepted).as("a second connection").hasSize(2);
-            assertThat(failed).as("calls failed before the client reconnected").isLessThanOrEqualTo(1);
+            assertThat(failed.get()).as("calls failed before the client reconnected").isLessThanOrEqualTo(1);
         } finally {
             server.dispose();
         }

@@ -113,8 +113,9 @@ class LossyRelayRpcTest {
         // the per-call guard only catches a call that never terminates.
         EchoWorkload.Result result = EchoWorkload.run(clients, relay.address(), lengths, WORKLOAD_SEED, CONCURRENCY,
                 Duration.ofSeconds(20), Duration.ofSeconds(50));
-        // Let the last ACKs land.
-        Thread.sleep(300);
+        // Until the last ACKs have landed: a drain ends once the server holds no RPC, every
+        // response acknowledged (or when its grace period ends, NEED_ACKs sent all along).
+        server.drain(Duration.ofSeconds(30)).block(Duration.ofSeconds(40));
 
         EngineCounters serverCounters = server.counters().block(TIMEOUT);
         List<EngineCounters> clientCounters = clients.stream().map(c -> c.counters().block(TIMEOUT)).toList();

@@ -1,7 +1,9 @@
 package io.homa.reactive.fault;
 
+import static java.util.function.Predicate.isEqual;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.net.DatagramPacket;
@@ -10,6 +12,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +23,7 @@ import org.junit.jupiter.api.Test;
 /** The relay itself, with plain sockets: routing per client, port mirroring, and each fault. */
 class LossyUdpRelayTest {
     private static final long FIFTY_MS_NS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final Duration WAIT = Duration.ofSeconds(10);
 
     private DatagramSocket server;
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -103,22 +107,9 @@ class LossyUdpRelayTest {
         assertThat(value(toSecond)).isEqualTo(20);
         assertThat(value(toFirst)).isEqualTo(10);
         assertThat(toFirst.getSocketAddress()).isEqualTo(relay.address());
-        assertThat(settledCounters(relay)).isEqualTo(new LossyUdpRelay.Counters(4, 4, 0, 0, 0, 0, 0));
+        // The relay counts a datagram just after sending it.
+        await().atMost(WAIT).until(relay::counters, isEqual(new LossyUdpRelay.Counters(4, 4, 0, 0, 0, 0, 0)));
         assertThat(relay.failure()).isNull();
-    }
-
-    /** The relay counts a datagram just after sending it: wait until the counters stop changing. */
-    private static LossyUdpRelay.Counters settledCounters(LossyUdpRelay relay) throws InterruptedException {
-        LossyUdpRelay.Counters previous = relay.counters();
-        for (int i = 0; i < 100; i++) {
-            Thread.sleep(10);
-            LossyUdpRelay.Counters now = relay.counters();
-            if (now.equals(previous)) {
-                return now;
-            }
-            previous = now;
-        }
-        return previous;
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.homa.reactive.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRequest;
@@ -421,15 +422,12 @@ class RpcDispatcherTest {
 
     /** {@code inFlight} drops just after a response is handed over: wait for it. */
     static void awaitInFlight(RpcDispatcher dispatcher, int expected) {
-        awaitInFlight(dispatcher, expected, Duration.ofSeconds(2));
+        awaitInFlight(dispatcher, expected, Duration.ofSeconds(10));
     }
 
     /** As {@link #awaitInFlight(RpcDispatcher, int)}, waiting at most {@code wait}. */
     static void awaitInFlight(RpcDispatcher dispatcher, int expected, Duration wait) {
-        long deadlineNs = System.nanoTime() + wait.toNanos();
-        while (dispatcher.inFlight() != expected && System.nanoTime() - deadlineNs < 0) {
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
-        }
-        assertThat(dispatcher.inFlight()).isEqualTo(expected);
+        await().atMost(wait).pollInterval(Duration.ofMillis(1))
+                .untilAsserted(() -> assertThat(dispatcher.inFlight()).isEqualTo(expected));
     }
 }

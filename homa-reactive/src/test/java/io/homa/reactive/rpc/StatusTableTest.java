@@ -53,6 +53,8 @@ class StatusTableTest {
     private final Scheduler tinyScheduler = Schedulers.newBoundedElastic(1, 1, "status-table");
     private final AtomicReference<Throwable> requestStreamError = new AtomicReference<>();
     private final CountDownLatch requestStreamEnded = new CountDownLatch(1);
+    /** Holds the blocking method until the test has seen what it waits for. */
+    private final CountDownLatch releaseBlocked = new CountDownLatch(1);
     private RpcDispatcher dispatcher;
     private HomaTransportConfig config;
     private HomaTransport serverTransport;
@@ -83,7 +85,7 @@ class StatusTableTest {
                 .register(new RpcMethod("svc", "fail", null,
                         argument -> Mono.error(new IllegalStateException("broken invariant"))))
                 .register(RpcMethod.unary("svc", "block", new Type[] {long.class}, args -> Mono.fromCallable(() -> {
-                    Thread.sleep((Long) args[0]);
+                    releaseBlocked.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                     return "done";
                 })).withBlocking(true))
                 .register(RpcMethod.stream("svc", "numbers", new Type[0], args -> Flux.range(0, 10)))
@@ -182,10 +184,16 @@ class StatusTableTest {
 
     @Test
     void schedulerFull() {
+        // The first call to run holds the one thread until a call has been refused.
         List<HomaStatus> statuses = Flux.range(0, 4)
-                .flatMap(i -> client.call("svc", "block", 300L, String.class)
+                .flatMap(i -> client.call("svc", "block", 0L, String.class)
                         .map(result -> HomaStatus.OK)
                         .onErrorResume(HomaException.class, e -> Mono.just(e.status())))
+                .doOnNext(status -> {
+                    if (status == HomaStatus.RESOURCE_EXHAUSTED) {
+                        releaseBlocked.countDown();
+                    }
+                })
                 .collectList()
                 .block(WAIT);
         assertThat(statuses).contains(HomaStatus.RESOURCE_EXHAUSTED, HomaStatus.OK);
@@ -289,7 +297,26 @@ class StatusTableTest {
                 .filter(name -> !name.startsWith("should"))
                 .collect(Collectors.toSet());
         assertThat(rows.keySet()).containsExactlyInAnyOrderElementsOf(tests);
-        assertThat(rows.values()).allSatisfy(status -> assertThat(HomaStatus.valueOf(status)).isNotNull());
+        // Each row's status is the one status, besides OK, that its test names.
+        String source = Files.readString(Path.of("src", "test", "java",
+                StatusTableTest.class.getName().replace('.', '/') + ".java"), StandardCharsets.UTF_8);
+        rows.forEach((test, status) -> assertThat(statusesNamedIn(source, test))
+                .as("statuses test %s names", test).containsExactly(status));
+    }
+
+    /** The statuses other than OK that the body of test method {@code test} names, in {@code source}. */
+    private static Set<String> statusesNamedIn(String source, String test) {
+        int start = source.indexOf("void " + test + "(");
+        assertThat(start).as("test method %s", test).isNotNegative();
+        int end = source.indexOf("@Test", start);
+        Matcher status = Pattern.compile("HomaStatus\\.([A-Z_]+)")
+                .matcher(source.substring(start, end < 0 ? source.length() : end));
+        Set<String> named = new java.util.TreeSet<>();
+        while (status.find()) {
+            named.add(status.group(1));
+        }
+        named.remove(HomaStatus.OK.name());
+        return named;
     }
 
     private static String camel(String id) {

@@ -2,6 +2,7 @@ package io.homa.spring.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
@@ -199,9 +200,9 @@ class HomaDeclarativeClientEndToEndTests {
                     .run((client) -> {
                         KvClient kv = client.getBean(KvClient.class);
                         CompletableFuture<String> inFlight = kv.slow(800).toFuture();
-                        awaitTrue(() -> dispatcher.inFlight() == 1);
+                        await().atMost(WAIT).until(() -> dispatcher.inFlight() == 1);
                         CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
-                        awaitTrue(dispatcher::isShuttingDown);
+                        await().atMost(WAIT).until(dispatcher::isShuttingDown);
                         assertThatThrownBy(kv::size).isInstanceOfSatisfying(HomaRemoteException.class,
                                 (ex) -> assertThat(ex.status()).isEqualTo(HomaStatus.UNAVAILABLE));
                         assertThat(inFlight.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("late");
@@ -252,10 +253,10 @@ class HomaDeclarativeClientEndToEndTests {
                         for (int i = 0; i < 16; i++) {
                             next[0].run();
                         }
-                        awaitTrue(() -> outcomes.getOrDefault("OK", 0) >= 200);
+                        await().atMost(WAIT).until(() -> outcomes.getOrDefault("OK", 0) >= 200);
                         server.close();
                         stop.set(true);
-                        awaitTrue(() -> outstanding.get() == 0);
+                        await().atMost(WAIT).until(() -> outstanding.get() == 0);
                         assertThat(outcomes.keySet()).as("outcomes %s, e.g. %s", outcomes, examples)
                                 .containsOnly("OK", "UNAVAILABLE (shutdown)");
                         System.out.println("Server context closed under load: outcomes " + outcomes);
@@ -289,7 +290,7 @@ class HomaDeclarativeClientEndToEndTests {
                     .withPropertyValues("homa.client.services.kv.methods.slow.timeout=10s")
                     .run((client) -> {
                         CompletableFuture<String> inFlight = client.getBean(KvClient.class).slow(5_000).toFuture();
-                        awaitTrue(() -> dispatcher.inFlight() == 1);
+                        await().atMost(WAIT).until(() -> dispatcher.inFlight() == 1);
                         long startNs = System.nanoTime();
                         server.close();
                         assertThat(Duration.ofNanos(System.nanoTime() - startNs)).isLessThan(Duration.ofSeconds(3));
@@ -297,16 +298,6 @@ class HomaDeclarativeClientEndToEndTests {
                                 .hasCauseInstanceOf(HomaException.class);
                     });
         });
-    }
-
-    private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadlineNs = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadlineNs > 0) {
-                throw new AssertionError("condition not met within " + WAIT);
-            }
-            Thread.sleep(5);
-        }
     }
 
     @Configuration(proxyBeanMethods = false)
