@@ -43,7 +43,7 @@ final class ApiBoundary {
         for (JavaClass c = javaClass; c != null; c = c.getEnclosingClass().orElse(null)) {
             Set<JavaModifier> modifiers = c.getModifiers();
             boolean visible = modifiers.contains(JavaModifier.PUBLIC)
-                    || (c != javaClass || c.isNestedClass()) && modifiers.contains(JavaModifier.PROTECTED);
+                    || c.isNestedClass() && modifiers.contains(JavaModifier.PROTECTED);
             if (!visible || modifiers.contains(JavaModifier.SYNTHETIC)) {
                 return false;
             }
