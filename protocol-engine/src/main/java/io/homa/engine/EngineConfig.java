@@ -10,8 +10,11 @@ import io.homa.engine.InvalidSettingException.Unit;
  * @param mtuBytes largest IP packet, headers included; a DATA packet carries
  *     {@code mtuBytes - 28 - 56} message bytes (IPv4 + UDP headers, then the DATA header).
  *     256..65535, default 1500.
- * @param unscheduledBytes bytes of each message sent before any GRANT, and (receiver side) the
- *     amount of granted-but-not-received data kept per inbound message. 1..64 MiB, default 60,000.
+ * @param unscheduledBytes bytes of each message sent before any GRANT, at most: never more than
+ *     one round trip's worth ({@code rttBytes}, automatic or set), since bytes sent before the
+ *     receiver can schedule them only queue in the network (draft "Flow control": the unscheduled
+ *     bytes are RTTbytes). 1..64 MiB, default 60,000: all of it from about 4.5 Gbit/s up, less
+ *     below (at 100 Mbit/s, three 1,500-byte packets).
  * @param maxMessageBytes largest request or response accepted or sent; longer inbound messages
  *     are dropped as malformed. 1..64 MiB, default 1 MiB.
  * @param resendIntervalNs the shortest silence after which a receiver asks for missing bytes with
@@ -66,7 +69,7 @@ import io.homa.engine.InvalidSettingException.Unit;
  *     without a drop); a transport bound to loopback uses more ({@code HomaTransportConfig.incastBufferBytes}).
  * @param linkMbps the pacer's rate in megabits per second (Linux Homa's {@code link_mbps}; draft
  *     "Pacing"): DATA of messages longer than one Ethernet packet leaves at most this fast, counting
- *     UDP payload plus IP/UDP headers. 0 disables pacing (the engine's default: an engine that is
+ *     UDP payload plus IP/UDP headers plus Ethernet framing. 0 disables pacing (the engine's default: an engine that is
  *     not told its link's rate hands out packets as fast as they are polled). 0..1,000,000
  * @param maxNicQueueNs how far the pacer may run ahead of the link (Linux Homa's
  *     {@code max_nic_queue_ns}), in nanoseconds of transmission at {@code linkMbps}: packets handed
@@ -76,7 +79,8 @@ import io.homa.engine.InvalidSettingException.Unit;
  *     Homa's {@code rtt_bytes}; draft "Flow control": RTTbytes), in bytes; never less than
  *     {@code unscheduledBytes} or two full packets. 0 (the default) = automatic: what the link
  *     carries at {@code linkMbps} (10 Gbit/s when unpaced) in one round trip between two JVM
- *     endpoints, 100 µs. The bytes granted and not yet arrived wait in the receiver's queues,
+ *     endpoints, 100 µs, plus two full packets (a DATA packet's store-and-forward at the sender's
+ *     NIC and at the switch port). The bytes granted and not yet arrived wait in the receiver's queues,
  *     ahead of any short message that arrives after them, so a window longer than the round trip
  *     needs costs short messages latency. 0..64 MiB
  * @param addressValidation whether a server sends a client's address at most

@@ -65,12 +65,13 @@ record EngineParams(
 
     static EngineParams of(EngineConfig config) {
         int payloadBytes = config.maxDataPayloadBytes();
+        int rttBytes = rttBytes(config, payloadBytes);
         int unscheduledBytes = (int) Math.min(EngineConfig.MAX_MESSAGE_BYTES_CAP,
-                ((long) config.unscheduledBytes() + payloadBytes - 1) / payloadBytes * payloadBytes);
+                wholePackets(Math.min(config.unscheduledBytes(), rttBytes), payloadBytes));
         return new EngineParams(
                 payloadBytes,
                 unscheduledBytes,
-                rttBytes(config, unscheduledBytes, payloadBytes),
+                Math.max(rttBytes, unscheduledBytes),
                 Math.max(1, Math.min(unscheduledBytes, config.incastUnscheduledBytes())),
                 config.incastBufferBytes(),
                 Math.max(payloadBytes, unscheduledBytes / 8 / payloadBytes * payloadBytes),
@@ -80,10 +81,14 @@ record EngineParams(
                 2 * config.peerSilenceTimeoutNs());
     }
 
-    private static int rttBytes(EngineConfig config, int unscheduledBytes, int payloadBytes) {
+    private static int rttBytes(EngineConfig config, int payloadBytes) {
         long linkMbps = config.linkMbps() > 0 ? config.linkMbps() : UNPACED_LINK_MBPS;
-        long window = config.rttBytes() > 0 ? config.rttBytes() : linkMbps * ENDPOINT_ROUND_TRIP_NS / 8_000;
-        long bytes = Math.max(Math.max(unscheduledBytes, 2L * payloadBytes), window);
-        return (int) Math.min(EngineConfig.MAX_MESSAGE_BYTES_CAP, bytes);
+        long window = config.rttBytes() > 0 ? config.rttBytes()
+                : linkMbps * ENDPOINT_ROUND_TRIP_NS / 8_000 + 2L * payloadBytes;
+        return (int) Math.min(EngineConfig.MAX_MESSAGE_BYTES_CAP, Math.max(2L * payloadBytes, window));
+    }
+
+    private static long wholePackets(long bytes, int payloadBytes) {
+        return (bytes + payloadBytes - 1) / payloadBytes * payloadBytes;
     }
 }

@@ -9,8 +9,11 @@ import io.homa.engine.internal.wire.DataHeader;
  * {@code maxNicQueueNs} nanoseconds of transmission at that rate, the small queue the draft lets
  * the pacer build up ahead of the link so that the uplink stays busy when the pacer is late.
  *
- * <p>Every packet costs its UDP payload plus {@value EngineConfig#IP_UDP_HEADER_BYTES} bytes of
- * IPv4 and UDP header. A packet may leave whenever the credit is positive, so a packet larger than
+ * <p>Every packet costs what it takes of an Ethernet link: its UDP payload plus
+ * {@value EngineConfig#IP_UDP_HEADER_BYTES} bytes of IPv4 and UDP header plus
+ * {@value #ETHERNET_FRAMING_BYTES} bytes of Ethernet framing. A pacer that counted less would run
+ * ahead of the link by that share (2.5% for full packets) for as long as it sends, and the
+ * surplus would pile up in the NIC's queue, ahead of every short message that comes after it. A packet may leave whenever the credit is positive, so a packet larger than
  * the whole bucket still goes and the credit turns negative until the link has caught up.
  * Control packets and messages of one standard Ethernet packet
  * ({@link #bypasses(int) bypass}) do not wait for credit but are still charged for it.
@@ -32,6 +35,11 @@ final class Pacer {
     static final int URGENT_MESSAGE_BYTES = 1_500 - EngineConfig.IP_UDP_HEADER_BYTES - DataHeader.HEADER_LENGTH;
     /** Fewest nanoseconds of credit to earn before coming back: a wake-up costs more than a small packet. */
     static final long MIN_REFILL_NS = 10_000;
+    /**
+     * Bytes an Ethernet link spends on a frame besides its IP packet: header (14), frame check
+     * sequence (4), preamble and start delimiter (8), inter-frame gap (12).
+     */
+    static final int ETHERNET_FRAMING_BYTES = 38;
     /** Nearest wake-up after running out of credit. */
     static final long MIN_WAIT_NS = 1_000;
 
@@ -137,7 +145,8 @@ final class Pacer {
      * Charges one packet sent, paced or bypassing, at the time of the last refill (call
      * {@link #hasCredit(long)} or {@link #refill(long)} with the current time first).
      *
-     * @param datagramBytes its UDP payload (Homa header and data); the IP/UDP headers are added here
+     * @param datagramBytes its UDP payload (Homa header and data); the IP/UDP headers and the
+     *     Ethernet framing are added here
      */
     void charge(int datagramBytes) {
         if (datagramBytes < 0) {
@@ -146,7 +155,8 @@ final class Pacer {
         if (linkMbps == 0) {
             return;
         }
-        long costMillibits = (datagramBytes + (long) EngineConfig.IP_UDP_HEADER_BYTES) * MILLIBITS_PER_BYTE;
+        long costMillibits = (datagramBytes + (long) EngineConfig.IP_UDP_HEADER_BYTES + ETHERNET_FRAMING_BYTES)
+                * MILLIBITS_PER_BYTE;
         creditMillibits = Math.max(MIN_CREDIT_MILLIBITS, creditMillibits - costMillibits);
     }
 

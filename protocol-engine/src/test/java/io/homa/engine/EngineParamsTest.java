@@ -8,15 +8,31 @@ import org.junit.jupiter.api.Test;
 /** The grant window ({@code rttBytes}) each receiver keeps ahead of what has arrived. */
 class EngineParamsTest {
 
+    /** Message bytes of a full DATA packet at the default MTU, 1,500: less IP/UDP (28) and DATA (56) headers. */
+    private static final int PAYLOAD = 1_416;
+
     @Test
-    void shouldSizeTheAutomaticWindowByTheLinkOverOneEndpointRoundTrip() {
+    void shouldSizeTheAutomaticWindowByTheLinkOverOneEndpointRoundTripPlusTwoPacketsOfStoreAndForward() {
         EngineConfig tenGigabits = EngineConfig.builder().linkMbps(10_000).build();
         EngineConfig twentyFiveGigabits = EngineConfig.builder().linkMbps(25_000).build();
         EngineConfig unpaced = EngineConfig.builder().linkMbps(0).build();
 
-        assertThat(EngineParams.of(tenGigabits).rttBytes()).as("10 Gbit/s x 100 us").isEqualTo(125_000);
-        assertThat(EngineParams.of(twentyFiveGigabits).rttBytes()).isEqualTo(312_500);
-        assertThat(EngineParams.of(unpaced).rttBytes()).as("sized for 10 Gbit/s").isEqualTo(125_000);
+        assertThat(EngineParams.of(tenGigabits).payloadBytes()).isEqualTo(PAYLOAD);
+        assertThat(EngineParams.of(tenGigabits).rttBytes()).as("10 Gbit/s x 100 us").isEqualTo(125_000 + 2 * PAYLOAD);
+        assertThat(EngineParams.of(twentyFiveGigabits).rttBytes()).isEqualTo(312_500 + 2 * PAYLOAD);
+        assertThat(EngineParams.of(unpaced).rttBytes()).as("sized for 10 Gbit/s").isEqualTo(125_000 + 2 * PAYLOAD);
+    }
+
+    @Test
+    void shouldSendNoMoreUnscheduledBytesThanOneRoundTripOfTheLinkCarries() {
+        EngineParams hundredMegabits = EngineParams.of(EngineConfig.builder().linkMbps(100).build());
+        EngineParams tenGigabits = EngineParams.of(EngineConfig.builder().linkMbps(10_000).build());
+
+        // 100 Mbit/s x 100 us = 1,250 B, plus two packets' store-and-forward: 4,082 B, in whole packets.
+        assertThat(hundredMegabits.rttBytes()).isEqualTo(3 * PAYLOAD);
+        assertThat(hundredMegabits.unscheduledBytes()).as("capped by the round trip").isEqualTo(3 * PAYLOAD);
+        assertThat(tenGigabits.unscheduledBytes()).as("the configured 60,000 in whole packets")
+                .isEqualTo(43 * PAYLOAD);
     }
 
     @Test
@@ -27,6 +43,8 @@ class EngineParamsTest {
         EngineParams jumboParams = EngineParams.of(jumbo);
 
         assertThat(EngineParams.of(explicit).rttBytes()).isEqualTo(125_000);
+        assertThat(EngineParams.of(belowUnscheduled).unscheduledBytes()).as("the window's bytes, in whole packets")
+                .isEqualTo(8 * PAYLOAD);
         assertThat(EngineParams.of(belowUnscheduled).rttBytes())
                 .isEqualTo(EngineParams.of(belowUnscheduled).unscheduledBytes());
         assertThat(jumboParams.rttBytes()).as("two 64 KB packets").isEqualTo(2 * jumboParams.payloadBytes());

@@ -49,13 +49,14 @@ class UrgentTransmitTest {
     void shouldSendLongMessagesAtTheLinkRateOnVirtualTime() {
         // 1,000 Mbit/s = 125 bytes per µs; 1,500-byte packets (1,416 message bytes each).
         EngineConfig config = EngineConfig.builder().linkMbps(1_000).unscheduledBytes(4_000_000)
-                .maxMessageBytes(4_000_000).build();
+                .rttBytes(4_000_000).maxMessageBytes(4_000_000).build();
         HomaEngine client = new HomaEngine(config, EnginePair.CLIENT.getPort(), 2);
         long originNs = -5_000_000_000L; // any clock origin works
         long nowNs = originNs;
         client.sendRequest(nowNs, EnginePair.SERVER, SendOptions.of(new byte[4_000_000]));
         long[] wireBytes = new long[1];
-        PacketSink sink = (peer, packet, priority) -> wireBytes[0] += packet.remaining() + EngineConfig.IP_UDP_HEADER_BYTES;
+        PacketSink sink = (peer, packet, priority) -> wireBytes[0] += packet.remaining() + EngineConfig.IP_UDP_HEADER_BYTES
+                + Pacer.ETHERNET_FRAMING_BYTES;
         int wakeUps = 0;
         while (nowNs - originNs < 10_000_000L) { // 10 ms of virtual time
             client.pollTransmit(nowNs, sink, 64);
