@@ -1,6 +1,7 @@
 package io.homa.reactive;
 
 import io.homa.engine.EngineCounters;
+import io.homa.engine.trace.Timetrace;
 import io.homa.reactive.internal.transport.BusyPollLoops;
 import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
@@ -189,6 +190,17 @@ public abstract class HomaTransport implements Disposable {
      */
     public String dataPath() {
         return getClass().getSimpleName();
+    }
+
+    /**
+     * The timetrace this transport records into ({@link HomaTransportConfig#timetraceEvents()}):
+     * {@link Timetrace#off()} unless configured. Write it out with
+     * {@link Timetrace#writeTo(java.nio.file.Path, InetSocketAddress)} once the traffic of interest
+     * has ended, naming {@link #localAddress()} (or the address its peers see, where bound to the
+     * wildcard address).
+     */
+    public Timetrace timetrace() {
+        return Timetrace.off();
     }
 
     /** The clock this transport runs on; the RPC layer measures deadlines on it too. */

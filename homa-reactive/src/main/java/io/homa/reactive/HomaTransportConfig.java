@@ -2,6 +2,7 @@ package io.homa.reactive;
 
 import io.homa.engine.EngineConfig;
 import io.homa.engine.InvalidSettingException;
+import io.homa.engine.trace.Timetrace;
 import io.homa.reactive.internal.security.PacketSealer;
 import java.net.InetAddress;
 import java.util.Objects;
@@ -86,6 +87,10 @@ import java.util.Objects;
  *     caller's ({@link HomaTransportSpec#loops}) creates for itself, with Netty's native epoll
  *     transport (not NIO); {@link HomaTransport#dataPath()} says whether it is on. 0 disables. 0..{@value #MAX_BUSY_POLL_NS}, default
  *     {@value #DEFAULT_BUSY_POLL_NS}
+ * @param timetraceEvents the timetrace ({@link io.homa.engine.trace.Timetrace}; Linux Homa's
+ *     {@code timetrace.c}): how many of the latest events each recording thread keeps, 32 bytes
+ *     each, read through {@link HomaTransport#timetrace()}. 0 (the default) records nothing and
+ *     costs nothing measurable. 0..{@value io.homa.engine.trace.Timetrace#MAX_EVENTS_PER_THREAD}
  */
 public record HomaTransportConfig(
         String bindAddress,
@@ -101,7 +106,8 @@ public record HomaTransportConfig(
         boolean segmentationOffload,
         int incastBufferBytes,
         HomaSecurityConfig security,
-        long busyPollNs) {
+        long busyPollNs,
+        int timetraceEvents) {
 
     /** Smallest {@code engine.mtuBytes()} with packet authentication on: the engine's 256 plus the trailer. */
     public static final int MIN_SEALED_MTU_BYTES = 256 + PacketSealer.TRAILER_BYTES;
@@ -160,6 +166,8 @@ public record HomaTransportConfig(
         }
         Objects.requireNonNull(security, "security must not be null");
         EngineConfig.check("busy-poll", busyPollNs, 0, MAX_BUSY_POLL_NS, InvalidSettingException.Unit.NANOS);
+        EngineConfig.check("timetrace-events", timetraceEvents, 0, Timetrace.MAX_EVENTS_PER_THREAD,
+                InvalidSettingException.Unit.NONE);
         if (security.enabled() && engine.mtuBytes() < MIN_SEALED_MTU_BYTES) {
             throw new InvalidSettingException("mtu", engine.mtuBytes(), MIN_SEALED_MTU_BYTES, 65535,
                     InvalidSettingException.Unit.NONE, "mtu must be between " + MIN_SEALED_MTU_BYTES
@@ -181,7 +189,16 @@ public record HomaTransportConfig(
             boolean nativeTransport, EngineConfig engine, int linkMbps, PriorityTos priorityTos, long maxNicQueueNs,
             boolean deviceMtu, boolean segmentationOffload, int incastBufferBytes, HomaSecurityConfig security) {
         this(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport, engine, linkMbps, priorityTos,
-                maxNicQueueNs, deviceMtu, segmentationOffload, incastBufferBytes, security, DEFAULT_BUSY_POLL_NS);
+                maxNicQueueNs, deviceMtu, segmentationOffload, incastBufferBytes, security, DEFAULT_BUSY_POLL_NS, 0);
+    }
+
+    /** The settings without a timetrace (the shape before it). */
+    public HomaTransportConfig(String bindAddress, int port, int receiveBufferBytes, int sendBufferBytes,
+            boolean nativeTransport, EngineConfig engine, int linkMbps, PriorityTos priorityTos, long maxNicQueueNs,
+            boolean deviceMtu, boolean segmentationOffload, int incastBufferBytes, HomaSecurityConfig security,
+            long busyPollNs) {
+        this(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport, engine, linkMbps, priorityTos,
+                maxNicQueueNs, deviceMtu, segmentationOffload, incastBufferBytes, security, busyPollNs, 0);
     }
 
     /** A builder initialised from this config. */
@@ -200,7 +217,8 @@ public record HomaTransportConfig(
                 .segmentationOffload(segmentationOffload)
                 .incastBufferBytes(incastBufferBytes)
                 .security(security)
-                .busyPollNs(busyPollNs);
+                .busyPollNs(busyPollNs)
+                .timetraceEvents(timetraceEvents);
     }
 
     /**
@@ -233,6 +251,7 @@ public record HomaTransportConfig(
         private int incastBufferBytes = AUTO_INCAST_BUFFER;
         private HomaSecurityConfig security = HomaSecurityConfig.off();
         private long busyPollNs = DEFAULT_BUSY_POLL_NS;
+        private int timetraceEvents;
 
         private Builder() {}
 
@@ -322,10 +341,16 @@ public record HomaTransportConfig(
             return this;
         }
 
+        /** See {@link HomaTransportConfig#timetraceEvents()}. */
+        public Builder timetraceEvents(int value) {
+            this.timetraceEvents = value;
+            return this;
+        }
+
         public HomaTransportConfig build() {
             return new HomaTransportConfig(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport,
                     engine, linkMbps, priorityTos, maxNicQueueNs, deviceMtu, segmentationOffload, incastBufferBytes,
-                    security, busyPollNs);
+                    security, busyPollNs, timetraceEvents);
         }
     }
 

@@ -1,7 +1,9 @@
 package io.homa.engine;
 
 import io.homa.engine.internal.wire.ControlHeader;
+import io.homa.engine.internal.wire.DataHeader;
 import io.homa.engine.internal.wire.HomaHeader;
+import io.homa.engine.trace.Timetrace;
 import io.homa.engine.wire.PacketType;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -30,6 +32,7 @@ public final class HomaEngine {
     private final EngineConfig config;
     private final EndpointIdentity identity;
     private final ArrayDeque<HomaEvent> events = new ArrayDeque<>();
+    private final Timetrace trace;
     private final EngineCounters counters = new EngineCounters();
     private final TimerQueue timerQueue = new TimerQueue();
     private final RpcTable rpcs;
@@ -72,14 +75,26 @@ public final class HomaEngine {
      * @throws IllegalArgumentException as {@link #HomaEngine(EngineConfig, int, long)}
      */
     public HomaEngine(EngineConfig config, int localPort, long firstRpcId, RandomGenerator rpcIdSteps) {
+        this(config, localPort, firstRpcId, rpcIdSteps, Timetrace.off());
+    }
+
+    /**
+     * As {@link #HomaEngine(EngineConfig, int, long, RandomGenerator)}, recording into
+     * {@code trace}: each message handed in, packet out and in, pacer hold and delivery.
+     *
+     * @param trace where events go; {@link Timetrace#off()} for none
+     */
+    public HomaEngine(EngineConfig config, int localPort, long firstRpcId, RandomGenerator rpcIdSteps,
+            Timetrace trace) {
         if (localPort < 0 || localPort > 65535) {
             throw new IllegalArgumentException("localPort must be between 0 and 65535, was " + localPort);
         }
         this.identity = new EndpointIdentity(firstRpcId, rpcIdSteps);
         this.config = config;
+        this.trace = trace;
         EngineParams params = EngineParams.of(config);
         ControlQueue control = new ControlQueue(localPort, params.controlPriority(), params.maxAcksPerPacket());
-        UnscheduledCutoffs cutoffs = new UnscheduledCutoffs(config.priorityLevels(), config.unscheduledBytes(),
+        UnscheduledCutoffs cutoffs = new UnscheduledCutoffs(config.priorityLevels(), params.unscheduledBytes(),
                 identity.firstCutoffVersion());
         GrantScheduler grantScheduler = new GrantScheduler(config, params.rttBytes(), params.payloadBytes(),
                 params.grantIncrementBytes());
@@ -89,9 +104,10 @@ public final class HomaEngine {
         this.validation = new AddressValidation(config.addressValidation(), params.payloadBytes(),
                 identity.tokenKey(), counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
-                events, counters);
+                events, counters, trace);
         Pacer pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
-        this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, validation, counters);
+        this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, validation, counters,
+                trace);
         this.feedback = new SenderFeedback(params, rpcs, control, atMostOnce, validation, receiver, sender, counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
@@ -130,6 +146,7 @@ public final class HomaEngine {
     public long sendRequest(long nowNs, InetSocketAddress server, SendOptions request) {
         byte[][] parts = request.partsWithin(config.maxMessageBytes(), "request");
         ClientRpc rpc = rpcs.startClientRpc(identity.nextRpcId(), server, nowNs);
+        trace.record(nowNs, Timetrace.Event.QUEUED, false, server, rpc.rpcId, null, 0, (int) MessageBytes.lengthBytes(parts));
         sender.request(rpc, parts);
         return rpc.rpcId;
     }
@@ -148,6 +165,7 @@ public final class HomaEngine {
      */
     public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, SendOptions response) {
         byte[][] parts = response.partsWithin(config.maxMessageBytes(), "response");
+        trace.record(nowNs, Timetrace.Event.QUEUED, true, client, rpcId, null, 0, (int) MessageBytes.lengthBytes(parts));
         return sender.respond(rpcs.serverRpc(client, rpcId), parts);
     }
 
@@ -255,6 +273,12 @@ public final class HomaEngine {
         }
         boolean fromServer = commonRx.fromServer();
         long rpcId = commonRx.clientRpcId();
+        if (trace.enabled()) {
+            boolean data = type == PacketType.DATA && length >= DataHeader.HEADER_LENGTH;
+            trace.record(nowNs, Timetrace.Event.RECV, !fromServer, peer, rpcId, type,
+                    data ? packet.getInt(offset + DataHeader.DATA_OFFSET_OFFSET) : 0,
+                    data ? length - DataHeader.HEADER_LENGTH : length);
+        }
         TimerEntry heldEntry = rpcs.held(peer, fromServer, rpcId);
         ClientRpc ours = fromServer ? (ClientRpc) heldEntry : null; // still read if the packet ends it
         int epoch = commonRx.epoch();

@@ -2,6 +2,7 @@ package io.homa.engine;
 
 import io.homa.engine.internal.wire.DataHeader;
 import io.homa.engine.internal.wire.HomaHeader;
+import io.homa.engine.trace.Timetrace;
 import io.homa.engine.wire.PacketType;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -31,6 +32,7 @@ final class Receiver {
     private final TimerQueue timers;
     private final ArrayDeque<HomaEvent> events;
     private final EngineCounters counters;
+    private final Timetrace trace;
     private final DataHeader dataRx = new DataHeader();
     /** Whether complete requests wait in {@link #held} instead of going to the application. */
     private boolean holdingRequests;
@@ -40,7 +42,8 @@ final class Receiver {
 
     Receiver(EngineConfig config, EngineParams params, RpcTable rpcs, GrantScheduler grantScheduler,
             UnscheduledCutoffs cutoffs, ControlQueue control, AtMostOnce atMostOnce, TimerQueue timers,
-            ArrayDeque<HomaEvent> events, EngineCounters counters) {
+            ArrayDeque<HomaEvent> events, EngineCounters counters, Timetrace trace) {
+        this.trace = trace;
         this.config = config;
         this.params = params;
         this.rpcs = rpcs;
@@ -194,7 +197,7 @@ final class Receiver {
                 rpc.heldRequest = request.parts();
                 held.add(rpc);
             } else {
-                deliver(rpc, request.parts());
+                deliver(rpc, request.parts(), nowNs);
             }
         }
         scheduleGrants(nowNs);
@@ -267,14 +270,18 @@ final class Receiver {
             rpcs.removeClientRpc(rpc);
             counters.rpcsCompleted++;
             atMostOnce.owe(rpc.server, rpcId, nowNs);
+            trace.record(nowNs, Timetrace.Event.DELIVERED, false, rpc.server.address, rpcId, null, 0,
+                    response.lengthBytes);
             events.add(new HomaEvent.ResponseReceived(rpcId, response.parts()));
         }
         scheduleGrants(nowNs);
         return true;
     }
 
-    private void deliver(ServerRpc rpc, byte[][] request) {
+    private void deliver(ServerRpc rpc, byte[][] request, long nowNs) {
         counters.requestsDelivered++;
+        trace.record(nowNs, Timetrace.Event.DELIVERED, true, rpc.client.address, rpc.rpcId, null, 0,
+                (int) MessageBytes.lengthBytes(request));
         events.add(new HomaEvent.RequestReceived(rpc.client.address, rpc.rpcId, request));
     }
 
@@ -294,7 +301,7 @@ final class Receiver {
             byte[][] request = rpc.heldRequest;
             rpc.heldRequest = null;
             if (rpc.state() == ServerRpc.State.IN_SERVICE) {
-                deliver(rpc, request);
+                deliver(rpc, request, grantsNowNs); // the latest time this receiver was told
             }
         }
     }

@@ -3,6 +3,7 @@ package io.homa.engine;
 import io.homa.engine.internal.wire.ControlHeader;
 import io.homa.engine.internal.wire.DataHeader;
 import io.homa.engine.internal.wire.HomaHeader;
+import io.homa.engine.trace.Timetrace;
 import io.homa.engine.wire.PacketType;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -28,6 +29,7 @@ final class Sender {
     private final Pacer pacer;
     private final EngineCounters counters;
     private final AddressValidation validation;
+    private final Timetrace trace;
     private long messageSequence;
 
     /** SRPT: the message with the fewest bytes never sent first, older first among equals. */
@@ -46,7 +48,8 @@ final class Sender {
     private final ControlHeader commonTx = new ControlHeader();
 
     Sender(EngineConfig config, EngineParams params, int localPort, RpcTable rpcs, ControlQueue control,
-            TimerQueue timers, Pacer pacer, AddressValidation validation, EngineCounters counters) {
+            TimerQueue timers, Pacer pacer, AddressValidation validation, EngineCounters counters, Timetrace trace) {
+        this.trace = trace;
         this.config = config;
         this.validation = validation;
         this.params = params;
@@ -134,6 +137,13 @@ final class Sender {
         }
         if (sent < maxPackets && hasTransmit()) {
             pacerWakeNs = pacer.nextSendNs(nowNs);
+            if (trace.enabled()) {
+                OutboundMessage held = retransmitHead() != null ? retransmitHead() : sendableHead();
+                if (held != null) {
+                    trace.record(nowNs, Timetrace.Event.PACER_HOLD, held.serverRpc != null, held.peer.address,
+                            held.wireRpcId, null, held.nextOffset, held.lengthBytes);
+                }
+            }
         }
         return sent;
     }
@@ -142,7 +152,7 @@ final class Sender {
     private int pollUrgent(long nowNs, PacketSink sink, int maxPackets) {
         int sent = 0;
         while (sent < maxPackets) {
-            if (transmitNextControl(sink)) {
+            if (transmitNextControl(nowNs, sink)) {
                 sent++;
                 continue;
             }
@@ -159,7 +169,7 @@ final class Sender {
     private int transmit(long nowNs, PacketSink sink, int maxPackets) {
         int sent = 0;
         while (sent < maxPackets) {
-            if (transmitNextControl(sink)) {
+            if (transmitNextControl(nowNs, sink)) {
                 sent++;
                 continue;
             }
@@ -233,11 +243,14 @@ final class Sender {
      * credit if it is not validated; as its client, the echo of the latest token it sent us
      * ({@link AddressValidation}).
      */
-    private boolean transmitNextControl(PacketSink sink) {
+    private boolean transmitNextControl(long nowNs, PacketSink sink) {
         PendingControl next = control.poll();
         if (next == null) {
             return false;
         }
+        trace.record(nowNs, Timetrace.Event.XMIT, (next.wireRpcId & HomaHeader.FROM_SERVER_BIT) != 0, next.peer,
+                next.wireRpcId, next.type, next.type == PacketType.GRANT || next.type == PacketType.RESEND
+                        ? next.offset : 0, next.length);
         int length = control.encode(next, txBuffer);
         long token;
         if ((next.wireRpcId & HomaHeader.FROM_SERVER_BIT) != 0) {
@@ -364,6 +377,8 @@ final class Sender {
             data.ackRpcId(peer.takePendingAck()).ackServerPort(peer.address.getPort());
         }
         message.copyTo(dataOffset, dataBytes, packet, base + DataHeader.HEADER_LENGTH);
+        trace.record(nowNs, Timetrace.Event.XMIT, message.serverRpc != null, peer.address, message.wireRpcId,
+                PacketType.DATA, dataOffset, dataBytes);
         if (lent != null) {
             sink.commit();
             sent(PacketType.DATA, packetBytes);

@@ -47,19 +47,20 @@ final class ComponentRig {
         this.config = config;
         this.params = EngineParams.of(config);
         this.control = new ControlQueue(LOCAL_PORT, params.controlPriority(), params.maxAcksPerPacket());
-        this.cutoffs = new UnscheduledCutoffs(config.priorityLevels(), config.unscheduledBytes(),
+        this.cutoffs = new UnscheduledCutoffs(config.priorityLevels(), params.unscheduledBytes(),
                 UnscheduledCutoffs.initialVersion(FIRST_RPC_ID));
         this.grantScheduler = new GrantScheduler(config, params.unscheduledBytes(), params.payloadBytes(),
                 params.grantIncrementBytes());
         this.rpcs = new RpcTable(config, grantScheduler, timerQueue, counters);
         this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events, counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
-                events, counters);
+                events, counters, io.homa.engine.trace.Timetrace.off());
         this.pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
         // Address validation is off here (a hand-built server holds every client to 3x otherwise):
         // AddressValidationTest tests it through whole engines.
         AddressValidation validation = new AddressValidation(false, params.payloadBytes(), new byte[32], counters);
-        this.sender = new Sender(config, params, LOCAL_PORT, rpcs, control, timerQueue, pacer, validation, counters);
+        this.sender = new Sender(config, params, LOCAL_PORT, rpcs, control, timerQueue, pacer, validation, counters,
+                io.homa.engine.trace.Timetrace.off());
         this.feedback = new SenderFeedback(params, rpcs, control, atMostOnce, validation, receiver, sender, counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }

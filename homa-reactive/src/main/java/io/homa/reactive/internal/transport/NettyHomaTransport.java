@@ -4,6 +4,7 @@ import io.homa.engine.EngineConfig;
 import io.homa.engine.EngineCounters;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.MessageBytes;
+import io.homa.engine.trace.Timetrace;
 import io.homa.reactive.HomaSecurityConfig;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
@@ -63,6 +64,7 @@ public final class NettyHomaTransport extends HomaTransport {
     private final PendingCalls calls;
     private final RequestDispatch requests;
     private final Drain drain;
+    private final Timetrace trace;
 
     /**
      * Runs on the event loop, in the bind listener, before the first datagram is read.
@@ -98,18 +100,19 @@ public final class NettyHomaTransport extends HomaTransport {
         }
         long firstRpcId = HomaEngine.clockDerivedFirstRpcId(epochMicros())
                 + 2L * seed.nextInt(1 << (HomaEngine.RPC_ID_CLOCK_SHIFT - 1));
+        this.trace = Timetrace.withCapacity(config.timetraceEvents());
         HomaEngine engine = new HomaEngine(engineConfig, localAddress.getPort(), firstRpcId,
-                new SplittableRandom(seed.nextLong()));
+                new SplittableRandom(seed.nextLong()), trace);
         if (settings.holdRequests()) {
             engine.holdRequests();
         }
         this.serving = !settings.holdRequests();
         this.driver = new EngineDriver(channel, engine, clock, new PacketOutput(localAddress, writer, batcher, sealer), sealer);
         this.calls = new PendingCalls(driver, config.engine().maxMessageBytes(), disposed,
-                engineConfig.peerSilenceTimeoutNs());
+                engineConfig.peerSilenceTimeoutNs(), trace);
         this.drain = new Drain(driver, engineConfig.resendIntervalNs());
         this.requests = new RequestDispatch(driver, drain, settings.handler(), settings.handlerScheduler(),
-                config.engine().maxMessageBytes());
+                config.engine().maxMessageBytes(), trace);
         channel.closeFuture().addListener(future -> onDispose.tryEmitEmpty());
         driver.start(calls, requests);
     }
@@ -180,6 +183,11 @@ public final class NettyHomaTransport extends HomaTransport {
     @Override
     public String dataPath() {
         return dataPath;
+    }
+
+    @Override
+    public Timetrace timetrace() {
+        return trace;
     }
 
     @Override

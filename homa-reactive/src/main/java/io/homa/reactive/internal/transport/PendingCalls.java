@@ -3,6 +3,7 @@ package io.homa.reactive.internal.transport;
 import io.homa.engine.HomaEvent;
 import io.homa.engine.MessageBytes;
 import io.homa.engine.SendOptions;
+import io.homa.engine.trace.Timetrace;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
 import io.netty.util.collection.LongObjectHashMap;
@@ -28,6 +29,7 @@ final class PendingCalls {
     private final AtomicBoolean disposed;
     /** How long calls to a server that refused one because it is shutting down fail at once, ns. */
     private final long shuttingDownHoldNs;
+    private final Timetrace trace;
 
     // ---- confined to the event loop ----
     private final LongObjectHashMap<PendingCall> pending = new LongObjectHashMap<>();
@@ -38,8 +40,10 @@ final class PendingCalls {
      * @param disposed whether the transport is disposed: new calls fail at once
      * @param shuttingDownHoldNs the engine's peer-silence timeout
      */
-    PendingCalls(EngineDriver driver, int maxMessageBytes, AtomicBoolean disposed, long shuttingDownHoldNs) {
+    PendingCalls(EngineDriver driver, int maxMessageBytes, AtomicBoolean disposed, long shuttingDownHoldNs,
+            Timetrace trace) {
         this.driver = driver;
+        this.trace = trace;
         this.maxMessageBytes = maxMessageBytes;
         this.disposed = disposed;
         this.shuttingDownHoldNs = shuttingDownHoldNs;
@@ -61,7 +65,7 @@ final class PendingCalls {
                 sink.error(unavailable("transport is disposed"));
                 return;
             }
-            PendingCall call = new PendingCall(server, parts, sink);
+            PendingCall call = new PendingCall(server, parts, sink, trace.enabled() ? driver.clock().nanoTime() : 0);
             sink.onCancel(call);
             if (!driver.runOnLoop(call::start)) {
                 sink.error(unavailable("event loop is shut down"));
@@ -73,6 +77,7 @@ final class PendingCalls {
     void complete(HomaEvent.ResponseReceived response) {
         PendingCall call = pending.remove(response.rpcId());
         if (call != null) {
+            call.traceEnd(response.rpcId(), MessageBytes.lengthBytes(response.parts()));
             call.sink.success(response.parts());
         }
     }
@@ -89,6 +94,7 @@ final class PendingCalls {
             }
         }
         if (call != null) {
+            call.traceEnd(failed.rpcId(), 0);
             call.sink.error(TransportErrors.failure(failed));
         }
     }
@@ -129,11 +135,23 @@ final class PendingCalls {
         private volatile boolean cancelled;
         /** 0 until started; then the engine's rpcid. Event loop only. */
         private long rpcId;
+        /** When the caller subscribed, for the timetrace (0 when it is off). */
+        private final long subscribedNs;
 
-        PendingCall(InetSocketAddress server, byte[][] request, MonoSink<byte[][]> sink) {
+        PendingCall(InetSocketAddress server, byte[][] request, MonoSink<byte[][]> sink, long subscribedNs) {
             this.server = server;
             this.request = request;
             this.sink = sink;
+            this.subscribedNs = subscribedNs;
+        }
+
+        /** Records the call's start, now that it has an rpcid, and its end. On the loop. */
+        void traceEnd(long id, long responseBytes) {
+            if (trace.enabled()) {
+                trace.record(subscribedNs, Timetrace.Event.CALL_START, false, server, id, null, 0, 0);
+                trace.record(driver.clock().nanoTime(), Timetrace.Event.CALL_END, false, server, id, null, 0,
+                        (int) Math.min(Integer.MAX_VALUE, responseBytes));
+            }
         }
 
         /** On the loop. */

@@ -3,6 +3,7 @@ package io.homa.reactive.internal.transport;
 import io.homa.engine.HomaEvent;
 import io.homa.engine.MessageBytes;
 import io.homa.engine.SendOptions;
+import io.homa.engine.trace.Timetrace;
 import io.homa.reactive.HomaRequest;
 import io.homa.reactive.HomaRequestHandler;
 import io.homa.reactive.HomaTransportSpec;
@@ -31,6 +32,7 @@ final class RequestDispatch {
     private static final Logger log = LoggerFactory.getLogger(RequestDispatch.class);
 
     private final EngineDriver driver;
+    private final Timetrace trace;
     private final Drain drain;
     private final @Nullable HomaRequestHandler handler;
     private final @Nullable Scheduler handlerScheduler;
@@ -42,8 +44,9 @@ final class RequestDispatch {
      * @param handlerScheduler where the handler runs, or null for the event loop
      */
     RequestDispatch(EngineDriver driver, Drain drain, @Nullable HomaRequestHandler handler,
-            @Nullable Scheduler handlerScheduler, int maxMessageBytes) {
+            @Nullable Scheduler handlerScheduler, int maxMessageBytes, Timetrace trace) {
         this.driver = driver;
+        this.trace = trace;
         this.drain = drain;
         this.handler = handler;
         this.handlerScheduler = handlerScheduler;
@@ -79,11 +82,19 @@ final class RequestDispatch {
         if (scheduler != null) {
             response = response.subscribeOn(scheduler);
         }
+        if (trace.enabled()) {
+            trace.record(driver.clock().nanoTime(), Timetrace.Event.HANDLER_START, true, event.client(), event.rpcId(),
+                    null, 0, 0);
+        }
         response.subscribe(new ResponseSubscriber(request));
     }
 
     /** Called with the handler's response, on the loop or off it; answers the RPC on the loop. */
     private void respond(HomaRequest request, ByteBuf response) {
+        if (trace.enabled()) {
+            trace.record(driver.clock().nanoTime(), Timetrace.Event.HANDLER_END, true, request.client(),
+                    request.rpcId(), null, 0, response.readableBytes());
+        }
         byte[][] parts;
         try {
             parts = MessageParts.of(response);
