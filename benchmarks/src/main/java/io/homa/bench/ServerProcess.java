@@ -122,7 +122,9 @@ public final class ServerProcess implements AutoCloseable {
                 "--homa-priority-tos=" + settings.homaPriorityTos().name(),
                 settings.homaIncastMarking() ? "--homa-incast-marking" : "--no-homa-incast-marking",
                 "--bind-host=" + settings.bindHost(),
-                "--homa-incast-buffer-bytes=" + settings.homaIncastBufferBytes());
+                "--homa-incast-buffer-bytes=" + settings.homaIncastBufferBytes(),
+                "--homa-busy-poll-ns=" + settings.homaBusyPollNs(),
+                "--homa-timetrace-dir=" + settings.homaTimetraceDir());
     }
 
     /** The address of a system's server in this process. */

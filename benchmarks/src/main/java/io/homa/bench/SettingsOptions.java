@@ -37,6 +37,12 @@ public final class SettingsOptions {
     @Option(names = "--bind-host", description = "IPv4 address every server and client of the process binds. Default: ${DEFAULT-VALUE}.")
     String bindHost = SystemSettings.LOOPBACK_HOST;
 
+    @Option(names = "--homa-busy-poll-ns", description = "Busy poll of the Homa transports' event loops, ns (-1 = the transport's default).")
+    long homaBusyPollNs = SystemSettings.TRANSPORT_DEFAULT;
+
+    @Option(names = "--homa-timetrace-dir", description = "Directory the Homa transports write their timetraces to when they close (empty: no timetrace).")
+    String homaTimetraceDir = "";
+
     /** {@code off}, {@code authenticate} or {@code encrypt}, in any case, as {@code homa.security.mode}. */
     public static final class SecurityModeConverter implements CommandLine.ITypeConverter<io.homa.reactive.HomaSecurityConfig.Mode> {
         @Override
@@ -53,6 +59,6 @@ public final class SettingsOptions {
     /** The settings the command line gave. */
     public SystemSettings settings() {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity, homaPriorityTos,
-                homaIncastMarking, bindHost, homaIncastBufferBytes);
+                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir);
     }
 }

@@ -7,7 +7,11 @@ import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,7 +40,14 @@ final class HomaMessageSystem {
         if (settings.homaMtuBytes() != 0) {
             engine.mtuBytes(settings.homaMtuBytes());
         }
-        return HomaTransportConfig.builder()
+        HomaTransportConfig.Builder transport = HomaTransportConfig.builder();
+        if (settings.homaBusyPollNs() != SystemSettings.TRANSPORT_DEFAULT) {
+            transport.busyPollNs(settings.homaBusyPollNs());
+        }
+        if (settings.homaTimetrace()) {
+            transport.timetraceEvents(SystemSettings.TIMETRACE_EVENTS);
+        }
+        return transport
                 .bindAddress(settings.bindHost())
                 .priorityTos(settings.homaPriorityTos())
                 .linkMbps(settings.homaLinkMbps())
@@ -62,6 +73,7 @@ final class HomaMessageSystem {
         map.put("duplicate_packets", c.duplicatePackets());
         map.put("busy_sent", c.busySent());
         map.put("dropped_for_buffer_space", c.droppedForBufferSpace());
+        map.put("retransmit_budget_exceeded", c.retransmitBudgetExceeded());
         map.put("dropped_datagrams", transport.droppedDatagrams());
         map.put("unauthenticated_datagrams", transport.unauthenticatedDatagrams());
         map.put("replayed_datagrams", transport.replayedDatagrams());
@@ -81,11 +93,31 @@ final class HomaMessageSystem {
         };
         HomaTransport transport = HomaTransport.bindNow(
                 config(settings, EngineConfig.DEFAULT_MAX_MESSAGE_BYTES), echo, BIND_TIMEOUT);
-        return server(transport);
+        return server(transport, settings);
+    }
+
+    /**
+     * Disposes a transport, then writes its timetrace, if the run records one, into
+     * {@link SystemSettings#homaTimetraceDir()} as {@code homa-<address>-<port>-<pid>.trace}.
+     */
+    static void close(HomaTransport transport, SystemSettings settings) {
+        transport.disposeNow(Duration.ofSeconds(5));
+        if (!settings.homaTimetrace()) {
+            return;
+        }
+        InetSocketAddress local = new InetSocketAddress(settings.bindAddress(), transport.localAddress().getPort());
+        Path file = Path.of(settings.homaTimetraceDir()).resolve("homa-" + settings.bindHost() + "-" + local.getPort()
+                + "-" + ProcessHandle.current().pid() + ".trace");
+        try {
+            Files.createDirectories(file.getParent());
+            transport.timetrace().writeTo(file, local);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the timetrace " + file, e);
+        }
     }
 
     /** An echo server over a bound transport: its port, and closing disposes it. */
-    static EchoServer server(HomaTransport transport) {
+    static EchoServer server(HomaTransport transport, SystemSettings settings) {
         return new EchoServer() {
             @Override
             public int port() {
@@ -94,7 +126,7 @@ final class HomaMessageSystem {
 
             @Override
             public void close() {
-                transport.disposeNow(Duration.ofSeconds(5));
+                HomaMessageSystem.close(transport, settings);
             }
         };
     }
@@ -121,7 +153,7 @@ final class HomaMessageSystem {
 
             @Override
             public void close() {
-                transport.disposeNow(Duration.ofSeconds(5));
+                HomaMessageSystem.close(transport, settings);
             }
         };
     }

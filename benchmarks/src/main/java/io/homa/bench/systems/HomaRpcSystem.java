@@ -7,7 +7,6 @@ import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.reactive.rpc.RpcMethod;
 import io.homa.reactive.rpc.StaticServiceResolver;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -34,7 +33,7 @@ final class HomaRpcSystem {
                         argument -> Mono.just(EchoProtocol.respond((byte[]) argument))));
         HomaTransport transport = HomaTransport.bindNow(
                 HomaMessageSystem.config(settings, MAX_MESSAGE_BYTES), dispatcher, HomaMessageSystem.BIND_TIMEOUT);
-        return HomaMessageSystem.server(transport);
+        return HomaMessageSystem.server(transport, settings);
     }
 
     static EchoClient connect(List<InetSocketAddress> servers, SystemSettings settings) {
@@ -62,7 +61,7 @@ final class HomaRpcSystem {
 
             @Override
             public void close() {
-                transport.disposeNow(Duration.ofSeconds(5));
+                HomaMessageSystem.close(transport, settings);
             }
         };
     }

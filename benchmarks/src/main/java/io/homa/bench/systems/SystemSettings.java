@@ -33,14 +33,34 @@ import java.util.Objects;
  * @param homaIncastBufferBytes the incast buffer of every Homa transport
  *     ({@link HomaTransportConfig#incastBufferBytes()}), or {@link HomaTransportConfig#AUTO_INCAST_BUFFER}
  *     (the transport's choice); the testbed sets its switch's per-class buffer
+ * @param homaBusyPollNs how long every Homa transport's event loop busy-polls before it sleeps
+ *     ({@link HomaTransportConfig#busyPollNs()}), ns, or {@link #TRANSPORT_DEFAULT} for the transport's default
+ * @param homaTimetraceDir where every Homa transport of every process of the run writes its
+ *     timetrace when it closes ({@link HomaTransportConfig#timetraceEvents()}, {@link #TIMETRACE_EVENTS}
+ *     events per thread), or "" for no timetrace
  */
 public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload,
         HomaSecurityConfig.Mode homaSecurity, HomaTransportConfig.PriorityTos homaPriorityTos, boolean homaIncastMarking,
-        String bindHost, int homaIncastBufferBytes) {
+        String bindHost, int homaIncastBufferBytes, long homaBusyPollNs, String homaTimetraceDir) {
+    /** {@code homaBusyPollNs}: the transport's default. */
+    public static final long TRANSPORT_DEFAULT = -1;
+    /**
+     * Events each recording thread of a traced transport keeps: a measured window's worth at 100
+     * Mbit/s (a transport records about 3 events per packet it sends or receives), 64 MiB a ring.
+     */
+    public static final int TIMETRACE_EVENTS = 2 * 1024 * 1024;
     /** The address every system binds unless told otherwise. */
     public static final String LOOPBACK_HOST = "127.0.0.1";
     /** The key of {@code --homa-security} runs, id 1: bytes 0..31. Public and fixed; never use it elsewhere. */
     public static final byte[] BENCHMARK_KEY = benchmarkKey();
+
+    /** The transport's default busy poll, no timetrace. */
+    public SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload,
+            HomaSecurityConfig.Mode homaSecurity, HomaTransportConfig.PriorityTos homaPriorityTos, boolean homaIncastMarking,
+            String bindHost, int homaIncastBufferBytes) {
+        this(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity, homaPriorityTos,
+                homaIncastMarking, bindHost, homaIncastBufferBytes, TRANSPORT_DEFAULT, "");
+    }
 
     /** Packet authentication off. */
     public SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload) {
@@ -69,6 +89,22 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
             throw new IllegalArgumentException(
                     "--homa-mtu-bytes must be 0 (the device's) or between 256 and 65535, was " + homaMtuBytes);
         }
+        if (homaBusyPollNs != TRANSPORT_DEFAULT && (homaBusyPollNs < 0 || homaBusyPollNs > HomaTransportConfig.MAX_BUSY_POLL_NS)) {
+            throw new IllegalArgumentException("--homa-busy-poll-us must be between 0 and "
+                    + HomaTransportConfig.MAX_BUSY_POLL_NS / 1_000 + ", was " + homaBusyPollNs / 1_000.0);
+        }
+        Objects.requireNonNull(homaTimetraceDir, "homaTimetraceDir");
+    }
+
+    /** Whether Homa transports record and write a timetrace. */
+    public boolean homaTimetrace() {
+        return !homaTimetraceDir.isEmpty();
+    }
+
+    /** These settings with the busy poll ({@code TRANSPORT_DEFAULT} or ns) and timetrace directory ("" for none) given. */
+    public SystemSettings withHomaDiagnostics(long busyPollNs, String timetraceDir) {
+        return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
+                homaPriorityTos, homaIncastMarking, bindHost, homaIncastBufferBytes, busyPollNs, timetraceDir);
     }
 
     /**
@@ -78,25 +114,25 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
     public SystemSettings authenticated() {
         return homaSecurity != HomaSecurityConfig.Mode.OFF ? this : new SystemSettings(homaLinkMbps, homaMtuBytes,
                 grpcDirectExecutor, homaSegmentationOffload, HomaSecurityConfig.Mode.AUTHENTICATE, homaPriorityTos,
-                homaIncastMarking, bindHost, homaIncastBufferBytes);
+                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir);
     }
 
     /** These settings for a process bound to {@code host} (an IPv4 address). */
     public SystemSettings withBindHost(String host) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                homaPriorityTos, homaIncastMarking, host, homaIncastBufferBytes);
+                homaPriorityTos, homaIncastMarking, host, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir);
     }
 
     /** These settings with Homa's incast buffer as given (bytes, or {@link HomaTransportConfig#AUTO_INCAST_BUFFER}). */
     public SystemSettings withHomaIncastBuffer(int bytes) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                homaPriorityTos, homaIncastMarking, bindHost, bytes);
+                homaPriorityTos, homaIncastMarking, bindHost, bytes, homaBusyPollNs, homaTimetraceDir);
     }
 
     /** These settings with Homa's priority marking and incast marking as given. */
     public SystemSettings withHomaMarking(HomaTransportConfig.PriorityTos priorityTos, boolean incastMarking) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                priorityTos, incastMarking, bindHost, homaIncastBufferBytes);
+                priorityTos, incastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir);
     }
 
     /** {@link #bindHost()} as an address. */
