@@ -68,6 +68,22 @@ public class HomaTransportProperties {
         this.busyPoll = busyPoll;
     }
 
+    /**
+     * Events of the endpoint's timetrace that each recording thread keeps (32 bytes each), 0..2^26;
+     * 0 (the default) records nothing. A record of each message, packet, pacer hold, delivery,
+     * call and handler with its time, for finding where an RPC's time goes (Linux Homa's
+     * timetrace); read it through HomaTransport.timetrace() and write it with its writeTo.
+     */
+    private int timetraceEvents;
+
+    public int getTimetraceEvents() {
+        return this.timetraceEvents;
+    }
+
+    public void setTimetraceEvents(int timetraceEvents) {
+        this.timetraceEvents = timetraceEvents;
+    }
+
     /** Moved to homa.protocol.link-mbps; setting it fails start-up with a message saying so. */
     private @Nullable Integer linkMbps;
 

@@ -47,7 +47,9 @@ final class HomaSettingErrors {
                     (p) -> p.getTransport().getReceiveBufferSize())),
             Map.entry("send-buffer-size", new Property("homa.transport.send-buffer-size",
                     (p) -> p.getTransport().getSendBufferSize())),
-            Map.entry("busy-poll", new Property("homa.transport.busy-poll", (p) -> p.getTransport().getBusyPoll())));
+            Map.entry("busy-poll", new Property("homa.transport.busy-poll", (p) -> p.getTransport().getBusyPoll())),
+            Map.entry("timetrace-events", new Property("homa.transport.timetrace-events",
+                    (p) -> p.getTransport().getTimetraceEvents())));
 
     private record Property(String name, Function<HomaProperties, Object> value) {
     }

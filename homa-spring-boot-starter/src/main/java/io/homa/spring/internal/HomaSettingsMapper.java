@@ -192,6 +192,7 @@ public final class HomaSettingsMapper {
         map.from(transport::isDeviceMtu).to(config::deviceMtu);
         map.from(transport::isSegmentationOffload).to(config::segmentationOffload);
         map.from(transport::getBusyPoll).as(Duration::toNanos).to(config::busyPollNs);
+        map.from(transport::getTimetraceEvents).to(config::timetraceEvents);
         map.from(transport::getPriorityTos).to(config::priorityTos);
         config.security(securityConfig(properties.getSecurity()));
         return config.engine(engine.build()).build();
