@@ -44,6 +44,7 @@ class HomaPropertiesMetadataTests {
                 "homa.transport.receive-buffer-size", "homa.transport.send-buffer-size", "homa.transport.native",
                 "homa.protocol.link-mbps", "homa.protocol.max-nic-queue", "homa.transport.device-mtu",
                 "homa.transport.segmentation-offload", "homa.transport.link-mbps", "homa.transport.busy-poll",
+                "homa.transport.timetrace-events",
                 "homa.protocol.peer-idle-timeout", "homa.protocol.max-inbound-buffer",
                 "homa.protocol.max-overcommit", "homa.protocol.max-grants-per-peer", "homa.protocol.max-incoming",
                 "homa.protocol.fifo-grant-fraction", "homa.protocol.priority-levels", "homa.protocol.incast-threshold",
