@@ -19,7 +19,9 @@ public class HomaProtocolProperties {
     private int mtu = 1500;
 
     /**
-     * Bytes of each message sent before any GRANT, 1B..64MB (a plain number means bytes).
+     * Bytes of each message sent before any GRANT, at most, 1B..64MB (a plain number means
+     * bytes); never more than one round trip of the link carries (rtt-bytes), so on a slow link
+     * less: at 100 Mbit/s, three 1,500-byte packets.
      */
     @DataSizeUnit(DataUnit.BYTES)
     private DataSize unscheduledBytes = DataSize.ofBytes(60_000);
