@@ -1,6 +1,8 @@
 package io.homa.bench;
 
+import io.homa.bench.cpu.CpuSampler;
 import io.homa.bench.scenario.OpenLoop;
+import io.homa.bench.scenario.ScenarioRunner;
 import io.homa.bench.systems.SystemKind;
 import io.homa.bench.systems.SystemSettings;
 import java.io.BufferedReader;
@@ -14,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import tools.jackson.databind.json.JsonMapper;
@@ -22,7 +25,8 @@ import tools.jackson.databind.json.JsonMapper;
  * S5's open loop from several testbed hosts at once ({@code --s5-client-hosts},
  * {@code --s5-all-to-all}): one {@link LoadAgent} process per client host, each at its share of the
  * rate to its own servers, their results merged into one {@link OpenLoop.Result} (every recorded
- * call, failures and skips summed).
+ * call, failures and skips summed), with the CPU use of the agents and the given processes over
+ * their common window ({@link CpuSampler}).
  */
 final class AgentProcess {
     /** Time an agent's JVM gets to start and connect before the warm-up counts, ms. */
@@ -30,47 +34,92 @@ final class AgentProcess {
     /** Longest closed-loop warm-up of an agent, ms. */
     static final long MAX_AGENT_WARMUP_MS = 5_000;
 
+    /** Each agent's output read on a thread of its own, so that no pool holds an agent back. */
+    private static final Executor THREAD_PER_AGENT = task -> {
+        Thread thread = new Thread(task, "load-agent-output");
+        thread.setDaemon(true);
+        thread.start();
+    };
+
     private AgentProcess() {}
 
     /**
-     * Runs the agents and merges what they measured.
+     * Runs the agents and merges what they measured, sampling CPU use over their common window.
      *
      * @param hosts the client hosts (each gets {@code ratePerSecond / hosts.size()})
      * @param serversOf the servers a client host calls, by host (each call to one of them, drawn uniformly)
      * @param settings the run's settings (each agent binds its own host's address)
+     * @param ratePerSecond calls per second of all agents together
+     * @param measureMs every agent's window
+     * @param cpuSampled processes sampled over the window besides the agents (role {@code agent});
+     *     empty: none sampled
      * @throws UncheckedIOException if an agent cannot start or reports nothing
      */
-    static OpenLoop.Result run(Testbed testbed, List<Integer> hosts, Placement placement, SystemKind system,
-            SystemSettings settings, IntFunction<List<InetSocketAddress>> serversOf, String workload, double ratePerSecond, long warmupMs,
-            long measureMs, long timeoutMs, long seed, Path logDir) {
+    static ScenarioRunner.RemoteLoad.Outcome run(Testbed testbed, List<Integer> hosts, Placement placement,
+            SystemKind system, SystemSettings settings, IntFunction<List<InetSocketAddress>> serversOf, String workload,
+            double ratePerSecond, long warmupMs, long measureMs, long timeoutMs, long seed, Path logDir,
+            List<CpuSampler.Target> cpuSampled) {
+        List<Process> processes = new ArrayList<>();
         List<CompletableFuture<OpenLoop.Result>> agents = new ArrayList<>();
         // Every window starts at the same instant: JVM start-up (a few seconds here), then a
         // closed-loop warm-up of the workload's messages until then.
         long startAtEpochMs = System.currentTimeMillis() + AGENT_START_MS + Math.min(warmupMs * 5, MAX_AGENT_WARMUP_MS);
-        for (int i = 0; i < hosts.size(); i++) {
-            int host = hosts.get(i);
-            List<String> command = new ArrayList<>(testbed.hostPrefix(host));
-            command.addAll(placement.clientPrefix());
-            command.add(ServerProcess.javaCommand());
-            command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path"),
-                    LoadAgent.class.getName(), "--system=" + system.id()));
-            for (InetSocketAddress server : serversOf.apply(host)) {
-                command.add("--server=" + server.getAddress().getHostAddress() + ":" + server.getPort());
+        try {
+            for (int i = 0; i < hosts.size(); i++) {
+                int host = hosts.get(i);
+                List<String> command = new ArrayList<>(testbed.hostPrefix(host));
+                command.addAll(placement.clientPrefix());
+                command.add(ServerProcess.javaCommand());
+                command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path"),
+                        LoadAgent.class.getName(), "--system=" + system.id()));
+                for (InetSocketAddress server : serversOf.apply(host)) {
+                    command.add("--server=" + server.getAddress().getHostAddress() + ":" + server.getPort());
+                }
+                command.addAll(List.of("--workload=" + workload, "--rps=" + ratePerSecond / hosts.size(),
+                        "--warmup-ms=" + warmupMs, "--measure-ms=" + measureMs, "--timeout-ms=" + timeoutMs,
+                        "--seed=" + (seed * 31 + i), "--start-at-epoch-ms=" + startAtEpochMs));
+                command.addAll(ServerProcess.settingsArguments(settings.withBindHost(testbed.address(host))));
+                Path log = logDir.resolve("agent-" + system.id() + "-" + workload + "-h" + host + ".log");
+                Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                        .start();
+                processes.add(process);
+                long limitMs = warmupMs + measureMs + 2 * timeoutMs + 60_000;
+                agents.add(CompletableFuture.supplyAsync(() -> result(process, log, limitMs), THREAD_PER_AGENT));
             }
-            command.addAll(List.of("--workload=" + workload, "--rps=" + ratePerSecond / hosts.size(), "--warmup-ms=" + warmupMs,
-                    "--measure-ms=" + measureMs, "--timeout-ms=" + timeoutMs, "--seed=" + (seed * 31 + i),
-                    "--start-at-epoch-ms=" + startAtEpochMs));
-            command.addAll(ServerProcess.settingsArguments(settings.withBindHost(testbed.address(host))));
-            Path log = logDir.resolve("agent-" + system.id() + "-" + workload + "-h" + host + ".log");
-            agents.add(CompletableFuture.supplyAsync(() -> runOne(command, log, warmupMs + measureMs + 2 * timeoutMs + 60_000)));
+        } catch (IOException e) {
+            processes.forEach(Process::destroyForcibly);
+            throw new UncheckedIOException(e);
+        }
+        CpuSampler.Usage cpu = null;
+        if (!cpuSampled.isEmpty()) {
+            List<CpuSampler.Target> targets = new ArrayList<>(cpuSampled);
+            // The JVM's pid: ip netns exec and taskset exec the command that follows them.
+            processes.forEach(process -> targets.add(new CpuSampler.Target("agent", process.pid())));
+            CpuSampler sampler = new CpuSampler(targets);
+            long windowStartEpochMs = startAtEpochMs + warmupMs; // each agent's open loop warms up first
+            sleepUntilEpochMs(windowStartEpochMs);
+            sampler.start();
+            sleepUntilEpochMs(windowStartEpochMs + measureMs);
+            cpu = sampler.stop();
         }
         List<OpenLoop.Result> results = agents.stream().map(CompletableFuture::join).toList();
-        return merge(results);
+        return new ScenarioRunner.RemoteLoad.Outcome(merge(results), cpu);
     }
 
-    private static OpenLoop.Result runOne(List<String> command, Path log, long limitMs) {
+    private static void sleepUntilEpochMs(long epochMs) {
         try {
-            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            for (long left = epochMs - System.currentTimeMillis(); left > 0; left = epochMs - System.currentTimeMillis()) {
+                Thread.sleep(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while load agents ran", e);
+        }
+    }
+
+    /** The result an agent prints, read to the end of its output. */
+    private static OpenLoop.Result result(Process process, Path log, long limitMs) {
+        try {
             String result = null;
             try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line = reader.readLine(); line != null; line = reader.readLine()) {

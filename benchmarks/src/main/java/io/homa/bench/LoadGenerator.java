@@ -1,5 +1,6 @@
 package io.homa.bench;
 
+import io.homa.bench.cpu.CpuSampler;
 import io.homa.bench.report.BenchReport;
 import io.homa.bench.report.Charts;
 import io.homa.bench.report.Environment;
@@ -10,6 +11,7 @@ import io.homa.bench.report.Targets;
 import io.homa.bench.scenario.RunPlan;
 import io.homa.bench.scenario.Scenario;
 import io.homa.bench.scenario.S5Slowdowns;
+import io.homa.bench.scenario.S5Window;
 import io.homa.bench.scenario.ScenarioRunner;
 import io.homa.bench.systems.EchoClient;
 import io.homa.bench.systems.SystemKind;
@@ -83,6 +85,9 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--s5-rps", split = ",", paramLabel = "WORKLOAD=RATE",
             description = "S5 Poisson rate in calls/s per workload, e.g. w1=15000,w3=8000: the same offered load for every system (replaces --s5-load for those workloads, to compare two builds at equal load).")
     Map<String, Double> s5Rps = new LinkedHashMap<>();
+
+    @Option(names = "--s5-min-calls", paramLabel = "N", description = "Each S5 workload's window lasts until at least N calls are recorded (all load processes together): the plan's window, or N / the offered rate plus a margin when longer, computed before the window starts. 0..10000000, 0 = off. Default: ${DEFAULT-VALUE}.")
+    int s5MinCalls;
 
     @Option(names = "--s6-fanouts", split = ",", description = "S6's values of N, comma-separated, each 1..10000. Default: the mode's (quick 10,100,1000; full 10,50,100,200,500,1000).")
     List<Integer> s6Fanouts;
@@ -168,6 +173,7 @@ public final class LoadGenerator implements Callable<Integer> {
         if (!(s5Load > 0 && s5Load <= 1)) {
             throw new IllegalArgumentException("--s5-load must be in (0, 1], was " + s5Load);
         }
+        S5Window.checkMinCalls(s5MinCalls);
         for (String name : s5Rps.keySet()) {
             if (!Workload.NAMES.contains(name)) {
                 throw new IllegalArgumentException("--s5-rps: unknown workload " + name + ", expected one of " + Workload.NAMES);
@@ -260,6 +266,7 @@ public final class LoadGenerator implements Callable<Integer> {
             }
             ScenarioRunner runner = new ScenarioRunner(plan, clients, s5Load, s5Rps,
                     List.of(ProcessHandle.current().pid(), serverProcesses.get(0).pid()));
+            runner.s5MinCalls(s5MinCalls).cpuSampled(cpuTargets(serverProcesses));
             if (testbed != null) {
                 runner.networkCounters(testbed::classCounters);
             }
@@ -279,8 +286,8 @@ public final class LoadGenerator implements Callable<Integer> {
                 List<ServerProcess> processes = List.copyOf(serverProcesses);
                 List<Integer> hosts = List.copyOf(serverHosts);
                 RunPlan agentPlan = plan;
-                runner.s5RemoteLoad((system, workload, rate, seed) -> AgentProcess.run(rack, clientHosts, placement, system,
-                        settings, host -> {
+                runner.s5RemoteLoad(rateFactor, (system, workload, rate, measureMs, seed, cpuSampled) -> AgentProcess.run(
+                        rack, clientHosts, placement, system, settings, host -> {
                             List<java.net.InetSocketAddress> servers = new ArrayList<>();
                             for (int i = 0; i < calledServers; i++) {
                                 if (hosts.get(i) != host) {
@@ -288,8 +295,8 @@ public final class LoadGenerator implements Callable<Integer> {
                                 }
                             }
                             return servers;
-                        }, workload, rate * rateFactor, agentPlan.scenarioWarmupMs(), agentPlan.s5LoadMs(),
-                        agentPlan.callTimeoutMs(), seed, out));
+                        }, workload, rate, agentPlan.scenarioWarmupMs(), measureMs, agentPlan.callTimeoutMs(), seed, out,
+                        cpuSampled));
             }
             for (SystemKind system : clients.keySet()) {
                 try {
@@ -387,6 +394,17 @@ public final class LoadGenerator implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * The processes whose CPU use S5 samples: this one (the client) and every server process (the
+     * JVM's pid: {@code ip netns exec} and {@code taskset} exec the command that follows them).
+     */
+    private static List<CpuSampler.Target> cpuTargets(List<ServerProcess> serverProcesses) {
+        List<CpuSampler.Target> targets = new ArrayList<>();
+        targets.add(new CpuSampler.Target("client", ProcessHandle.current().pid()));
+        serverProcesses.forEach(server -> targets.add(new CpuSampler.Target("server", server.pid())));
+        return targets;
+    }
+
     private static ScenarioResult run(Scenario scenario, SystemKind system, Supplier<ScenarioResult> body) {
         try {
             return body.get();
@@ -433,7 +451,8 @@ public final class LoadGenerator implements Callable<Integer> {
         header.put("duration_s", Math.round((System.nanoTime() - startNs) / 1e8) / 10.0);
         header.put("command", "benchmarks/run.sh " + plan.mode() + " --systems=" + String.join(",", systems)
                 + " --scenarios=" + String.join(",", scenarios) + " --s5-load=" + s5Load
-                + (s5Rps.isEmpty() ? "" : " --s5-rps=" + s5RpsText()) + " --servers=" + servers
+                + (s5Rps.isEmpty() ? "" : " --s5-rps=" + s5RpsText())
+                + (s5MinCalls == 0 ? "" : " --s5-min-calls=" + s5MinCalls) + " --servers=" + servers
                 + (s6Fanouts == null ? "" : " --s6-fanouts=" + s6Fanouts.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")))
                 + (net == Net.TESTBED ? " --net=testbed" : "")
                 + (s5LinkLoad == null ? "" : " --s5-link-load=" + s5LinkLoad)
@@ -494,6 +513,10 @@ public final class LoadGenerator implements Callable<Integer> {
         s.put("gRPC executor", settings.grpcDirectExecutor() ? "direct (event loop)" : "default thread pool");
         s.put("S5 load", s5Load + " of each system's measured maximum (closed loop, " + plan.s5MaxOutstanding()
                 + " outstanding)" + (s5Rps.isEmpty() ? "" : "; fixed rates for every system, calls/s: " + s5RpsText()));
+        s.put("S5 window", s5MinCalls == 0 ? plan.s5LoadMs() + " ms per workload"
+                : "at least " + s5MinCalls + " recorded calls per workload (--s5-min-calls; all load processes together):"
+                        + " the longer of " + plan.s5LoadMs() + " ms and N / the offered rate plus a tenth (at least 1 s);"
+                        + " each workload's window is its measure_ms");
         s.put("plan", plan.toString());
         header.put("settings", s);
         Map<String, String> descriptions = new LinkedHashMap<>();

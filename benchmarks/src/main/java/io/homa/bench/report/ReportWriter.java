@@ -1,5 +1,6 @@
 package io.homa.bench.report;
 
+import io.homa.bench.cpu.CpuSampler;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -253,7 +254,12 @@ public final class ReportWriter {
         md.append("## S5 workloads at a fixed fraction of each system's measured maximum\n\n");
         md.append("Slowdown = round trip / the best unloaded round trip of any RPC system for that length "
                 + "(measured at 8 B .. 1 MB, interpolated log-log). Deciles split the recorded calls by length, "
-                + "shortest first, 10% of the calls each (as the x-axis of the paper's Figure 8).\n\n");
+                + "shortest first, 10% of the calls each (as the x-axis of the paper's Figure 8). Window: the Poisson "
+                + "window's length (with `--s5-min-calls`, long enough for that many calls at the offered rate). CPU "
+                + "over the window (from /proc): each core's busy fraction, and each process's CPU time as a "
+                + "fraction of one core; CPU-bound: a core busy above "
+                + Math.round(CpuSampler.CPU_BOUND_CORE_FRACTION * 100) + "%, where the figures measure the CPU "
+                + "more than the systems.\n\n");
         List<String> workloads = new ArrayList<>();
         for (ScenarioResult r : s5) {
             if (r.metrics().get("workloads") instanceof Map<?, ?> map) {
@@ -279,13 +285,25 @@ public final class ReportWriter {
                 }
                 List<String> row = new ArrayList<>(List.of(r.system()));
                 for (String key : List.of("max_rpcs_per_s", "offered_rpcs_per_s", "achieved_rpcs_per_s", "p50_us",
-                        "p99_us", "p50_slowdown", "p99_slowdown", "failures", "skipped_arrivals")) {
+                        "p99_us", "p50_slowdown", "p99_slowdown", "failures", "skipped_arrivals", "calls")) {
                     row.add(num(w.get(key)));
                 }
+                row.add(w.get("measure_ms") instanceof Number ms ? num(ms.doubleValue() / 1000) : "–");
                 rows.add(row);
             }
             table(md, List.of("system", "max RPCs/s", "offered/s", "achieved/s", "p50 µs", "p99 µs", "p50 slowdown",
-                    "p99 slowdown", "failures", "skipped arrivals"), rows);
+                    "p99 slowdown", "failures", "skipped arrivals", "calls", "window s"), rows);
+            boolean cpuListed = false;
+            for (ScenarioResult r : s5) {
+                Map<?, ?> w = workload(r, workload);
+                if (w != null && w.get("cpu") instanceof Map<?, ?> cpu) {
+                    md.append("- ").append(r.system()).append(": CPU over the window: ").append(cpuLine(cpu)).append('\n');
+                    cpuListed = true;
+                }
+            }
+            if (cpuListed) {
+                md.append('\n');
+            }
             List<String> header = new ArrayList<>(List.of("decile", "lengths (B)"));
             List<List<Map<?, ?>>> perSystem = new ArrayList<>();
             for (ScenarioResult r : s5) {
@@ -311,6 +329,48 @@ public final class ReportWriter {
             }
             table(md, header, decileRows);
         }
+    }
+
+    /**
+     * One line of a {@link CpuSampler.Usage#toMetrics() cpu} object: "core 0 93%, core 1 41%
+     * (CPU-bound: a core above 80%); processes: client 62%, server 35%, agents 12%/11%", each
+     * process's share of one core, grouped by role.
+     */
+    static String cpuLine(Map<?, ?> cpu) {
+        StringBuilder line = new StringBuilder(coresLine(cpu));
+        line.append(Boolean.TRUE.equals(cpu.get("cpu_bound"))
+                ? " (CPU-bound: a core above " + Math.round(CpuSampler.CPU_BOUND_CORE_FRACTION * 100) + "%)"
+                : " (no core above " + Math.round(CpuSampler.CPU_BOUND_CORE_FRACTION * 100) + "%)");
+        Map<String, List<String>> byRole = new LinkedHashMap<>();
+        if (cpu.get("processes") instanceof List<?> processes) {
+            for (Object entry : processes) {
+                if (entry instanceof Map<?, ?> process) {
+                    byRole.computeIfAbsent(String.valueOf(process.get("role")), role -> new ArrayList<>())
+                            .add(process.get("cpu_fraction") instanceof Number f ? percent(f) : "exited");
+                }
+            }
+        }
+        if (!byRole.isEmpty()) {
+            List<String> parts = new ArrayList<>();
+            byRole.forEach((role, shares) -> parts.add(role + (shares.size() > 1 ? "s " : " ") + String.join("/", shares)));
+            line.append("; processes: ").append(String.join(", ", parts));
+        }
+        return line.toString();
+    }
+
+    /** "core 0 93%, core 1 41%" from a {@code cpu} object; "no cores read" when it has none. */
+    static String coresLine(Map<?, ?> cpu) {
+        List<String> cores = new ArrayList<>();
+        if (cpu.get("cores") instanceof List<?> fractions) {
+            for (int i = 0; i < fractions.size(); i++) {
+                cores.add("core " + i + " " + (fractions.get(i) instanceof Number f ? percent(f) : "–"));
+            }
+        }
+        return cores.isEmpty() ? "no cores read" : String.join(", ", cores);
+    }
+
+    static String percent(Number fraction) {
+        return Math.round(fraction.doubleValue() * 100) + "%";
     }
 
     static Map<?, ?> workload(ScenarioResult r, String workload) {

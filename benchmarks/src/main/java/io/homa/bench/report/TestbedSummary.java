@@ -1,5 +1,6 @@
 package io.homa.bench.report;
 
+import io.homa.bench.cpu.CpuSampler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,8 +91,10 @@ public final class TestbedSummary {
                 .append(" call to one, drawn uniformly). Every RPC is an echo, so both directions")
                 .append(" of the server's link carry the load. Slowdown: round trip over the best unloaded round trip of")
                 .append(" any system for that length, measured from host 1 on the same rack.\n\n");
-        md.append("| load | workload | system | p99 slowdown, shortest half | p99 slowdown, all | p50 slowdown | offered / achieved RPCs/s | failed |\n")
-                .append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        md.append("| load | workload | system | p99 slowdown, shortest half | p99 slowdown, all | p50 slowdown | offered / achieved RPCs/s | failed | CPU: cores busy |\n")
+                .append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        List<String> cpuBound = new ArrayList<>();
+        int cpuSampled = 0;
         for (String run : List.of("s7-50", "s7-80", "s7-80-no-priorities", "s7-80-clients",
                 "s7-80-clients-no-priorities", "s7-80-all-to-all")) {
             Map<String, Object> report = runs.get(run);
@@ -113,11 +116,18 @@ public final class TestbedSummary {
                             .append(" | ").append(num(w.get("p99_slowdown"))).append(" | ").append(num(w.get("p50_slowdown")))
                             .append(" | ").append(num(w.get("offered_rpcs_per_s"))).append(" / ")
                             .append(num(w.get("achieved_rpcs_per_s"))).append(" | ").append(num(w.get("failures")))
-                            .append(" |\n");
+                            .append(" | ").append(cpuCell(w)).append(" |\n");
+                    if (w.get("cpu") instanceof Map<?, ?> cpu) {
+                        cpuSampled++;
+                        if (Boolean.TRUE.equals(cpu.get("cpu_bound"))) {
+                            cpuBound.add(load + " " + workload.toUpperCase(Locale.ROOT) + " " + system);
+                        }
+                    }
                 }
             }
         }
-        md.append('\n').append(s7Check(runs)).append("\n\n");
+        md.append('\n').append(cpuCheck(cpuSampled, cpuBound)).append("\n\n");
+        md.append(s7Check(runs)).append("\n\n");
 
         md.append("## S8: the paper's Figure 9 (incast)\n\nOne client fans out N concurrent RPCs (100 B requests, ")
                 .append("10 KB responses) over the server hosts; drops are every switch port's and NIC queue's (tc -s).\n\n")
@@ -195,6 +205,32 @@ public final class TestbedSummary {
         }
         return String.format(Locale.ROOT, "S7 check, W4 at 80%%: Homa's p99 slowdown for the shortest half is %.1f "
                 + "(the paper: %.1f); %s: %s.%s", homa, PAPER_W4_80_SHORT_HALF_P99, String.join(", ", parts), verdict, off);
+    }
+
+    /** The busy fraction of each core over an S7 window, "93% / 41%", marked when CPU-bound; "–" when not sampled. */
+    static String cpuCell(Map<?, ?> workload) {
+        if (!(workload.get("cpu") instanceof Map<?, ?> cpu) || !(cpu.get("cores") instanceof List<?> cores)) {
+            return "–";
+        }
+        List<String> busy = new ArrayList<>();
+        for (Object core : cores) {
+            busy.add(core instanceof Number f ? ReportWriter.percent(f) : "–");
+        }
+        return String.join(" / ", busy) + (Boolean.TRUE.equals(cpu.get("cpu_bound")) ? " **CPU-bound**" : "");
+    }
+
+    /** The line on CPU under the S7 table: which rows were CPU-bound, of how many sampled. */
+    static String cpuCheck(int sampled, List<String> cpuBound) {
+        String threshold = Math.round(CpuSampler.CPU_BOUND_CORE_FRACTION * 100) + "%";
+        if (sampled == 0) {
+            return "CPU: these runs' reports carry no CPU figures.";
+        }
+        if (cpuBound.isEmpty()) {
+            return "CPU over each window (/proc): no core above " + threshold + " in any of the " + sampled + " rows sampled.";
+        }
+        return "CPU over each window (/proc): " + cpuBound.size() + " of " + sampled + " rows sampled were **CPU-bound**"
+                + " (a core above " + threshold + "; their figures measure the shared cores more than the network): "
+                + String.join(", ", cpuBound) + ".";
     }
 
     /** "N client hosts" from a run's header, or "several client hosts". */

@@ -67,6 +67,14 @@ public final class OpenLoop {
 
     /** Runs warm-up then the window on the calling thread, then waits up to {@code drainMs} for calls in flight. */
     public Result run(long warmupMs, long measureMs, long drainMs) {
+        return run(warmupMs, measureMs, drainMs, () -> {}, () -> {});
+    }
+
+    /**
+     * As {@link #run(long, long, long)}, calling {@code atWindowStart} and {@code atWindowEnd} on the
+     * calling thread at the window's ends (before the calls in flight drain), e.g. to sample CPU use.
+     */
+    public Result run(long warmupMs, long measureMs, long drainMs, Runnable atWindowStart, Runnable atWindowEnd) {
         int capacity = (int) Math.min(20_000_000, ratePerSecond * measureMs / 1000.0 * 1.5 + 1000);
         int[] lengthsBytes = new int[capacity];
         long[] rttNs = new long[capacity];
@@ -81,8 +89,18 @@ public final class OpenLoop {
         long windowStart = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmupMs);
         long windowEnd = windowStart + TimeUnit.MILLISECONDS.toNanos(measureMs);
         double next = System.nanoTime();
+        boolean windowStarted = false;
         while (true) {
             next += -Math.log(1 - random.nextDouble()) * meanGapNs;
+            if (!windowStarted && (long) next >= windowStart) {
+                parkUntil(windowStart);
+                atWindowStart.run();
+                windowStarted = true;
+            }
+            if ((long) next >= windowEnd) {
+                parkUntil(windowEnd);
+                break;
+            }
             long wait = (long) next - System.nanoTime();
             if (wait > 20_000) {
                 LockSupport.parkNanos(wait);
@@ -135,6 +153,7 @@ public final class OpenLoop {
                 }
             });
         }
+        atWindowEnd.run();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(drainMs);
         while (inFlight.get() > 0 && System.nanoTime() < deadline) {
             ClosedLoop.sleepMs(2);
@@ -143,6 +162,12 @@ public final class OpenLoop {
             int count = recorded[0];
             return new Result(Arrays.copyOf(lengthsBytes, count), Arrays.copyOf(rttNs, count), count, issuedInWindow,
                     failed.get(), skipped, measureMs / 1000.0, firstError.get());
+        }
+    }
+
+    private static void parkUntil(long deadlineNs) {
+        for (long left = deadlineNs - System.nanoTime(); left > 0; left = deadlineNs - System.nanoTime()) {
+            LockSupport.parkNanos(left);
         }
     }
 }

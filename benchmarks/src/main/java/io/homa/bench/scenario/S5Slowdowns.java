@@ -74,13 +74,20 @@ public final class S5Slowdowns {
             Map<String, Object> workloads = new LinkedHashMap<>();
             boolean anyRecorded = false;
             StringBuilder note = new StringBuilder();
+            boolean errorNoted = false;
             for (Map.Entry<String, S5Workload> entry : raw.workloads().entrySet()) {
                 S5Workload w = entry.getValue();
                 OpenLoop.Result r = w.result();
                 anyRecorded |= r.recorded() > 0;
-                if (r.firstError() != null && note.isEmpty()) {
-                    note.append(entry.getKey()).append(": ").append(r.failed()).append(" failed calls, first: ")
-                            .append(r.firstError());
+                if (r.firstError() != null && !errorNoted) {
+                    note.append(note.isEmpty() ? "" : "; ").append(entry.getKey()).append(": ").append(r.failed())
+                            .append(" failed calls, first: ").append(r.firstError());
+                    errorNoted = true;
+                }
+                if (r.recorded() < w.minCalls()) {
+                    note.append(note.isEmpty() ? "" : "; ").append(entry.getKey()).append(": ").append(r.recorded())
+                            .append(" calls recorded, fewer than --s5-min-calls=").append(w.minCalls())
+                            .append(" (calls failed or were skipped, or the rate achieved was below the offered one)");
                 }
                 workloads.put(entry.getKey(), workloadMetrics(w, baseline));
             }
@@ -102,6 +109,13 @@ public final class S5Slowdowns {
         m.put("calls", r.recorded());
         m.put("failures", r.failed());
         m.put("skipped_arrivals", r.skipped());
+        m.put("measure_ms", Math.round(r.windowSeconds() * 1000));
+        if (w.minCalls() > 0) {
+            m.put("min_calls", w.minCalls());
+        }
+        if (w.cpu() != null) {
+            m.put("cpu", w.cpu().toMetrics());
+        }
         int n = r.recorded();
         if (n == 0) {
             m.put("deciles", List.of());

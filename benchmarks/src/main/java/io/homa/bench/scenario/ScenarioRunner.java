@@ -1,5 +1,6 @@
 package io.homa.bench.scenario;
 
+import io.homa.bench.cpu.CpuSampler;
 import io.homa.bench.report.ScenarioResult;
 import io.homa.bench.systems.EchoClient;
 import io.homa.bench.systems.EchoProtocol;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /** Runs the scenarios against connected clients; one method per scenario. */
 public final class ScenarioRunner {
@@ -95,16 +97,60 @@ public final class ScenarioRunner {
     /** S5's Poisson load run from elsewhere (other hosts) instead of from this process's client. */
     public interface RemoteLoad {
         /**
-         * @return every call recorded in the window, with failures and skipped arrivals
+         * What the load processes measured.
+         *
+         * @param result every call recorded in the window, with failures and skipped arrivals
+         * @param cpu CPU use over the window of the sampled processes and the load processes; null
+         *     when not sampled
          */
-        OpenLoop.Result run(SystemKind system, String workload, double ratePerSecond, long seed);
+        record Outcome(OpenLoop.Result result, CpuSampler.@Nullable Usage cpu) {}
+
+        /**
+         * @param ratePerSecond calls per second of every load process together
+         * @param measureMs the window of every load process ({@link S5Window})
+         * @param cpuSampled processes whose CPU use to sample over the window besides the load
+         *     processes (role {@code agent}); empty for no sampling
+         */
+        Outcome run(SystemKind system, String workload, double ratePerSecond, long measureMs, long seed,
+                List<CpuSampler.Target> cpuSampled);
     }
 
     private RemoteLoad remoteLoad;
+    private double remoteRateFactor = 1;
 
-    /** Runs S5's load phase through {@code load} (its calibration and maximum stay local). */
-    public ScenarioRunner s5RemoteLoad(RemoteLoad load) {
+    /**
+     * Runs S5's load phase through {@code load} (its calibration and maximum stay local).
+     *
+     * @param rateFactor calls per second the load processes offer in all for each call per second of
+     *     S5's rate, &gt; 0: 1, or with {@code --s5-all-to-all} hosts / 2 (each host offers half of it)
+     */
+    public ScenarioRunner s5RemoteLoad(double rateFactor, RemoteLoad load) {
+        if (!(rateFactor > 0 && rateFactor < Double.POSITIVE_INFINITY)) {
+            throw new IllegalArgumentException("rateFactor must be positive and finite, was " + rateFactor);
+        }
         this.remoteLoad = load;
+        this.remoteRateFactor = rateFactor;
+        return this;
+    }
+
+    private int s5MinCalls;
+
+    /**
+     * Each S5 workload's window lasts long enough for {@code minCalls} recorded calls at the offered
+     * rate, all load processes together ({@link S5Window}); 0 (the default): the plan's window.
+     *
+     * @throws IllegalArgumentException outside 0..{@link S5Window#MAX_MIN_CALLS}
+     */
+    public ScenarioRunner s5MinCalls(int minCalls) {
+        this.s5MinCalls = S5Window.checkMinCalls(minCalls);
+        return this;
+    }
+
+    private List<CpuSampler.Target> cpuSampled = List.of();
+
+    /** Processes whose CPU use (and every core's) S5 samples over each workload's window; empty (the default): none. */
+    public ScenarioRunner cpuSampled(List<CpuSampler.Target> targets) {
+        this.cpuSampled = List.copyOf(targets);
         return this;
     }
 
@@ -248,7 +294,7 @@ public final class ScenarioRunner {
         private final ClosedLoop[] loops;
         private final Map<String, Long> countersBefore;
         private int slicesRun;
-        private @org.jspecify.annotations.Nullable RuntimeException crash;
+        private @Nullable RuntimeException crash;
         /** S4's system calls: counted in every slice, and the bytes carried while they were counted. */
         private SyscallCounter counter;
         private long countedBytesAtStart;
@@ -364,8 +410,21 @@ public final class ScenarioRunner {
     /** S5 measurements of one system before slowdowns are computed. */
     public record S5Raw(SystemKind system, Map<Integer, Double> calibrationP50Ns, Map<String, S5Workload> workloads) {}
 
-    /** One workload's measurements. */
-    public record S5Workload(double maxPerSecond, double offeredPerSecond, OpenLoop.Result result) {}
+    /**
+     * One workload's measurements.
+     *
+     * @param offeredPerSecond S5's Poisson rate, calls per second (with {@code --s5-all-to-all}
+     *     each host offers half of it)
+     * @param minCalls {@code --s5-min-calls}, 0 when off
+     * @param cpu CPU use over the window; null when not sampled
+     */
+    public record S5Workload(double maxPerSecond, double offeredPerSecond, OpenLoop.Result result, int minCalls,
+            CpuSampler.@Nullable Usage cpu) {
+        /** Without {@code --s5-min-calls} and CPU figures. */
+        public S5Workload(double maxPerSecond, double offeredPerSecond, OpenLoop.Result result) {
+            this(maxPerSecond, offeredPerSecond, result, 0, null);
+        }
+    }
 
     /** S5 for one system: unloaded round trips per calibration length, then per workload its maximum and the Poisson load. */
     public S5Raw s5(SystemKind system, List<Workload> workloads) {
@@ -402,14 +461,24 @@ public final class ScenarioRunner {
             Double fixedRate = s5RatesPerSecond.get(workload.name());
             double offered = fixedRate != null ? fixedRate : Math.max(1, maxPerSecond * s5LoadFraction);
             OpenLoop.Result loaded;
+            CpuSampler.@Nullable Usage cpu;
             if (remoteLoad != null) {
-                loaded = remoteLoad.run(system, workload.name(), offered, seed++);
+                double total = offered * remoteRateFactor;
+                RemoteLoad.Outcome outcome = remoteLoad.run(system, workload.name(), total,
+                        S5Window.measureMs(plan.s5LoadMs(), s5MinCalls, total), seed++, cpuSampled);
+                loaded = outcome.result();
+                cpu = outcome.cpu();
             } else {
+                CpuSampler sampler = new CpuSampler(cpuSampled);
+                Runnable start = cpuSampled.isEmpty() ? () -> {} : sampler::start;
+                Runnable stop = cpuSampled.isEmpty() ? () -> {} : sampler::stop;
                 loaded = new OpenLoop(client, 0, OpenLoop.lengthsOf(workload),
                         offered, S5_MAX_OUTSTANDING, plan.callTimeoutMs(), seed++)
-                        .run(plan.scenarioWarmupMs(), plan.s5LoadMs(), plan.callTimeoutMs());
+                        .run(plan.scenarioWarmupMs(), S5Window.measureMs(plan.s5LoadMs(), s5MinCalls, offered),
+                                plan.callTimeoutMs(), start, stop);
+                cpu = sampler.usage();
             }
-            results.put(workload.name(), new S5Workload(maxPerSecond, offered, loaded));
+            results.put(workload.name(), new S5Workload(maxPerSecond, offered, loaded, s5MinCalls, cpu));
         }
         return new S5Raw(system, calibration, results);
     }

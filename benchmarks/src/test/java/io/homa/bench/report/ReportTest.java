@@ -141,4 +141,59 @@ class ReportTest {
         assertThat(LoadGenerator.verify(dir, List.of(Scenario.S1), List.of(SystemKind.HOMA)))
                 .containsExactly("s1/homa: failed no call completed");
     }
+
+    private static Map<String, Object> process(String role, long pid, Double fraction) {
+        Map<String, Object> process = new LinkedHashMap<>();
+        process.put("role", role);
+        process.put("pid", pid);
+        if (fraction == null) {
+            process.put("missing", true);
+        } else {
+            process.put("cpu_fraction", fraction);
+        }
+        return process;
+    }
+
+    @Test
+    void shouldWriteEachS5WindowAndItsCpuUnderTheWorkloadsTable(@TempDir Path dir) throws Exception {
+        Map<String, Object> cpu = new LinkedHashMap<>();
+        cpu.put("processes", List.of(process("client", 1, 0.62), process("server", 2, 0.35), process("agent", 3, 0.12),
+                process("agent", 4, 0.114)));
+        cpu.put("cores", List.of(0.93, 0.41));
+        cpu.put("cpu_bound", true);
+        Map<String, Object> w1 = new LinkedHashMap<>();
+        w1.put("achieved_rpcs_per_s", 990.0);
+        w1.put("calls", 10_890);
+        w1.put("measure_ms", 11_000L);
+        w1.put("cpu", cpu);
+        Map<String, Object> metrics = new LinkedHashMap<>();
+        metrics.put("workloads", Map.of("w1", w1));
+        List<ScenarioResult> results = List.of(ScenarioResult.ok("s5", "homa", "", metrics));
+
+        ReportWriter.write(new BenchReport(Map.of(), Map.of(), results, List.of(), List.of(), List.of()), dir);
+
+        String markdown = Files.readString(dir.resolve(ReportWriter.MARKDOWN_FILE));
+        assertThat(markdown).contains("| skipped arrivals | calls | window s |")
+                .contains("| 10,890 | 11.0 |")
+                .contains("- homa: CPU over the window: core 0 93%, core 1 41% (CPU-bound: a core above 80%); "
+                        + "processes: client 62%, server 35%, agents 12%/11%\n");
+        cpu.put("cpu_bound", false);
+        cpu.put("processes", List.of(process("client", 1, 0.5), process("server", 2, null)));
+        assertThat(ReportWriter.cpuLine(cpu)).isEqualTo("core 0 93%, core 1 41% (no core above 80%); processes: "
+                + "client 50%, server exited");
+    }
+
+    @Test
+    void shouldMarkCpuBoundS7RowsInTheTestbedSummary() {
+        Map<String, Object> cpu = new LinkedHashMap<>();
+        cpu.put("cores", List.of(0.934, 0.41));
+        cpu.put("cpu_bound", true);
+
+        assertThat(TestbedSummary.cpuCell(Map.of("cpu", cpu))).isEqualTo("93% / 41% **CPU-bound**");
+        assertThat(TestbedSummary.cpuCell(Map.of())).isEqualTo("–");
+        assertThat(TestbedSummary.cpuCheck(0, List.of())).contains("no CPU figures");
+        assertThat(TestbedSummary.cpuCheck(6, List.of())).contains("no core above 80% in any of the 6 rows");
+        assertThat(TestbedSummary.cpuCheck(6, List.of("80%, all-to-all W3 homa")))
+                .contains("1 of 6 rows sampled were **CPU-bound**").contains("80%, all-to-all W3 homa");
+    }
 }

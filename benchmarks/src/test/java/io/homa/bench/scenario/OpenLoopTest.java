@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.bench.systems.EchoClient;
 import io.homa.bench.systems.EchoProtocol;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
@@ -56,5 +58,28 @@ class OpenLoopTest {
 
         assertThat(client.calls.get(1)).isPositive();
         assertThat(client.calls.get(0) + client.calls.get(2)).isZero();
+    }
+
+    @Test
+    void shouldMarkTheWindowsEndsOnceEachWhileCallsAreRecordedInside() {
+        CountingClient client = new CountingClient(1);
+        List<String> marks = new ArrayList<>();
+        long[] at = new long[2];
+        long runStart = System.nanoTime();
+
+        OpenLoop.Result result = new OpenLoop(client, 0, u -> 100, 5_000, 64, 1_000, 7).run(100, 200, 100,
+                () -> {
+                    marks.add("start");
+                    at[0] = System.nanoTime();
+                }, () -> {
+                    marks.add("end");
+                    at[1] = System.nanoTime();
+                });
+
+        assertThat(marks).containsExactly("start", "end");
+        assertThat(at[0] - runStart).as("after the warm-up").isGreaterThanOrEqualTo(100_000_000L);
+        assertThat(at[1] - at[0]).as("the window").isGreaterThanOrEqualTo(190_000_000L);
+        assertThat(result.recorded()).isPositive();
+        assertThat(result.windowSeconds()).isEqualTo(0.2);
     }
 }

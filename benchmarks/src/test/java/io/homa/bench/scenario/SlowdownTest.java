@@ -3,6 +3,7 @@ package io.homa.bench.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.homa.bench.cpu.CpuSampler;
 import io.homa.bench.report.ScenarioResult;
 import io.homa.bench.systems.SystemKind;
 import java.util.LinkedHashMap;
@@ -73,5 +74,26 @@ class SlowdownTest {
 
         assertThat(s5.status()).isEqualTo(ScenarioResult.FAILED);
         assertThat(s5.note()).contains("boom");
+    }
+
+    @Test
+    void shouldReportTheWindowTheCpuAndTooFewCallsForMinCalls() {
+        OpenLoop.Result result = new OpenLoop.Result(new int[] {100, 200}, new long[] {20_000, 20_000}, 2, 2, 0, 0, 12.5, null);
+        CpuSampler.Usage cpu = new CpuSampler.Usage(12.5,
+                List.of(new CpuSampler.ProcessUsage("client", 7, false, 10, 0.8)),
+                List.of(new CpuSampler.CoreUsage(0, 0.93), new CpuSampler.CoreUsage(1, 0.41)));
+        ScenarioRunner.S5Raw raw = new ScenarioRunner.S5Raw(SystemKind.HOMA, calibration(10_000, 10_000),
+                Map.of("w1", new ScenarioRunner.S5Workload(200, 100, result, 1_000, cpu)));
+
+        ScenarioResult s5 = S5Slowdowns.results(List.of(raw), 0.5).get(0);
+
+        Map<?, ?> w1 = (Map<?, ?>) ((Map<?, ?>) s5.metrics().get("workloads")).get("w1");
+        assertThat(w1.get("measure_ms")).isEqualTo(12_500L);
+        assertThat(w1.get("min_calls")).isEqualTo(1_000);
+        Map<?, ?> cpuMetrics = (Map<?, ?>) w1.get("cpu");
+        assertThat(cpuMetrics.get("cores")).isEqualTo(List.of(0.93, 0.41));
+        assertThat(cpuMetrics.get("cpu_bound")).isEqualTo(true);
+        assertThat(s5.status()).isEqualTo(ScenarioResult.OK);
+        assertThat(s5.note()).contains("w1: 2 calls recorded, fewer than --s5-min-calls=1000");
     }
 }
