@@ -31,8 +31,12 @@ import tools.jackson.databind.json.JsonMapper;
 final class AgentProcess {
     /** Time an agent's JVM gets to start and connect before the warm-up counts, ms. */
     static final long AGENT_START_MS = 4_000;
-    /** Longest closed-loop warm-up of an agent, ms. */
-    static final long MAX_AGENT_WARMUP_MS = 5_000;
+    /**
+     * Longest closed-loop warm-up of an agent, ms: each agent is a fresh JVM, and three of them on
+     * one core still spent a fifth of a core each in the C2 compiler during a window that began 5 s
+     * after they started, which made that core the bottleneck of the whole rack.
+     */
+    static final long MAX_AGENT_WARMUP_MS = 25_000;
 
     /** Each agent's output read on a thread of its own, so that no pool holds an agent back. */
     private static final Executor THREAD_PER_AGENT = task -> {
@@ -63,7 +67,7 @@ final class AgentProcess {
         List<CompletableFuture<OpenLoop.Result>> agents = new ArrayList<>();
         // Every window starts at the same instant: JVM start-up (a few seconds here), then a
         // closed-loop warm-up of the workload's messages until then.
-        long startAtEpochMs = System.currentTimeMillis() + AGENT_START_MS + Math.min(warmupMs * 5, MAX_AGENT_WARMUP_MS);
+        long startAtEpochMs = System.currentTimeMillis() + AGENT_START_MS + Math.min(warmupMs * 25, MAX_AGENT_WARMUP_MS);
         try {
             for (int i = 0; i < hosts.size(); i++) {
                 int host = hosts.get(i);

@@ -16,6 +16,7 @@ import io.homa.bench.scenario.ScenarioRunner;
 import io.homa.bench.systems.EchoClient;
 import io.homa.bench.systems.SystemKind;
 import io.homa.bench.systems.SystemSettings;
+import io.homa.bench.trace.TimetraceReport;
 import io.homa.workloads.Workload;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -85,6 +86,12 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--s5-rps", split = ",", paramLabel = "WORKLOAD=RATE",
             description = "S5 Poisson rate in calls/s per workload, e.g. w1=15000,w3=8000: the same offered load for every system (replaces --s5-load for those workloads, to compare two builds at equal load).")
     Map<String, Double> s5Rps = new LinkedHashMap<>();
+
+    @Option(names = "--homa-timetrace", description = "Every Homa transport of the run (client, servers, load agents) records a timetrace and writes it to OUT/timetrace/ when it closes; S5 workloads whose load came from agents (--s5-client-hosts, --s5-all-to-all) get a table of where the shortest decile's time goes, at p50 and p99. Default: off.")
+    boolean homaTimetrace;
+
+    @Option(names = "--homa-busy-poll-us", description = "Busy poll of every Homa transport's event loop before it sleeps, µs, 0..1000 (0 = off). Default: the transport's (" + io.homa.reactive.HomaTransportConfig.DEFAULT_BUSY_POLL_NS / 1_000 + ").")
+    Long homaBusyPollUs;
 
     @Option(names = "--s5-min-calls", paramLabel = "N", description = "Each S5 workload's window lasts until at least N calls are recorded (all load processes together): the plan's window, or N / the offered rate plus a margin when longer, computed before the window starts. 0..10000000, 0 = off. Default: ${DEFAULT-VALUE}.")
     int s5MinCalls;
@@ -174,6 +181,11 @@ public final class LoadGenerator implements Callable<Integer> {
             throw new IllegalArgumentException("--s5-load must be in (0, 1], was " + s5Load);
         }
         S5Window.checkMinCalls(s5MinCalls);
+        if (homaBusyPollUs != null && (homaBusyPollUs < 0
+                || homaBusyPollUs * 1_000 > io.homa.reactive.HomaTransportConfig.MAX_BUSY_POLL_NS)) {
+            throw new IllegalArgumentException("--homa-busy-poll-us must be between 0 and "
+                    + io.homa.reactive.HomaTransportConfig.MAX_BUSY_POLL_NS / 1_000 + ", was " + homaBusyPollUs);
+        }
         for (String name : s5Rps.keySet()) {
             if (!Workload.NAMES.contains(name)) {
                 throw new IllegalArgumentException("--s5-rps: unknown workload " + name + ", expected one of " + Workload.NAMES);
@@ -209,6 +221,15 @@ public final class LoadGenerator implements Callable<Integer> {
         SystemSettings settings = new SystemSettings(linkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity,
                 homaPriorityTos, homaIncastMarking, testbed != null ? testbed.address(1) : SystemSettings.LOOPBACK_HOST,
                 testbed != null ? testbed.classBufferBytes() : io.homa.reactive.HomaTransportConfig.AUTO_INCAST_BUFFER);
+        Path traceDir = out.resolve("timetrace");
+        long busyPollNs = homaBusyPollUs == null ? SystemSettings.TRANSPORT_DEFAULT : homaBusyPollUs * 1_000;
+        SystemSettings clientSettings = settings.withHomaDiagnostics(busyPollNs,
+                homaTimetrace ? traceDir.resolve("client").toString() : "");
+        settings = settings.withHomaDiagnostics(busyPollNs,
+                homaTimetrace ? traceDir.resolve(TimetraceReport.SERVERS).toString() : "");
+        if (homaTimetrace) {
+            deleteTraces(traceDir);
+        }
         RunPlan plan = mode == Mode.FULL ? RunPlan.full() : RunPlan.quick();
         if (s6Fanouts != null) {
             plan = plan.withS6Fanouts(s6Fanouts);
@@ -258,7 +279,7 @@ public final class LoadGenerator implements Callable<Integer> {
                     // S1-S6 call the first serverCount servers (all-to-all's extra ones serve only its agents).
                     List<java.net.InetSocketAddress> addresses = serverProcesses.subList(0, serverCount).stream()
                             .map(p -> p.address(system)).toList();
-                    clients.put(system, system.connect(addresses, settings));
+                    clients.put(system, system.connect(addresses, clientSettings));
                 } catch (Exception e) {
                     connectErrors.put(system, "client could not connect: " + e);
                     progress(system.id() + ": " + connectErrors.get(system));
@@ -286,8 +307,11 @@ public final class LoadGenerator implements Callable<Integer> {
                 List<ServerProcess> processes = List.copyOf(serverProcesses);
                 List<Integer> hosts = List.copyOf(serverHosts);
                 RunPlan agentPlan = plan;
+                SystemSettings serverSettings = settings;
                 runner.s5RemoteLoad(rateFactor, (system, workload, rate, measureMs, seed, cpuSampled) -> AgentProcess.run(
-                        rack, clientHosts, placement, system, settings, host -> {
+                        rack, clientHosts, placement, system, serverSettings.withHomaDiagnostics(busyPollNs,
+                                homaTimetrace ? TimetraceReport.agentsDir(traceDir, system.id(), workload).toString() : ""),
+                        host -> {
                             List<java.net.InetSocketAddress> servers = new ArrayList<>();
                             for (int i = 0; i < calledServers; i++) {
                                 if (hosts.get(i) != host) {
@@ -369,6 +393,10 @@ public final class LoadGenerator implements Callable<Integer> {
             serverProcesses.forEach(ServerProcess::close);
             Runtime.getRuntime().removeShutdownHook(cleanup);
         }
+        if (homaTimetrace) {
+            // Every process has written its trace now: the servers' as they stopped.
+            TimetraceReport.attach(results, traceDir).forEach(this::progress);
+        }
 
         List<String> workloadNames = workloadList.stream().map(Workload::name).toList();
         List<String> charts = new ArrayList<>();
@@ -392,6 +420,18 @@ public final class LoadGenerator implements Callable<Integer> {
         }
         progress("every selected scenario ran for every system");
         return 0;
+    }
+
+    /** Removes the traces of an earlier run in the same directory, which would otherwise be merged with this one's. */
+    private static void deleteTraces(Path traceDir) throws IOException {
+        if (!Files.isDirectory(traceDir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> files = Files.walk(traceDir)) {
+            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(file);
+            }
+        }
     }
 
     /**
@@ -504,8 +544,14 @@ public final class LoadGenerator implements Callable<Integer> {
             default -> settings.homaLinkMbps() + " Mbit/s";
         });
         s.put("Homa UDP GSO/GRO", settings.homaSegmentationOffload() ? "on where the kernel has them" : "off");
-        s.put("Homa busy-poll", io.homa.reactive.HomaTransportConfig.DEFAULT_BUSY_POLL_NS / 1000
-                + " µs before an event loop sleeps (the transport's default; epoll only)");
+        s.put("Homa busy-poll", settings.homaBusyPollNs() == SystemSettings.TRANSPORT_DEFAULT
+                ? io.homa.reactive.HomaTransportConfig.DEFAULT_BUSY_POLL_NS / 1000
+                        + " µs before an event loop sleeps (the transport's default; epoll only)"
+                : settings.homaBusyPollNs() == 0 ? "off (--homa-busy-poll-us=0)"
+                : settings.homaBusyPollNs() / 1000 + " µs before an event loop sleeps (--homa-busy-poll-us; epoll only)");
+        s.put("Homa timetrace", settings.homaTimetrace()
+                ? "on: every Homa transport keeps " + SystemSettings.TIMETRACE_EVENTS + " events per thread, written to timetrace/"
+                : "off");
         s.put("Homa MTU", settings.homaMtuBytes() == 0 ? "the device's (65,535 B on loopback"
                 + (testbed == null ? "" : ", " + testbed.mtuBytes() + " B on the testbed") + ")" : settings.homaMtuBytes() + " B");
         s.put("Homa packet authentication", settings.homaSecurity().propertyValue()

@@ -1,6 +1,7 @@
 package io.homa.bench.report;
 
 import io.homa.bench.cpu.CpuSampler;
+import io.homa.bench.trace.TimetraceReport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -303,6 +304,15 @@ public final class ReportWriter {
             }
             if (cpuListed) {
                 md.append('\n');
+            }
+            for (ScenarioResult r : s5) {
+                Map<?, ?> w = workload(r, workload);
+                if (w != null && w.get("timetrace") instanceof Map<?, ?> trace && !TimetraceReport.markdown(trace).isEmpty()) {
+                    md.append("Where the time goes, ").append(r.system()).append(", shortest decile (up to ")
+                            .append(num(trace.get("max_bytes"))).append(" B), from the timetraces of client and server"
+                                    + " (segments of the RPCs around each percentile, averaged):\n\n")
+                            .append(TimetraceReport.markdown(trace)).append('\n');
+                }
             }
             List<String> header = new ArrayList<>(List.of("decile", "lengths (B)"));
             List<List<Map<?, ?>>> perSystem = new ArrayList<>();
