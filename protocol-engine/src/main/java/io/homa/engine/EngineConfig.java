@@ -42,8 +42,10 @@ import io.homa.engine.InvalidSettingException.Unit;
  *     the others' senders fall into RESENDs, which costs goodput; the total stays capped by
  *     {@code maxOvercommit} and {@code maxIncomingBytes}, so an incast is no larger.
  * @param maxIncomingBytes cap on the total incoming (granted or unscheduled bytes not yet
- *     received) over all inbound messages (draft "Buffer management"). 1 packet..1 GiB,
- *     default 400,000.
+ *     received) over all inbound messages (draft "Buffer management"), and never more than
+ *     {@code maxOvercommit} windows ({@code rttBytes}): what the chosen messages need to keep the
+ *     link busy, so that grants never fill a switch port's queue beyond it (at 100 Mbit/s, 8
+ *     windows of three packets). 1 packet..1 GiB, default 400,000.
  * @param fifoGrantFraction share of granted bytes that go to the oldest inbound message rather
  *     than the shortest, so that nothing starves (draft "SRPT and starvation"). 0..0.5, default 0.05.
  * @param priorityLevels network priority levels in use, 1..8 (default 8); the highest serve

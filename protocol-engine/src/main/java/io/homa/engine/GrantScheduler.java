@@ -83,7 +83,9 @@ final class GrantScheduler {
     GrantScheduler(EngineConfig config, int rttBytes, int payloadBytes, int grantIncrementBytes) {
         this.maxOvercommit = config.maxOvercommit();
         this.maxGrantsPerPeer = config.maxGrantsPerPeer();
-        this.maxIncomingBytes = config.maxIncomingBytes();
+        // More incoming than every chosen message's window only queues in the network: at a slow
+        // link the configured cap would let a switch port's buffer overflow.
+        this.maxIncomingBytes = (int) Math.min(config.maxIncomingBytes(), (long) maxOvercommit * rttBytes);
         this.fifoGrantFraction = config.fifoGrantFraction();
         this.rttBytes = rttBytes;
         this.payloadBytes = payloadBytes;
