@@ -399,7 +399,8 @@ class GrantSchedulerTest {
                 }
             }
             assertThat(schedules).isGreaterThan(800);
-            assertThat(issued).as("seed %d", seed).hasSizeGreaterThan(50);
+            // Grants issued at all (a scheduler of one message has a cap of one window: few of them).
+            assertThat(issued).as("seed %d", seed).hasSizeGreaterThan(20);
         }
     }
 
