@@ -57,8 +57,13 @@ public final class ServerMain implements Callable<Integer> {
             System.out.flush();
             waitForEndOfInput(System.in);
         } finally {
-            servers.values().forEach(server -> {
+            servers.forEach((kind, server) -> {
                 try {
+                    Map<String, Long> counters = server.counters();
+                    if (!counters.isEmpty()) {
+                        // The server's side of every failed call, in its log (the run's server-N.log).
+                        System.err.println("counters " + kind.id() + ": " + counters);
+                    }
                     server.close();
                 } catch (RuntimeException e) {
                     System.err.println("closing a server: " + e);

@@ -125,6 +125,11 @@ final class HomaMessageSystem {
             }
 
             @Override
+            public Map<String, Long> counters() {
+                return HomaMessageSystem.counters(transport);
+            }
+
+            @Override
             public void close() {
                 HomaMessageSystem.close(transport, settings);
             }
