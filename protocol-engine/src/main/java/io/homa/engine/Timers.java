@@ -201,6 +201,14 @@ final class Timers {
         // (else a flooder could keep thousands alive by sending anything at all). A live client
         // speaks about it: its DATA, its BUSY, its RESENDs for the response.
         long forgetAtNs = rpc.lastHeardNs + config.peerSilenceTimeoutNs();
+        if (waitingOnUs) {
+            // Except while it waits for our own scheduler: its client has nothing to say about it
+            // (it speaks up only when it stops hearing from us), so it is alive while it talks
+            // about anything it holds with us. Forgetting it then failed healthy calls with
+            // RPC_UNKNOWN under load; the address's share of the inbound buffer bounds what a
+            // flooder can keep this way.
+            forgetAtNs = later(forgetAtNs, peer.lastHeardNs + config.peerSilenceTimeoutNs());
+        }
         if (nowNs - forgetAtNs >= 0) {
             // Silent about it; never delivered to the application: safe to forget.
             atMostOnce.release(rpc);

@@ -244,6 +244,48 @@ class TimersTest {
         assertThat(rig.counters.timeouts()).isEqualTo(1);
     }
 
+    /**
+     * A request whose granted bytes have all arrived waits for our own grant scheduler (here busy
+     * with a shorter request): its client has nothing to say about it and stays quiet while it
+     * hears from us. It is kept as long as the client talks about anything it holds with us, and
+     * forgotten only once the client itself falls silent.
+     */
+    @Test
+    void shouldKeepARequestThatWaitsForOurGrantsWhileItsClientTalks() {
+        ComponentRig rig = new ComponentRig(EngineConfig.builder().peerSilenceTimeoutNs(BUDGET_NS)
+                .peerIdleTimeoutNs(IDLE_NS).maxOvercommit(1).build());
+        int version = rig.cutoffs.version();
+        int payload = rig.params.payloadBytes();
+        byte[] shorter = new byte[190_000];
+        byte[] longer = new byte[200_000];
+        rig.onData(T0, OTHER, ComponentRig.data(200, shorter, payload, 0, payload, version));
+        rig.onData(T0, PEER, ComponentRig.data(100, longer, payload, 0, payload, version));
+        ServerRpc waiting = rig.rpcs.serverRpc(PEER, 100);
+        assertThat(waiting.request.grantedOffset).as("all it was granted has arrived").isEqualTo(payload);
+        long nowNs = T0;
+        for (int k = 1; k <= 80; k++) {
+            nowNs = T0 + k * I;
+            // The shorter request trickles in (its client alive); the longer one's client talks about another RPC.
+            rig.onData(nowNs, OTHER, ComponentRig.data(200, shorter, k * payload, k * payload, payload, version));
+            rig.rpcs.serverRpc(OTHER, 200).lastHeardNs = nowNs;
+            rig.rpcs.heardFrom(PEER, nowNs);
+            rig.timers.onTimeout(nowNs);
+        }
+        assertThat(nowNs - T0).as("twice the silence budget").isEqualTo(2 * BUDGET_NS);
+        assertThat(rig.rpcs.serverRpc(PEER, 100)).as("kept").isSameAs(waiting);
+        assertThat(waiting.state()).isEqualTo(ServerRpc.State.RECEIVING_REQUEST);
+        assertThat(rig.counters.timeouts()).isZero();
+
+        // The client falls silent: the request is forgotten a silence budget after its last word.
+        long silentFromNs = nowNs;
+        while (nowNs - silentFromNs <= BUDGET_NS) {
+            nowNs += I;
+            rig.timers.onTimeout(nowNs);
+        }
+        assertThat(rig.rpcs.serverRpc(PEER, 100)).isNull();
+        assertThat(rig.counters.timeouts()).isPositive();
+    }
+
     @Test
     void shouldFlushOwedAcksAtTheirDeadline() {
         Peer server = rig.rpcs.peer(PEER, T0);
