@@ -222,6 +222,34 @@ final class LoadedRackExperiment {
             return deciles.stream().mapToInt(DecileRow::unfinished).sum();
         }
 
+        /** Header of {@link #summaryLine()}. */
+        static String summaryHeader() {
+            return String.format(Locale.ROOT, "%-16s %4s %5s %4s | %6s %6s | %7s %8s %8s %6s %5s | %6s %6s | %6s %6s %6s",
+                    "setup", "seed", "rpcs", "fail", "d1 p50", "d1 p99", "d10 p50", "d10 p99", "d10 max", "d10 sl", ">10s",
+                    "drops", "drop0", "retx", "resend", "busy");
+        }
+
+        /**
+         * One line: RPCs measured, failed or unfinished; shortest decile p50/p99 (ms); longest decile
+         * p50/p99/max (ms), p99 slowdown, RPCs over the application timeout; drops at the port to
+         * the server (all, priority 0); DATA retransmitted, RESENDs and BUSYs sent (all hosts).
+         */
+        String summaryLine() {
+            DecileRow first = deciles.get(0);
+            DecileRow last = deciles.get(9);
+            long[] drops = dropsByPort.get("server");
+            long allDrops = Arrays.stream(drops).sum();
+            long overTimeout = deciles.stream().mapToLong(DecileRow::overTimeout).sum();
+            return String.format(Locale.ROOT,
+                    "%-16s %4d %5d %4d | %6.2f %6.2f | %7.1f %8.1f %8.1f %6.1f %5d | %6d %6d | %6d %6d %6d",
+                    setup.name(), setup.seed(), measured, measuredFailed() + measuredUnfinished(), first.p50Ns() / 1e6,
+                    first.p99Ns() / 1e6, last.p50Ns() / 1e6, last.p99Ns() / 1e6, last.maxNs() / 1e6, last.slowdownP99(),
+                    overTimeout, allDrops, drops[0],
+                    counters.get("retransmittedData") + serverCounters.get("retransmittedData"),
+                    counters.get("resendsSent") + serverCounters.get("resendsSent"),
+                    counters.get("busySent") + serverCounters.get("busySent"));
+        }
+
         /** The summary tables, as text. */
         String table() {
             StringBuilder out = new StringBuilder();
@@ -853,6 +881,7 @@ final class LoadedRackExperiment {
         out.append("   times in ms from the call's start; sent = handed out by the sender's engine; portW = wait at"
                 + " the switch port; ahead = bytes queued at that port at its priority or above\n");
         List<TraceEntry> trace = call.trace == null ? List.of() : call.trace;
+        out.append(timeline(call, trace));
         int lines = 0;
         int i = 0;
         while (i < trace.size() && lines < 80) {
@@ -912,6 +941,58 @@ final class LoadedRackExperiment {
     }
 
     /**
+     * The traced RPC's life in 20 slices of its latency: per slice and direction, the DATA packets
+     * that left their sender (new and again, the priorities they went at), the drops, GRANTs and
+     * RESENDs, and the longest wait at a switch port of a packet sent in the slice.
+     */
+    private static String timeline(Call call, List<TraceEntry> trace) {
+        int slices = 20;
+        long sliceNs = Math.max(1, (call.latencyNs() + slices - 1) / slices);
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+                "   timeline in slices of %.1f ms (by the time each packet left its sender): request DATA new/again"
+                        + " [prios] drops | GRANTs to the client [prios] RESENDs | response DATA new/again drops |"
+                        + " GRANTs to the server RESENDs | max portW ms%n", sliceNs / 1e6));
+        for (int slice = 0; slice < slices; slice++) {
+            long from = call.startNs + slice * sliceNs;
+            long to = from + sliceNs;
+            int[] n = new int[10];
+            java.util.TreeSet<Integer> requestPrios = new java.util.TreeSet<>();
+            java.util.TreeSet<Integer> grantPrios = new java.util.TreeSet<>();
+            long maxWait = 0;
+            for (TraceEntry e : trace) {
+                if (e.note() != null || e.sentNs() < from || e.sentNs() >= to) {
+                    continue;
+                }
+                if (!e.dropped() && e.portStartNs() >= 0) {
+                    maxWait = Math.max(maxWait, e.portStartNs() - e.portArrivedNs());
+                }
+                int base = e.fromClient() ? 0 : 5;
+                if (e.type() == PacketType.DATA) {
+                    n[base + (e.retransmit() ? 1 : 0)]++;
+                    if (e.dropped()) {
+                        n[base + 2]++;
+                    }
+                    if (e.fromClient()) {
+                        requestPrios.add(e.priority());
+                    }
+                } else if (e.type() == PacketType.GRANT) {
+                    n[base == 0 ? 8 : 3]++;
+                    if (base == 5) {
+                        grantPrios.add(e.length()); // the priority the GRANT assigns
+                    }
+                } else if (e.type() == PacketType.RESEND) {
+                    n[base == 0 ? 9 : 4]++;
+                }
+            }
+            out.append(String.format(Locale.ROOT,
+                    "   %8.1f ms: rq %4d/%-3d %-9s %3d | G %4d %-9s R %3d | rs %4d/%-3d %3d | G %4d R %3d | %8.1f%n",
+                    (from - call.startNs) / 1e6, n[0], n[1], requestPrios, n[2], n[3], grantPrios, n[4], n[5], n[6],
+                    n[7], n[8], n[9], maxWait / 1e6));
+        }
+        return out.toString();
+    }
+
+    /**
      * Runs the setups of {@link LoadedRackSimulationTest#setups} (all, or those named in
      * {@code homa.rack.only}, comma-separated) with {@code homa.rack.seconds} of measurement
      * (default 30), each for the seeds {@code homa.rack.seed} (default 1) onwards,
@@ -921,9 +1002,11 @@ final class LoadedRackExperiment {
     public static void main(String[] args) {
         long seconds = Long.getLong("homa.rack.seconds", 30);
         int seeds = Integer.getInteger("homa.rack.seeds", 1);
+        List<String> summary = new ArrayList<>();
         for (Setup setup : LoadedRackSimulationTest.setups(seconds, System.getProperty("homa.rack.only"))) {
             for (int i = 0; i < seeds; i++) {
                 Result result = new LoadedRackExperiment(setup.withSeed(setup.seed() + i)).run();
+                summary.add(result.summaryLine());
                 System.out.print(result.table());
                 if (Boolean.getBoolean("homa.rack.traces")) {
                     System.out.println("   slowest short RPC: " + result.slowShortTrace());
@@ -933,5 +1016,9 @@ final class LoadedRackExperiment {
                 System.out.flush();
             }
         }
+        System.out.println("== summary (" + seconds + " s measured; latencies in ms; d1 = 53-315 B, d10 = 120,374-1,000,000 B;"
+                + " d10 sl = p99 slowdown; drops at the port to the server)");
+        System.out.println(Result.summaryHeader());
+        summary.forEach(System.out::println);
     }
 }
