@@ -23,10 +23,16 @@ import java.util.PriorityQueue;
  *       downlink {@code propagationNs} after its last bit left the sender.
  *   <li>Downlink egress port: one queue per priority 0..7 (strict priority, highest first; FIFO
  *       within a level), or a single FIFO queue if {@code priorityQueues} is false. All queues
- *       of a port share one drop-tail buffer of {@code bufferBytes}: a packet whose frame does
- *       not fit is dropped and counted. A packet holds its buffer space until its last bit has
- *       left the port. The port drains at link rate; the packet reaches the host
- *       {@code propagationNs} later.
+ *       of a port share one drop-tail buffer of {@code bufferBytes}, or with
+ *       {@code perClassBuffers} each priority queue has a drop-tail buffer of its own of
+ *       {@code bufferBytes / 8} (as a switch, or a Linux {@code prio} qdisc, that gives each class
+ *       a fixed share): a packet whose frame does not fit is dropped and counted, per port and
+ *       priority. A packet holds its buffer space until its last bit has left the port. The port
+ *       drains at link rate; the packet reaches the host {@code propagationNs} later.
+ *   <li>Receiving host: with {@code rxDelayNs > 0}, each packet costs that much software time
+ *       before its engine sees it, one packet at a time in arrival order (a receive thread that
+ *       is busy for {@code rxDelayNs} per packet: a JVM event loop, say); 0 hands each packet
+ *       to the engine as it arrives.
  * </ul>
  *
  * <p>Sizes: the engine hands out a Homa packet (the UDP payload); its frame, which occupies the
@@ -47,9 +53,29 @@ final class StarNetwork {
         void onEvent(Host host, HomaEvent event);
     }
 
-    /** Link, switch and timing parameters of the fabric. */
-    record Fabric(int linkMbps, long propagationNs, int bufferBytes, boolean priorityQueues) {
+    /**
+     * Link, switch and timing parameters of the fabric.
+     *
+     * @param perClassBuffers each priority queue of a port has its own buffer of
+     *     {@code bufferBytes / 8} instead of all sharing {@code bufferBytes} (needs
+     *     {@code priorityQueues})
+     * @param rxDelayNs software time a receiving host spends on each packet before its engine sees
+     *     it, packets handled one at a time; 0 for none
+     */
+    record Fabric(int linkMbps, long propagationNs, int bufferBytes, boolean priorityQueues, boolean perClassBuffers,
+            long rxDelayNs) {
+        /** A shared buffer per port and no receive delay. */
+        Fabric(int linkMbps, long propagationNs, int bufferBytes, boolean priorityQueues) {
+            this(linkMbps, propagationNs, bufferBytes, priorityQueues, false, 0);
+        }
+
         Fabric {
+            if (perClassBuffers && !priorityQueues) {
+                throw new IllegalArgumentException("perClassBuffers needs priorityQueues");
+            }
+            if (rxDelayNs < 0) {
+                throw new IllegalArgumentException("rxDelayNs must not be negative, was " + rxDelayNs);
+            }
             if (linkMbps < 1) {
                 throw new IllegalArgumentException("linkMbps must be at least 1, was " + linkMbps);
             }
@@ -59,6 +85,23 @@ final class StarNetwork {
             if (bufferBytes < 1) {
                 throw new IllegalArgumentException("bufferBytes must be at least 1, was " + bufferBytes);
             }
+        }
+
+        Fabric withPriorityQueues(boolean value) {
+            return new Fabric(linkMbps, propagationNs, bufferBytes, value, value && perClassBuffers, rxDelayNs);
+        }
+
+        Fabric withPerClassBuffers(boolean value) {
+            return new Fabric(linkMbps, propagationNs, bufferBytes, priorityQueues, value, rxDelayNs);
+        }
+
+        Fabric withRxDelayNs(long value) {
+            return new Fabric(linkMbps, propagationNs, bufferBytes, priorityQueues, perClassBuffers, value);
+        }
+
+        /** The buffer of one priority queue: {@code bufferBytes / 8} with per-class buffers, else the port's. */
+        long classBufferBytes() {
+            return perClassBuffers ? bufferBytes / PRIORITY_LEVELS : bufferBytes;
         }
 
         /** Time to serialize {@code wireBytes} at link rate, rounded up to whole nanoseconds. */
@@ -77,6 +120,15 @@ final class StarNetwork {
         final int frameBytes;
         /** Bytes it costs on a link. */
         final int wireBytes;
+        /** When its sender's engine handed it out (its uplink serialization started). */
+        long sentNs;
+        /** When it reached its switch egress port, and when the port started to send it. */
+        long portArrivedNs;
+        long portStartNs;
+        /** Bytes queued at its egress port, at its priority or higher, when it arrived there. */
+        long queuedAheadBytes;
+        /** When it reached its destination host (before any receive delay). */
+        long arrivedNs;
 
         Packet(Host from, Host to, byte[] bytes, int priority) {
             this.from = from;
@@ -90,8 +142,17 @@ final class StarNetwork {
 
     /** A switch egress port: the downlink towards one host. */
     final class EgressPort {
+        /** The host the port sends to. */
+        final String name;
         private final ArrayDeque<Packet>[] queues;
         private boolean busy;
+        /** Buffered bytes per queue. */
+        final long[] queueBytes;
+        final long[] maxQueueBytes = new long[PRIORITY_LEVELS];
+        final long[] droppedByPriority = new long[PRIORITY_LEVELS];
+        final long[] arrivedByPriority = new long[PRIORITY_LEVELS];
+        /** Bytes sent by the port. */
+        long departedBytes;
         long bufferedBytes;
         long maxBufferedBytes;
         /** When {@link #maxBufferedBytes} was first reached. */
@@ -101,16 +162,24 @@ final class StarNetwork {
         long firstDropAtNs = -1;
 
         @SuppressWarnings("unchecked")
-        EgressPort() {
+        EgressPort(String name) {
+            this.name = name;
             this.queues = new ArrayDeque[fabric.priorityQueues() ? PRIORITY_LEVELS : 1];
+            this.queueBytes = new long[queues.length];
             for (int i = 0; i < queues.length; i++) {
                 queues[i] = new ArrayDeque<>();
             }
         }
 
         void arrive(Packet packet) {
-            if (bufferedBytes + packet.frameBytes > fabric.bufferBytes()) {
+            int queue = fabric.priorityQueues() ? packet.priority : 0;
+            arrivedByPriority[packet.priority]++;
+            boolean full = fabric.perClassBuffers()
+                    ? queueBytes[queue] + packet.frameBytes > fabric.classBufferBytes()
+                    : bufferedBytes + packet.frameBytes > fabric.bufferBytes();
+            if (full) {
                 packetsInFlight--;
+                droppedByPriority[packet.priority]++;
                 if (observer != null) {
                     observer.dropped(this, packet);
                 }
@@ -121,7 +190,15 @@ final class StarNetwork {
                 droppedBytes += packet.frameBytes;
                 return;
             }
-            queues[fabric.priorityQueues() ? packet.priority : 0].add(packet);
+            packet.portArrivedNs = nowNs;
+            long ahead = 0;
+            for (int i = queue; i < queues.length; i++) {
+                ahead += queueBytes[i];
+            }
+            packet.queuedAheadBytes = ahead;
+            queues[queue].add(packet);
+            queueBytes[queue] += packet.frameBytes;
+            maxQueueBytes[queue] = Math.max(maxQueueBytes[queue], queueBytes[queue]);
             bufferedBytes += packet.frameBytes;
             if (bufferedBytes > maxBufferedBytes) {
                 maxBufferedBytes = bufferedBytes;
@@ -143,9 +220,12 @@ final class StarNetwork {
             }
             busy = true;
             Packet packet = next;
+            packet.portStartNs = nowNs;
             at(nowNs + fabric.transmitNs(packet.wireBytes), () -> {
                 bufferedBytes -= packet.frameBytes;
-                at(nowNs + fabric.propagationNs(), () -> deliver(packet));
+                queueBytes[fabric.priorityQueues() ? packet.priority : 0] -= packet.frameBytes;
+                departedBytes += packet.wireBytes;
+                at(nowNs + fabric.propagationNs(), () -> packet.to.arrive(packet));
                 startNext();
             });
         }
@@ -169,13 +249,49 @@ final class StarNetwork {
         final Application application;
         private boolean transmitting;
         private long timerAtNs = Long.MAX_VALUE;
+        /** Packets arrived and waiting for the receive delay ({@link Fabric#rxDelayNs()}). */
+        private final ArrayDeque<Packet> receiveQueue = new ArrayDeque<>();
+        private boolean receiving;
+        /** Most packets ever waiting in {@link #receiveQueue}. */
+        int maxReceiveQueue;
 
         Host(String name, InetSocketAddress address, HomaEngine engine, Application application) {
             this.name = name;
             this.address = address;
             this.engine = engine;
             this.application = application;
-            this.downlink = new EgressPort();
+            this.downlink = new EgressPort(name);
+        }
+
+        /** A packet reached the host: to the engine now, or after the receive delay. */
+        private void arrive(Packet packet) {
+            packet.arrivedNs = nowNs;
+            if (observer != null) {
+                observer.arrived(packet);
+            }
+            if (fabric.rxDelayNs() == 0) {
+                deliver(packet);
+                return;
+            }
+            receiveQueue.add(packet);
+            maxReceiveQueue = Math.max(maxReceiveQueue, receiveQueue.size());
+            if (!receiving) {
+                receiveNext();
+            }
+        }
+
+        private void receiveNext() {
+            Packet packet = receiveQueue.peek();
+            if (packet == null) {
+                receiving = false;
+                return;
+            }
+            receiving = true;
+            at(nowNs + fabric.rxDelayNs(), () -> {
+                receiveQueue.poll();
+                deliver(packet);
+                receiveNext();
+            });
         }
 
         /**
@@ -223,6 +339,7 @@ final class StarNetwork {
             byte[] bytes = new byte[buffer.remaining()];
             buffer.get(buffer.position(), bytes);
             captured = new Packet(this, to, bytes, priority);
+            captured.sentNs = nowNs;
             if (observer != null) {
                 observer.sent(captured);
             }
@@ -252,6 +369,9 @@ final class StarNetwork {
 
         /** Called before the dropped packet is counted in {@code port}. */
         void dropped(EgressPort port, Packet packet);
+
+        /** The packet reached its destination host (before any receive delay). */
+        default void arrived(Packet packet) {}
     }
 
     private record Event(long atNs, long sequence, Runnable action) implements Comparable<Event> {
