@@ -26,7 +26,8 @@ import java.util.List;
  *       a sender that stalls leaves others to fill the link, and at most
  *       {@code maxGrantsPerPeer} of them come from one sender.
  *   <li>"SRPT and starvation": the chosen are those with the fewest bytes remaining; the FIFO
- *       share grants the oldest waiting message however long it is.
+ *       share grants the oldest waiting message however long it is, at the highest scheduled
+ *       priority, a window and two increments ahead of what has arrived at most.
  * </ul>
  *
  * <p>Structure: a message "needs grants" while it is neither ended nor complete and its granted
@@ -216,7 +217,7 @@ final class GrantScheduler {
             fifoCreditBytes += increase * fifoGrantFraction;
         }
         if (fifoCreditBytes >= grantIncrementBytes) {
-            grantOldest(sink);
+            grantOldest(sink, scheduledLevels - 1);
         }
     }
 
@@ -232,10 +233,19 @@ final class GrantScheduler {
         return rank < levels - 1 ? levels - 1 - rank : 0;
     }
 
-    /** The FIFO share: one increment to the oldest waiting message, at the lowest priority. */
-    private void grantOldest(GrantSink sink) {
+    /**
+     * The FIFO share: one increment to the oldest waiting message, at the highest scheduled
+     * priority (Linux Homa's {@code homa_grant_check_fifo}), unless it already has a window and
+     * two increments granted and not received. At the lowest priority its packets waited behind
+     * every SRPT message at the switch, for hundreds of milliseconds at 80% load, so the share
+     * piled up there unserved until the port dropped it, and the oldest message starved all the
+     * same; and a share granted faster than it arrives only adds to that queue. A share with no
+     * message to take it is not saved up for a burst later.
+     */
+    private void grantOldest(GrantSink sink, int priority) {
         InboundMessage oldest = arrivals.first();
-        if (oldest == null) {
+        if (oldest == null || oldest.grantedOffset - oldest.receivedBytes() >= rttBytes + 2L * grantIncrementBytes) {
+            fifoCreditBytes = 0;
             return;
         }
         messagesExamined++;
@@ -246,7 +256,7 @@ final class GrantScheduler {
         int offset = (int) Math.min(oldest.lengthBytes,
                 (long) oldest.grantedOffset + Math.min(grantIncrementBytes, room));
         fifoCreditBytes -= offset - oldest.grantedOffset;
-        grant(oldest, offset, 0, sink);
+        grant(oldest, offset, priority, sink);
     }
 
     private void grant(InboundMessage message, int offset, int priority, GrantSink sink) {

@@ -279,10 +279,10 @@ class GrantSchedulerTest {
             assertThat(grants.subList(0, maxOvercommit)).extracting(Grant::priority)
                     .containsExactly(7, 6, 5, 4, 3, 2, 1, 0);
             if (grants.size() > maxOvercommit) {
-                // The FIFO share: the oldest message still waiting, at the lowest priority.
+                // The FIFO share: the oldest message still waiting, at the highest scheduled priority.
                 assertThat(grants).hasSize(maxOvercommit + 1);
                 Grant fifo = grants.get(maxOvercommit);
-                assertThat(fifo.priority()).isZero();
+                assertThat(fifo.priority()).isEqualTo(7);
                 assertThat(messages.stream().filter(m -> !m.ended && m.grantedOffset < m.lengthBytes)
                         .mapToLong(m -> m.sequence).min().orElseThrow()).isGreaterThanOrEqualTo(fifo.message().sequence);
                 assertThat(fifo.message()).isSameAs(oldest); // the first message, long enough to outlast the test
@@ -514,18 +514,19 @@ class GrantSchedulerTest {
                 fifoCreditBytes += increase * fifoGrantFraction;
             }
             if (fifoCreditBytes >= grantIncrementBytes) {
-                grantOldest(sink);
+                grantOldest(sink, scheduledLevels - 1);
             }
         }
 
-        private void grantOldest(GrantScheduler.GrantSink sink) {
+        private void grantOldest(GrantScheduler.GrantSink sink, int priority) {
             InboundMessage oldest = null;
             for (InboundMessage message : waiting) {
                 if (oldest == null || message.sequence < oldest.sequence) {
                     oldest = message;
                 }
             }
-            if (oldest == null) {
+            if (oldest == null || oldest.grantedOffset - oldest.receivedBytes() >= rttBytes + 2L * grantIncrementBytes) {
+                fifoCreditBytes = 0;
                 return;
             }
             long room = maxIncomingBytes - totalIncomingBytes;
@@ -535,7 +536,7 @@ class GrantSchedulerTest {
             int offset = (int) Math.min(oldest.lengthBytes,
                     (long) oldest.grantedOffset + Math.min(grantIncrementBytes, room));
             fifoCreditBytes -= offset - oldest.grantedOffset;
-            grant(oldest, offset, 0, sink);
+            grant(oldest, offset, priority, sink);
         }
 
         private void grant(InboundMessage message, int offset, int priority, GrantScheduler.GrantSink sink) {
