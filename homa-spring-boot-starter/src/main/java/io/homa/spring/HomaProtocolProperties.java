@@ -84,14 +84,16 @@ public class HomaProtocolProperties {
     /**
      * Cap on bytes granted (or sent unscheduled) but not yet received, over all inbound
      * messages, from one DATA packet's payload (mtu - 84 bytes) to 1GB (a plain number means
-     * bytes).
+     * bytes); never more than max-overcommit windows of rtt-bytes, so that grants do not fill a
+     * switch port's queue on a slow link.
      */
     @DataSizeUnit(DataUnit.BYTES)
     private DataSize maxIncoming = DataSize.ofBytes(400_000);
 
     /**
      * Share of granted bytes that go to the oldest inbound message instead of the shortest, so
-     * that long messages do not starve, 0..0.5.
+     * that long messages do not starve, 0..0.5; granted at the highest scheduled priority, a
+     * window and two increments ahead of what has arrived at most.
      */
     private double fifoGrantFraction = 0.05;
 

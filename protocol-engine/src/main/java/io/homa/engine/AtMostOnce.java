@@ -266,10 +266,17 @@ final class AtMostOnce {
                             "server " + rpc.server.address + " refused the RPC without executing it: it is shutting down"));
                     return true;
                 }
+                if (reason == HomaHeader.REASON_RETRANSMIT_BUDGET) {
+                    events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_LOST_RPC,
+                            "server " + rpc.server.address + " gave the RPC up after retransmitting its response more than "
+                                    + SenderFeedback.RETRANSMIT_BUDGET_FACTOR + " times over (its retransmission budget);"
+                                    + " the request was executed"));
+                    return true;
+                }
                 events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_LOST_RPC,
-                        "server " + rpc.server.address + " no longer knows the RPC (RPC_UNKNOWN: it finished with it, for"
-                                + " example gave it up after retransmitting the response " + SenderFeedback.RETRANSMIT_BUDGET_FACTOR
-                                + " times over, or it restarted)"));
+                        "server " + rpc.server.address + " no longer knows the RPC (RPC_UNKNOWN: it finished with it,"
+                                + " for example reclaimed it after the client fell silent, or the rpcid is older than the"
+                                + " finished ones it remembers one by one; or it restarted)"));
             }
             return true;
         }

@@ -47,7 +47,9 @@ import io.homa.engine.InvalidSettingException.Unit;
  *     link busy, so that grants never fill a switch port's queue beyond it (at 100 Mbit/s, 8
  *     windows of three packets). 1 packet..1 GiB, default 400,000.
  * @param fifoGrantFraction share of granted bytes that go to the oldest inbound message rather
- *     than the shortest, so that nothing starves (draft "SRPT and starvation"). 0..0.5, default 0.05.
+ *     than the shortest, so that nothing starves (draft "SRPT and starvation"), at the highest
+ *     scheduled priority and at most a window and two increments ahead of what has arrived of it.
+ *     0..0.5, default 0.05.
  * @param priorityLevels network priority levels in use, 1..8 (default 8); the highest serve
  *     unscheduled packets and control packets, the lowest scheduled ones (paper §3.4).
  * @param incastThreshold outstanding client RPCs above which new requests carry the INCAST flag
@@ -75,8 +77,9 @@ import io.homa.engine.InvalidSettingException.Unit;
  *     not told its link's rate hands out packets as fast as they are polled). 0..1,000,000
  * @param maxNicQueueNs how far the pacer may run ahead of the link (Linux Homa's
  *     {@code max_nic_queue_ns}), in nanoseconds of transmission at {@code linkMbps}: packets handed
- *     to the kernel but not yet on the wire, where a short message would queue behind them.
- *     1,000..10,000,000 ns, default 50,000
+ *     to the kernel but not yet on the wire, where a short message would queue behind them; never
+ *     less than two full packets' worth, so that credit builds up while the pacer waits for its
+ *     timer (at 100 Mbit/s, 246 µs). 1,000..10,000,000 ns, default 50,000
  * @param rttBytes how far a receiver grants each inbound message ahead of what has arrived (Linux
  *     Homa's {@code rtt_bytes}; draft "Flow control": RTTbytes), in bytes; never less than
  *     {@code unscheduledBytes} or two full packets. 0 (the default) = automatic: what the link

@@ -105,7 +105,7 @@ public final class HomaEngine {
                 identity.tokenKey(), counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
                 events, counters, trace);
-        Pacer pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
+        Pacer pacer = new Pacer(config.linkMbps(), Pacer.bucketNs(config));
         this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, validation, counters,
                 trace);
         this.feedback = new SenderFeedback(params, rpcs, control, atMostOnce, validation, receiver, sender, counters);

@@ -95,6 +95,25 @@ final class Pacer {
         this.clockStarted = true;
     }
 
+    /**
+     * The bucket an engine's pacer holds, in nanoseconds at the link rate: {@code maxNicQueueNs},
+     * but at least two full packets' worth. A bucket shorter than a packet lets no credit build up
+     * while the pacer waits: every packet needs a wake-up of its own, and the wake-up's lateness
+     * (about 100 µs at the median on a busy virtual machine, against 123 µs for a 1,500-byte packet
+     * at 100 Mbit/s) is lost from the link's time. At 10 Gbit/s and above, with either MTU, two
+     * packets fit in the default 50 µs, which is left alone.
+     *
+     * @return 1 ns..{@link EngineConfig#MAX_MAX_NIC_QUEUE_NS}; {@code maxNicQueueNs} when unpaced
+     */
+    static long bucketNs(EngineConfig config) {
+        if (config.linkMbps() <= 0) {
+            return config.maxNicQueueNs();
+        }
+        long frameBytes = (long) config.maxDatagramBytes() + EngineConfig.IP_UDP_HEADER_BYTES + ETHERNET_FRAMING_BYTES;
+        long twoPacketsNs = (2 * frameBytes * MILLIBITS_PER_BYTE + config.linkMbps() - 1) / config.linkMbps();
+        return Math.min(EngineConfig.MAX_MAX_NIC_QUEUE_NS, Math.max(config.maxNicQueueNs(), twoPacketsNs));
+    }
+
     /** Whether pacing is on ({@code linkMbps > 0}). */
     boolean enabled() {
         return linkMbps > 0;

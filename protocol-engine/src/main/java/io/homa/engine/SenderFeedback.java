@@ -101,7 +101,7 @@ final class SenderFeedback {
     private void giveUpResponse(ServerRpc rpc, InetSocketAddress from) {
         counters.retransmitBudgetExceeded++;
         atMostOnce.release(rpc);
-        control.add(PacketType.RPC_UNKNOWN, from, rpc.rpcId | HomaHeader.FROM_SERVER_BIT);
+        control.rpcUnknown(from, rpc.rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_RETRANSMIT_BUDGET);
     }
 
     /**

@@ -29,6 +29,20 @@ class AtMostOnceTest {
     }
 
     @Test
+    void shouldTellWhyTheServerNoLongerKnowsAnRpcWhenItSays() {
+        ClientRpc budget = rig.startRequest(0, PEER, new byte[10]);
+        ClientRpc other = rig.startRequest(0, PEER, new byte[10]);
+        rig.atMostOnce.onRpcUnknown(PEER, true, budget.rpcId, HomaHeader.REASON_RETRANSMIT_BUDGET);
+        rig.atMostOnce.onRpcUnknown(PEER, true, other.rpcId, 0);
+        assertThat(rig.events).hasSize(2).allSatisfy(e -> assertThat(((HomaEvent.RpcFailed) e).reason())
+                .isEqualTo(HomaEvent.Reason.SERVER_LOST_RPC));
+        assertThat(((HomaEvent.RpcFailed) rig.events.poll()).detail())
+                .contains("retransmission budget").contains("the request was executed");
+        assertThat(((HomaEvent.RpcFailed) rig.events.poll()).detail()).contains("no longer knows the RPC")
+                .doesNotContain("budget");
+    }
+
+    @Test
     void shouldReleaseEveryRpcAnAckNamesAndRememberThem() {
         ServerRpc header = awaitingAck(10);
         ServerRpc listed1 = awaitingAck(12);

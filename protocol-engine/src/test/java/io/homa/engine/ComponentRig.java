@@ -55,7 +55,7 @@ final class ComponentRig {
         this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events, counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
                 events, counters, io.homa.engine.trace.Timetrace.off());
-        this.pacer = new Pacer(config.linkMbps(), config.maxNicQueueNs());
+        this.pacer = new Pacer(config.linkMbps(), Pacer.bucketNs(config));
         // Address validation is off here (a hand-built server holds every client to 3x otherwise):
         // AddressValidationTest tests it through whole engines.
         AddressValidation validation = new AddressValidation(false, params.payloadBytes(), new byte[32], counters);

@@ -113,13 +113,20 @@ class HostilePacketTest {
 
         long retransmittedBytes = 0;
         List<Sent> last = List.of();
+        Sent givenUp = null;
         int rounds = (int) (budgetBytes / length) + 5;
         for (int i = 1; i <= rounds; i++) {
             long nowNs = i * 10_000_000L; // the pacer lets each round out
             rig.onResend(nowNs, PEER, ComponentRig.resend(RPC_ID, 0, length));
             last = rig.drain(nowNs);
             retransmittedBytes += payloadBytes(last);
+            if (givenUp == null && !ComponentRig.ofType(last, PacketType.RPC_UNKNOWN).isEmpty()) {
+                givenUp = ComponentRig.ofType(last, PacketType.RPC_UNKNOWN).get(0);
+            }
         }
+        assertThat(givenUp).isNotNull();
+        assertThat(givenUp.bytes()[io.homa.engine.internal.wire.HomaHeader.REASON_OFFSET])
+                .as("the client is told why").isEqualTo((byte) io.homa.engine.internal.wire.HomaHeader.REASON_RETRANSMIT_BUDGET);
         // Whole rounds while the budget lasts; the round that would pass it is not sent.
         assertThat(retransmittedBytes).isEqualTo(budgetBytes / length * length);
         assertThat(rig.counters.retransmitBudgetExceeded()).isEqualTo(1);

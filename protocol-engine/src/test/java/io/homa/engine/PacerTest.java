@@ -210,4 +210,19 @@ class PacerTest {
         Pacer pacer = new Pacer(2_000, 50_000, 0);
         assertThatThrownBy(() -> pacer.charge(-1)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void shouldHoldAtLeastTwoFullPacketsAtSlowLinksAndLeaveFastOnesAlone() {
+        EngineConfig slow = EngineConfig.builder().linkMbps(100).build();
+        // Two 1,538-byte frames (1,472 B of UDP payload, 28 of IP/UDP, 38 of framing) at 100 Mbit/s.
+        assertThat(Pacer.bucketNs(slow)).isEqualTo(2 * 1_538 * 80L);
+        assertThat(new Pacer(100, Pacer.bucketNs(slow)).maxCreditBytes()).isEqualTo(2 * 1_538);
+        assertThat(Pacer.bucketNs(EngineConfig.builder().linkMbps(10_000).build())).as("two packets fit in 50 us")
+                .isEqualTo(EngineConfig.DEFAULT_MAX_NIC_QUEUE_NS);
+        assertThat(Pacer.bucketNs(EngineConfig.builder().linkMbps(25_000).mtuBytes(65_535).build()))
+                .isEqualTo(EngineConfig.DEFAULT_MAX_NIC_QUEUE_NS);
+        assertThat(Pacer.bucketNs(EngineConfig.builder().linkMbps(1).build())).as("capped")
+                .isEqualTo(EngineConfig.MAX_MAX_NIC_QUEUE_NS);
+        assertThat(Pacer.bucketNs(EngineConfig.builder().linkMbps(0).build())).isEqualTo(EngineConfig.DEFAULT_MAX_NIC_QUEUE_NS);
+    }
 }

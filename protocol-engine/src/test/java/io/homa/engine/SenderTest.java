@@ -367,14 +367,14 @@ class SenderTest {
 
     @Test
     void shouldPaceLongMessagesAndLetShortOnesBypass() {
-        // 100 Mbit/s with a 50 µs bucket: 625 bytes of credit, less than one full packet.
+        // 100 Mbit/s: the 50 µs bucket (625 bytes) grows to two full packets (3,076 bytes).
         ComponentRig rig = new ComponentRig(EngineConfig.builder().linkMbps(100).build());
         long nowNs = 1_000_000;
         ClientRpc longer = rig.startRequest(nowNs, PEER, new byte[20_000]);
         List<Sent> sent = new ArrayList<>();
         PacketSink sink = ComponentRig.recorder(sent);
 
-        assertThat(rig.sender.pollTransmit(nowNs, sink, 64)).as("one packet uses up the credit").isEqualTo(1);
+        assertThat(rig.sender.pollTransmit(nowNs, sink, 64)).as("two packets use up the credit").isEqualTo(2);
         long wakeNs = rig.sender.pacerWakeNs();
         assertThat(wakeNs - nowNs).isGreaterThanOrEqualTo(Pacer.MIN_WAIT_NS);
         assertThat(wakeNs).isLessThan(Long.MAX_VALUE);
@@ -385,14 +385,14 @@ class SenderTest {
         ClientRpc shorter = rig.startRequest(nowNs, OTHER, new byte[100]);
         assertThat(rig.sender.canTransmit(nowNs)).as("a one-packet message bypasses the pacer").isTrue();
         assertThat(rig.sender.pollTransmit(nowNs, sink, 64)).isEqualTo(1);
-        assertThat(rpcIdsOf(sent)).containsExactly(longer.rpcId, shorter.rpcId);
+        assertThat(rpcIdsOf(sent)).containsExactly(longer.rpcId, longer.rpcId, shorter.rpcId);
         wakeNs = rig.sender.pacerWakeNs();
         assertThat(wakeNs).as("the long message still waits").isLessThan(Long.MAX_VALUE);
 
         assertThat(rig.sender.canTransmit(nowNs)).isFalse();
         assertThat(rig.sender.canTransmit(wakeNs)).isTrue();
         assertThat(rig.sender.pollTransmit(wakeNs, sink, 64)).isPositive();
-        assertThat(rpcIdsOf(sent).subList(2, sent.size())).containsOnly(longer.rpcId);
+        assertThat(rpcIdsOf(sent).subList(3, sent.size())).containsOnly(longer.rpcId);
         rig.sender.onTimeout(rig.sender.pacerWakeNs()); // a wake-up that is due is spent
         assertThat(rig.sender.pacerWakeNs()).isEqualTo(Long.MAX_VALUE);
     }

@@ -24,7 +24,8 @@ class UrgentTransmitTest {
 
     @Test
     void shouldLetOnlyShortMessagesAndControlPacketsBypassThePacer() {
-        // A pacer so slow that its bucket holds less than a byte: only what bypasses it goes at once.
+        // A pacer so slow that its bucket, at most 10 ms (1,250 bytes at 1 Mbit/s), holds less than
+        // one full packet after the short message: what bypasses it goes, then one paced packet.
         EngineConfig config = EngineConfig.builder().linkMbps(1).maxNicQueueNs(1_000).build();
         HomaEngine client = new HomaEngine(config, EnginePair.CLIENT.getPort(), 2);
         client.sendRequest(0, EnginePair.SERVER, SendOptions.of(new byte[1_048_576]));
@@ -32,8 +33,8 @@ class UrgentTransmitTest {
         List<Integer> lengths = new ArrayList<>();
         PacketSink sink = recordLengths(lengths);
 
-        assertThat(client.pollTransmit(0, sink, 64)).as("the short message, then one paced packet").isEqualTo(1);
-        assertThat(lengths).containsExactly(100);
+        assertThat(client.pollTransmit(0, sink, 64)).as("the short message, then one paced packet").isEqualTo(2);
+        assertThat(lengths).containsExactly(100, 1_048_576);
         assertThat(client.pollTransmit(0, sink, 64)).as("the long message waits for the pacer").isZero();
         assertThat(client.hasTransmit()).isTrue();
         assertThat(client.canTransmit(0)).isFalse();
@@ -42,7 +43,7 @@ class UrgentTransmitTest {
         client.onTimeout(wakeNs);
         assertThat(client.canTransmit(wakeNs)).isTrue();
         assertThat(client.pollTransmit(wakeNs, sink, 64)).isEqualTo(1);
-        assertThat(lengths).containsExactly(100, 1_048_576);
+        assertThat(lengths).containsExactly(100, 1_048_576, 1_048_576);
     }
 
     @Test

@@ -70,6 +70,12 @@ public abstract class HomaHeader {
      */
     public static final int REASON_RESTARTED = 2;
     /**
+     * {@link #REASON_OFFSET} in an RPC_UNKNOWN from a server: it gave the RPC up after
+     * retransmitting its response more than its retransmission budget allows (the request was
+     * executed; the response is lost).
+     */
+    public static final int REASON_RETRANSMIT_BUDGET = 3;
+    /**
      * Bytes 14-19 (the draft's reserved bytes 14-15, then Checksum and Urgent Pointer, which only
      * TSO and TCP hijacking use; a user-space Homa over UDP uses neither): this project's 48-bit
      * address token (address validation), 0 = none. In a packet from a server
