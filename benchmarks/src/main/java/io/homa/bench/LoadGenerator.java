@@ -181,11 +181,6 @@ public final class LoadGenerator implements Callable<Integer> {
             throw new IllegalArgumentException("--s5-load must be in (0, 1], was " + s5Load);
         }
         S5Window.checkMinCalls(s5MinCalls);
-        if (homaBusyPollUs != null && (homaBusyPollUs < 0
-                || homaBusyPollUs * 1_000 > io.homa.reactive.HomaTransportConfig.MAX_BUSY_POLL_NS)) {
-            throw new IllegalArgumentException("--homa-busy-poll-us must be between 0 and "
-                    + io.homa.reactive.HomaTransportConfig.MAX_BUSY_POLL_NS / 1_000 + ", was " + homaBusyPollUs);
-        }
         for (String name : s5Rps.keySet()) {
             if (!Workload.NAMES.contains(name)) {
                 throw new IllegalArgumentException("--s5-rps: unknown workload " + name + ", expected one of " + Workload.NAMES);
@@ -228,7 +223,7 @@ public final class LoadGenerator implements Callable<Integer> {
         settings = settings.withHomaDiagnostics(busyPollNs,
                 homaTimetrace ? traceDir.resolve(TimetraceReport.SERVERS).toString() : "");
         if (homaTimetrace) {
-            deleteTraces(traceDir);
+            TimetraceReport.clear(traceDir);
         }
         RunPlan plan = mode == Mode.FULL ? RunPlan.full() : RunPlan.quick();
         if (s6Fanouts != null) {
@@ -420,18 +415,6 @@ public final class LoadGenerator implements Callable<Integer> {
         }
         progress("every selected scenario ran for every system");
         return 0;
-    }
-
-    /** Removes the traces of an earlier run in the same directory, which would otherwise be merged with this one's. */
-    private static void deleteTraces(Path traceDir) throws IOException {
-        if (!Files.isDirectory(traceDir)) {
-            return;
-        }
-        try (java.util.stream.Stream<Path> files = Files.walk(traceDir)) {
-            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(file);
-            }
-        }
     }
 
     /**

@@ -91,7 +91,7 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
         }
         if (homaBusyPollNs != TRANSPORT_DEFAULT && (homaBusyPollNs < 0 || homaBusyPollNs > HomaTransportConfig.MAX_BUSY_POLL_NS)) {
             throw new IllegalArgumentException("--homa-busy-poll-us must be between 0 and "
-                    + HomaTransportConfig.MAX_BUSY_POLL_NS / 1_000 + ", was " + homaBusyPollNs / 1_000.0);
+                    + HomaTransportConfig.MAX_BUSY_POLL_NS / 1_000 + ", was " + homaBusyPollNs / 1_000);
         }
         Objects.requireNonNull(homaTimetraceDir, "homaTimetraceDir");
     }

@@ -75,13 +75,21 @@ public final class TimetraceBreakdown {
 
     /** Reads every {@code *.trace} file of {@code dir} and takes apart each RPC they hold whole. */
     public static List<Rpc> fromDirectory(Path dir) throws IOException {
+        return rpcs(readDumps(dir));
+    }
+
+    /** Every {@code *.trace} file of {@code dir} read, in name order; none if there is no such directory. */
+    static List<TraceRecord.Dump> readDumps(Path dir) throws IOException {
         List<TraceRecord.Dump> dumps = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return dumps;
+        }
         try (Stream<Path> files = Files.list(dir)) {
             for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".trace")).sorted().toList()) {
                 dumps.add(TraceRecord.read(file));
             }
         }
-        return rpcs(dumps);
+        return dumps;
     }
 
     /** Takes apart each RPC that the dumps hold whole (the client's call and the server's side). */
@@ -144,31 +152,6 @@ public final class TimetraceBreakdown {
         return rows;
     }
 
-    /** The rows as a Markdown table: one line per segment, one column per row. */
-    public static String markdown(List<Row> rows) {
-        StringBuilder out = new StringBuilder("| segment |");
-        for (Row row : rows) {
-            out.append(" p").append(fmt(row.percentile())).append(" µs |");
-        }
-        out.append("\n| --- |").append(" --- |".repeat(rows.size())).append('\n');
-        for (int s = 0; s < SEGMENTS.size(); s++) {
-            out.append("| ").append(SEGMENTS.get(s)).append(" |");
-            for (Row row : rows) {
-                out.append(' ').append(fmt(row.segmentsUs()[s])).append(" |");
-            }
-            out.append('\n');
-        }
-        out.append("| **call, subscribe to completion** |");
-        for (Row row : rows) {
-            out.append(" **").append(fmt(row.totalUs())).append("** |");
-        }
-        out.append("\n| RPCs averaged |");
-        for (Row row : rows) {
-            out.append(' ').append(row.rpcs()).append(" |");
-        }
-        return out.append('\n').toString();
-    }
-
     /** The rows as JSON-ready maps. */
     public static List<Map<String, Object>> json(List<Row> rows) {
         List<Map<String, Object>> out = new ArrayList<>();
@@ -189,11 +172,6 @@ public final class TimetraceBreakdown {
 
     private static double round(double value) {
         return Math.round(value * 10) / 10.0;
-    }
-
-    private static String fmt(double value) {
-        return value == Math.rint(value) && Math.abs(value) < 1e6 ? String.valueOf((long) value)
-                : String.format(java.util.Locale.ROOT, "%.1f", value);
     }
 
     private record Key(long clientKey, long rpcId) {}

@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The "where the time goes" figures of an S5 run with {@code --homa-timetrace}: for each Homa
@@ -24,6 +23,18 @@ public final class TimetraceReport {
     public static final String SERVERS = "servers";
 
     private TimetraceReport() {}
+
+    /** Removes the traces of an earlier run in {@code traceDir}, which would otherwise be merged with the next one's. */
+    public static void clear(Path traceDir) throws IOException {
+        if (!Files.isDirectory(traceDir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> files = Files.walk(traceDir)) {
+            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(file);
+            }
+        }
+    }
 
     /** The directory of the traces of one system's agents on one workload. */
     public static Path agentsDir(Path traceDir, String system, String workload) {
@@ -43,7 +54,7 @@ public final class TimetraceReport {
         List<String> notes = new ArrayList<>();
         List<TraceRecord.Dump> servers;
         try {
-            servers = read(traceDir.resolve(SERVERS));
+            servers = TimetraceBreakdown.readDumps(traceDir.resolve(SERVERS));
         } catch (IOException e) {
             notes.add("timetrace: the servers' traces could not be read: " + e);
             return notes;
@@ -60,7 +71,7 @@ public final class TimetraceReport {
                 @SuppressWarnings("unchecked")
                 Map<String, Object> workload = (Map<String, Object>) raw;
                 try {
-                    List<TraceRecord.Dump> dumps = new ArrayList<>(read(dir));
+                    List<TraceRecord.Dump> dumps = new ArrayList<>(TimetraceBreakdown.readDumps(dir));
                     dumps.addAll(servers);
                     workload.put("timetrace", breakdown(TimetraceBreakdown.rpcs(dumps), workload));
                 } catch (IOException | RuntimeException e) {
@@ -134,18 +145,5 @@ public final class TimetraceReport {
         }
         double d = n.doubleValue();
         return d == Math.rint(d) ? String.format(Locale.ROOT, "%,d", (long) d) : String.format(Locale.ROOT, "%,.1f", d);
-    }
-
-    private static List<TraceRecord.Dump> read(Path dir) throws IOException {
-        List<TraceRecord.Dump> dumps = new ArrayList<>();
-        if (!Files.isDirectory(dir)) {
-            return dumps;
-        }
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".trace")).sorted().toList()) {
-                dumps.add(TraceRecord.read(file));
-            }
-        }
-        return dumps;
     }
 }

@@ -70,7 +70,8 @@ class TimetraceBreakdownTest {
                 org.assertj.core.data.Offset.offset(1e-6));
         assertThat(rows.get(1).totalUs()).as("the first call, which met first contact, is the slowest")
                 .isGreaterThan(rows.get(0).totalUs());
-        assertThat(TimetraceBreakdown.markdown(rows)).contains("| network: request (host queue, switch) | 7 | 7 |");
+        assertThat(TimetraceReport.markdown(java.util.Map.of("rows", TimetraceBreakdown.json(rows))))
+                .contains("| network: request (host queue, switch) | 7 | 7 |");
         assertThat(TimetraceBreakdown.rows(rpcs, length -> length > 1_000, 50)).isEmpty();
     }
 
