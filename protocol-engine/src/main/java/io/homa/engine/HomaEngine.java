@@ -1,7 +1,6 @@
 package io.homa.engine;
 
 import io.homa.engine.internal.wire.ControlHeader;
-import io.homa.engine.internal.wire.DataHeader;
 import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.trace.Timetrace;
 import io.homa.engine.wire.PacketType;
@@ -32,7 +31,7 @@ public final class HomaEngine {
     private final EngineConfig config;
     private final EndpointIdentity identity;
     private final ArrayDeque<HomaEvent> events = new ArrayDeque<>();
-    private final Timetrace trace;
+    private final EngineTrace trace;
     private final EngineCounters counters = new EngineCounters();
     private final TimerQueue timerQueue = new TimerQueue();
     private final RpcTable rpcs;
@@ -91,7 +90,7 @@ public final class HomaEngine {
         }
         this.identity = new EndpointIdentity(firstRpcId, rpcIdSteps);
         this.config = config;
-        this.trace = trace;
+        this.trace = new EngineTrace(trace);
         EngineParams params = EngineParams.of(config);
         ControlQueue control = new ControlQueue(localPort, params.controlPriority(), params.maxAcksPerPacket());
         UnscheduledCutoffs cutoffs = new UnscheduledCutoffs(config.priorityLevels(), params.unscheduledBytes(),
@@ -104,10 +103,10 @@ public final class HomaEngine {
         this.validation = new AddressValidation(config.addressValidation(), params.payloadBytes(),
                 identity.tokenKey(), counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
-                events, counters, trace);
+                events, counters, this.trace);
         Pacer pacer = new Pacer(config.linkMbps(), Pacer.bucketNs(config));
         this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, validation, counters,
-                trace);
+                this.trace);
         this.feedback = new SenderFeedback(params, rpcs, control, atMostOnce, validation, receiver, sender, counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
@@ -146,7 +145,7 @@ public final class HomaEngine {
     public long sendRequest(long nowNs, InetSocketAddress server, SendOptions request) {
         byte[][] parts = request.partsWithin(config.maxMessageBytes(), "request");
         ClientRpc rpc = rpcs.startClientRpc(identity.nextRpcId(), server, nowNs);
-        trace.record(nowNs, Timetrace.Event.QUEUED, false, server, rpc.rpcId, null, 0, (int) MessageBytes.lengthBytes(parts));
+        trace.queued(nowNs, false, server, rpc.rpcId, parts);
         sender.request(rpc, parts);
         return rpc.rpcId;
     }
@@ -165,7 +164,7 @@ public final class HomaEngine {
      */
     public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, SendOptions response) {
         byte[][] parts = response.partsWithin(config.maxMessageBytes(), "response");
-        trace.record(nowNs, Timetrace.Event.QUEUED, true, client, rpcId, null, 0, (int) MessageBytes.lengthBytes(parts));
+        trace.queued(nowNs, true, client, rpcId, parts);
         return sender.respond(rpcs.serverRpc(client, rpcId), parts);
     }
 
@@ -273,12 +272,7 @@ public final class HomaEngine {
         }
         boolean fromServer = commonRx.fromServer();
         long rpcId = commonRx.clientRpcId();
-        if (trace.enabled()) {
-            boolean data = type == PacketType.DATA && length >= DataHeader.HEADER_LENGTH;
-            trace.record(nowNs, Timetrace.Event.RECV, !fromServer, peer, rpcId, type,
-                    data ? packet.getInt(offset + DataHeader.DATA_OFFSET_OFFSET) : 0,
-                    data ? length - DataHeader.HEADER_LENGTH : length);
-        }
+        trace.received(nowNs, peer, packet, offset, length, type, fromServer, rpcId);
         TimerEntry heldEntry = rpcs.held(peer, fromServer, rpcId);
         ClientRpc ours = fromServer ? (ClientRpc) heldEntry : null; // still read if the packet ends it
         int epoch = commonRx.epoch();

@@ -2,7 +2,6 @@ package io.homa.engine;
 
 import io.homa.engine.internal.wire.DataHeader;
 import io.homa.engine.internal.wire.HomaHeader;
-import io.homa.engine.trace.Timetrace;
 import io.homa.engine.wire.PacketType;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -32,7 +31,7 @@ final class Receiver {
     private final TimerQueue timers;
     private final ArrayDeque<HomaEvent> events;
     private final EngineCounters counters;
-    private final Timetrace trace;
+    private final EngineTrace trace;
     private final DataHeader dataRx = new DataHeader();
     /** Whether complete requests wait in {@link #held} instead of going to the application. */
     private boolean holdingRequests;
@@ -42,7 +41,7 @@ final class Receiver {
 
     Receiver(EngineConfig config, EngineParams params, RpcTable rpcs, GrantScheduler grantScheduler,
             UnscheduledCutoffs cutoffs, ControlQueue control, AtMostOnce atMostOnce, TimerQueue timers,
-            ArrayDeque<HomaEvent> events, EngineCounters counters, Timetrace trace) {
+            ArrayDeque<HomaEvent> events, EngineCounters counters, EngineTrace trace) {
         this.trace = trace;
         this.config = config;
         this.params = params;
@@ -270,8 +269,7 @@ final class Receiver {
             rpcs.removeClientRpc(rpc);
             counters.rpcsCompleted++;
             atMostOnce.owe(rpc.server, rpcId, nowNs);
-            trace.record(nowNs, Timetrace.Event.DELIVERED, false, rpc.server.address, rpcId, null, 0,
-                    response.lengthBytes);
+            trace.delivered(nowNs, false, rpc.server.address, rpcId, response.lengthBytes);
             events.add(new HomaEvent.ResponseReceived(rpcId, response.parts()));
         }
         scheduleGrants(nowNs);
@@ -280,8 +278,7 @@ final class Receiver {
 
     private void deliver(ServerRpc rpc, byte[][] request, long nowNs) {
         counters.requestsDelivered++;
-        trace.record(nowNs, Timetrace.Event.DELIVERED, true, rpc.client.address, rpc.rpcId, null, 0,
-                (int) MessageBytes.lengthBytes(request));
+        trace.delivered(nowNs, true, rpc.client.address, rpc.rpcId, MessageBytes.lengthBytes(request));
         events.add(new HomaEvent.RequestReceived(rpc.client.address, rpc.rpcId, request));
     }
 

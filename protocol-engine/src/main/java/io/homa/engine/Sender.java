@@ -3,7 +3,6 @@ package io.homa.engine;
 import io.homa.engine.internal.wire.ControlHeader;
 import io.homa.engine.internal.wire.DataHeader;
 import io.homa.engine.internal.wire.HomaHeader;
-import io.homa.engine.trace.Timetrace;
 import io.homa.engine.wire.PacketType;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -29,7 +28,7 @@ final class Sender {
     private final Pacer pacer;
     private final EngineCounters counters;
     private final AddressValidation validation;
-    private final Timetrace trace;
+    private final EngineTrace trace;
     private long messageSequence;
 
     /** SRPT: the message with the fewest bytes never sent first, older first among equals. */
@@ -48,7 +47,7 @@ final class Sender {
     private final ControlHeader commonTx = new ControlHeader();
 
     Sender(EngineConfig config, EngineParams params, int localPort, RpcTable rpcs, ControlQueue control,
-            TimerQueue timers, Pacer pacer, AddressValidation validation, EngineCounters counters, Timetrace trace) {
+            TimerQueue timers, Pacer pacer, AddressValidation validation, EngineCounters counters, EngineTrace trace) {
         this.trace = trace;
         this.config = config;
         this.validation = validation;
@@ -138,11 +137,7 @@ final class Sender {
         if (sent < maxPackets && hasTransmit()) {
             pacerWakeNs = pacer.nextSendNs(nowNs);
             if (trace.enabled()) {
-                OutboundMessage held = retransmitHead() != null ? retransmitHead() : sendableHead();
-                if (held != null) {
-                    trace.record(nowNs, Timetrace.Event.PACER_HOLD, held.serverRpc != null, held.peer.address,
-                            held.wireRpcId, null, held.nextOffset, held.lengthBytes);
-                }
+                trace.pacerHold(nowNs, retransmitHead() != null ? retransmitHead() : sendableHead());
             }
         }
         return sent;
@@ -248,9 +243,7 @@ final class Sender {
         if (next == null) {
             return false;
         }
-        trace.record(nowNs, Timetrace.Event.XMIT, (next.wireRpcId & HomaHeader.FROM_SERVER_BIT) != 0, next.peer,
-                next.wireRpcId, next.type, next.type == PacketType.GRANT || next.type == PacketType.RESEND
-                        ? next.offset : 0, next.length);
+        trace.sentControl(nowNs, next);
         int length = control.encode(next, txBuffer);
         long token;
         if ((next.wireRpcId & HomaHeader.FROM_SERVER_BIT) != 0) {
@@ -377,8 +370,7 @@ final class Sender {
             data.ackRpcId(peer.takePendingAck()).ackServerPort(peer.address.getPort());
         }
         message.copyTo(dataOffset, dataBytes, packet, base + DataHeader.HEADER_LENGTH);
-        trace.record(nowNs, Timetrace.Event.XMIT, message.serverRpc != null, peer.address, message.wireRpcId,
-                PacketType.DATA, dataOffset, dataBytes);
+        trace.sentData(nowNs, message, dataOffset, dataBytes);
         if (lent != null) {
             sink.commit();
             sent(PacketType.DATA, packetBytes);

@@ -54,13 +54,13 @@ final class ComponentRig {
         this.rpcs = new RpcTable(config, grantScheduler, timerQueue, counters);
         this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events, counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
-                events, counters, io.homa.engine.trace.Timetrace.off());
+                events, counters, new EngineTrace(io.homa.engine.trace.Timetrace.off()));
         this.pacer = new Pacer(config.linkMbps(), Pacer.bucketNs(config));
         // Address validation is off here (a hand-built server holds every client to 3x otherwise):
         // AddressValidationTest tests it through whole engines.
         AddressValidation validation = new AddressValidation(false, params.payloadBytes(), new byte[32], counters);
         this.sender = new Sender(config, params, LOCAL_PORT, rpcs, control, timerQueue, pacer, validation, counters,
-                io.homa.engine.trace.Timetrace.off());
+                new EngineTrace(io.homa.engine.trace.Timetrace.off()));
         this.feedback = new SenderFeedback(params, rpcs, control, atMostOnce, validation, receiver, sender, counters);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
