@@ -74,8 +74,9 @@ final class AgentProcess {
                 List<String> command = new ArrayList<>(testbed.hostPrefix(host));
                 command.addAll(placement.clientPrefix());
                 command.add(ServerProcess.javaCommand());
-                command.addAll(List.of("-Xms256m", "-Xmx1g", "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path"),
-                        LoadAgent.class.getName(), "--system=" + system.id()));
+                command.addAll(ServerProcess.JVM_OPTIONS);
+                command.addAll(List.of("-cp", System.getProperty("java.class.path"), LoadAgent.class.getName(),
+                        "--system=" + system.id()));
                 for (InetSocketAddress server : serversOf.apply(host)) {
                     command.add("--server=" + server.getAddress().getHostAddress() + ":" + server.getPort());
                 }

@@ -25,9 +25,15 @@ import java.util.stream.Collectors;
  * ({@code taskset -c 1}), bound to the host's address, its standard error in a log file.
  */
 public final class ServerProcess implements AutoCloseable {
-    /** JVM options of every server process. */
+    /**
+     * JVM options of every server and load-agent process: the whole heap from the start, and no
+     * sampled leak records in any system's Netty (each records a stack trace, one per 128 buffers
+     * by default; gRPC's Netty is shaded under its own property prefix).
+     */
     public static final List<String> JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m",
-            "-Djava.awt.headless=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+            "-XX:+AlwaysPreTouch", "-Dio.netty.leakDetection.level=disabled",
+            "-Dio.grpc.netty.shaded.io.netty.leakDetection.level=disabled", "-Djava.awt.headless=true",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
 
     private final Process process;
     private final Map<SystemKind, Integer> ports;
