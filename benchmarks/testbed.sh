@@ -174,15 +174,15 @@ EOF
 
 # steer_switch_port I: the switch has no CPU of its own: a packet is bridged, queued at its output
 # port and delivered on whichever CPU receives it at the switch's input port, by default the
-# sender's. The benchmarks pin the load processes (hosts 2..H) to CPU 0 and the servers (host 1) to
-# CPU 1; left alone, CPU 0 would also carry the switch's work for everything the load hosts send
-# and become the rack's bottleneck before any link. So what hosts 2..H send is switched on CPU 1
-# (receive packet steering on their switch ports), what host 1 sends on its own CPU.
+# sender's. The benchmarks pin their load processes to CPU 0 and the servers to CPU 1; left alone,
+# CPU 0 would also carry the switch's work for everything the load processes send and become the
+# rack's bottleneck before any link. So the switch works on CPU 1 (receive packet steering on
+# every switch port); each host's own NIC queue stays on the sender's CPU.
 steer_switch_port() {
   local i=$1
-  (( i >= 2 && $(nproc) >= 2 )) || return 0
+  (( $(nproc) >= 2 )) || return 0
   ip netns exec "$SWITCH_NS" sh -c "echo 2 > /sys/class/net/sw$i/queues/rx-0/rps_cpus" 2> /dev/null \
-    || echo "testbed: cannot steer switch port sw$i to CPU 1 (RPS): CPU 0 also switches what host $i sends" >&2
+    || echo "testbed: cannot steer switch port sw$i to CPU 1 (RPS): its sender's CPU switches what it sends" >&2
 }
 
 # reachable I: whether host 1 resolves host I's MAC address through the switch (within about 2 s).

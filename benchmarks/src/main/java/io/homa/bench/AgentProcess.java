@@ -1,6 +1,7 @@
 package io.homa.bench;
 
 import io.homa.bench.cpu.CpuSampler;
+import io.homa.bench.cpu.JitPriority;
 import io.homa.bench.scenario.OpenLoop;
 import io.homa.bench.scenario.ScenarioRunner;
 import io.homa.bench.systems.SystemKind;
@@ -102,10 +103,13 @@ final class AgentProcess {
             processes.forEach(process -> targets.add(new CpuSampler.Target("agent", process.pid())));
             CpuSampler sampler = new CpuSampler(targets);
             long windowStartEpochMs = startAtEpochMs + warmupMs; // each agent's open loop warms up first
+            List<Long> pids = targets.stream().map(CpuSampler.Target::pid).toList();
             sleepUntilEpochMs(windowStartEpochMs);
+            JitPriority.lower(pids);
             sampler.start();
             sleepUntilEpochMs(windowStartEpochMs + measureMs);
             cpu = sampler.stop();
+            JitPriority.restore(pids);
         }
         List<OpenLoop.Result> results = agents.stream().map(CompletableFuture::join).toList();
         return new ScenarioRunner.RemoteLoad.Outcome(merge(results), cpu);
