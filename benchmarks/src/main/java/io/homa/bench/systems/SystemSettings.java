@@ -45,10 +45,12 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
     /** {@code homaBusyPollNs}: the transport's default. */
     public static final long TRANSPORT_DEFAULT = -1;
     /**
-     * Events each recording thread of a traced transport keeps: a measured window's worth at 100
-     * Mbit/s (a transport records about 3 events per packet it sends or receives), 64 MiB a ring.
+     * Events each recording thread of a traced transport keeps, 128 MiB a ring: at 100 Mbit/s a
+     * server records about 35,000 events a second (about 3 per packet it sends or receives), so
+     * this holds the warm-up and a window of 10,000 W4 calls (64 s); half as many lost the
+     * window's first half.
      */
-    public static final int TIMETRACE_EVENTS = 2 * 1024 * 1024;
+    public static final int TIMETRACE_EVENTS = 4 * 1024 * 1024;
     /** The address every system binds unless told otherwise. */
     public static final String LOOPBACK_HOST = "127.0.0.1";
     /** The key of {@code --homa-security} runs, id 1: bytes 0..31. Public and fixed; never use it elsewhere. */
