@@ -15,6 +15,12 @@ import java.nio.ByteBuffer;
  */
 final class EngineTrace {
     private final Timetrace trace;
+    /**
+     * The message last recorded as held, until a DATA packet is written: a held pacer is polled
+     * again at every wake-up, and one event per hold is all a breakdown needs (more filled the
+     * ring several times faster than the packets did).
+     */
+    private OutboundMessage lastHeld;
 
     EngineTrace(Timetrace trace) {
         this.trace = trace;
@@ -44,7 +50,8 @@ final class EngineTrace {
 
     /** The pacer has no credit for {@code held}, the head of the sender's queues (nothing if null). */
     void pacerHold(long nowNs, OutboundMessage held) {
-        if (held != null) {
+        if (held != null && held != lastHeld && trace.enabled()) {
+            lastHeld = held;
             trace.record(nowNs, Event.PACER_HOLD, held.serverRpc != null, held.peer.address, held.wireRpcId, null,
                     held.nextOffset, held.lengthBytes);
         }
@@ -52,6 +59,7 @@ final class EngineTrace {
 
     /** A DATA packet of {@code message} written. */
     void sentData(long nowNs, OutboundMessage message, int dataOffset, int dataBytes) {
+        lastHeld = null;
         trace.record(nowNs, Event.XMIT, message.serverRpc != null, message.peer.address, message.wireRpcId,
                 PacketType.DATA, dataOffset, dataBytes);
     }

@@ -115,6 +115,29 @@ class TimetraceTest {
                 .isInstanceOf(IOException.class);
     }
 
+    @Test
+    void shouldRecordAHeldPacerOnceUntilItsNextDataPacket() throws IOException {
+        // At 1 Mbit/s the pacer's bucket holds two packets: the third waits about 12 ms.
+        Timetrace trace = Timetrace.withCapacity(1_000);
+        HomaEngine paced = new HomaEngine(EngineConfig.defaults().toBuilder().linkMbps(1).build(), CLIENT.getPort(), 1000,
+                null, trace);
+        long rpcId = paced.sendRequest(nowNs, SERVER, SendOptions.of(new byte[8_000]));
+        int sent = 0;
+        for (int poll = 0; poll < 5; poll++) {
+            sent += paced.pollTransmit(nowNs + poll, (peer, packet, priority) -> {}, 64);
+        }
+        List<TraceRecord> held = readBack(trace, CLIENT).stream().filter(r -> r.event() == Event.PACER_HOLD).toList();
+        assertThat(sent).as("packets the bucket let out").isBetween(1, 3);
+        assertThat(held).as("five polls of one hold").singleElement()
+                .satisfies(r -> assertThat(r.rpcId()).isEqualTo(rpcId));
+
+        sent = paced.pollTransmit(nowNs + 20_000_000, (peer, packet, priority) -> {}, 64);
+        paced.pollTransmit(nowNs + 20_000_001, (peer, packet, priority) -> {}, 64);
+        assertThat(sent).as("the bucket refilled").isPositive();
+        assertThat(readBack(trace, CLIENT)).filteredOn(r -> r.event() == Event.PACER_HOLD)
+                .as("a new hold after the next DATA packet").hasSize(2);
+    }
+
     private static List<TraceRecord> readBack(Timetrace trace, InetSocketAddress local) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         trace.writeTo(out, local);
