@@ -21,7 +21,9 @@
 # priority 0). Each leaf guarantees a tiny rate (8 kbit/s) and may borrow up to the link rate; HTB
 # lends spare bandwidth to the leaf of the highest HTB priority first (HTB prio 0 = Homa priority
 # 7), which makes the classes strict priorities. Each leaf's queue is a bfifo holding
-# port-buffer-bytes / 8 bytes, so a port buffers at most port-buffer-bytes in all.
+# port-buffer-bytes / 8 bytes, so a port buffers at most port-buffer-bytes in all. The switch's
+# forwarding runs on CPU 1 (receive packet steering on its ports), where the benchmarks pin their
+# servers, not on the load processes' CPU 0 (see steer_switch_port).
 set -euo pipefail
 
 # Two testbeds can stand side by side with different HOMA_TESTBED_PREFIX and HOMA_TESTBED_SUBNET

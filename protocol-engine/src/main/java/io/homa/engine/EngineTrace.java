@@ -50,7 +50,7 @@ final class EngineTrace {
 
     /** The pacer has no credit for {@code held}, the head of the sender's queues (nothing if null). */
     void pacerHold(long nowNs, OutboundMessage held) {
-        if (held != null && held != lastHeld && trace.enabled()) {
+        if (trace.enabled() && held != null && held != lastHeld) {
             lastHeld = held;
             trace.record(nowNs, Event.PACER_HOLD, held.serverRpc != null, held.peer.address, held.wireRpcId, null,
                     held.nextOffset, held.lengthBytes);
