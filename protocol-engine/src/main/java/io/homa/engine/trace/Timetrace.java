@@ -10,7 +10,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -155,9 +154,11 @@ public final class Timetrace {
     }
 
     /**
-     * Writes every event kept, ordered by time, to {@code file} (created or replaced), in the
-     * format {@link TraceRecord#read} reads: a text line with {@value #MAGIC} and the local
-     * endpoint, then 32 bytes per event.
+     * Writes every event kept to {@code file} (created or replaced), in the format
+     * {@link TraceRecord#read} reads: a text line with {@value #MAGIC} and the local endpoint,
+     * then 32 bytes per event, thread by thread, each thread's oldest first (the reader puts them
+     * in time order). Nothing is allocated per event: a process may hold rings of hundreds of
+     * megabytes and write them at exit.
      *
      * @param local this endpoint's address, as its peers see it
      * @throws IOException if the file cannot be written
@@ -170,18 +171,10 @@ public final class Timetrace {
 
     /** As {@link #writeTo(Path, InetSocketAddress)}, to a stream it does not close. */
     public void writeTo(OutputStream stream, InetSocketAddress local) throws IOException {
-        List<TraceRecord> all = new ArrayList<>();
-        for (Ring r : rings) {
-            r.copyTo(all);
-        }
-        all.sort(null);
         DataOutputStream out = new DataOutputStream(new BufferedOutputStream(stream, 1 << 16));
         out.write((MAGIC + " " + peerKey(local) + "\n").getBytes(StandardCharsets.US_ASCII));
-        for (TraceRecord r : all) {
-            out.writeLong(r.timeNs());
-            out.writeLong(r.peerKey());
-            out.writeLong(r.rpcId());
-            out.writeLong(r.packed());
+        for (Ring r : rings) {
+            r.writeTo(out);
         }
         out.flush();
     }
@@ -232,12 +225,14 @@ public final class Timetrace {
             count = 0;
         }
 
-        void copyTo(List<TraceRecord> out) {
-            long n = size();
-            long first = count - n;
-            for (long k = first; k < count; k++) {
+        void writeTo(DataOutputStream out) throws IOException {
+            long end = count;
+            for (long k = end - Math.min(end, times.length); k < end; k++) {
                 int i = (int) (k % times.length);
-                out.add(new TraceRecord(times[i], peers[i], rpcIds[i], packed[i]));
+                out.writeLong(times[i]);
+                out.writeLong(peers[i]);
+                out.writeLong(rpcIds[i]);
+                out.writeLong(packed[i]);
             }
         }
     }

@@ -113,6 +113,7 @@ public record TraceRecord(long timeNs, long peerKey, long rpcId, long packed) im
             }
             records.add(new TraceRecord(timeNs, in.readLong(), in.readLong(), in.readLong()));
         }
+        records.sort(null); // written thread by thread
         return new Dump(localKey, records);
     }
 }
