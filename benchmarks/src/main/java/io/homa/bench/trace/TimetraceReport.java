@@ -44,7 +44,8 @@ public final class TimetraceReport {
     /**
      * Adds a {@code timetrace} object to each S5 workload's metrics that has traces: {@code rpcs}
      * (RPCs of the decile found whole in the traces, started in the last {@code measure_ms} of
-     * the calls traced: the measured window), {@code max_bytes}, {@code measured_p50_us}
+     * the calls traced: the measured window), {@code max_bytes} (the decile's payload) and
+     * {@code max_message_bytes} (its requests as the transport carried them), {@code measured_p50_us}
      * and {@code measured_p99_us} (the decile's, as measured by the load processes) and
      * {@code rows} ({@link TimetraceBreakdown#json}).
      *
@@ -90,16 +91,32 @@ public final class TimetraceReport {
         List<TimetraceBreakdown.Rpc> rpcs = all.stream().filter(r -> lastStartNs - r.startNs() <= windowNs).toList();
         Map<?, ?> shortest = workload.get("deciles") instanceof List<?> deciles && !deciles.isEmpty()
                 && deciles.get(0) instanceof Map<?, ?> first ? first : Map.of();
-        long maxBytes = shortest.get("max_bytes") instanceof Number n ? n.longValue() : Long.MAX_VALUE;
+        long payloadMaxBytes = shortest.get("max_bytes") instanceof Number n ? n.longValue() : Long.MAX_VALUE;
+        long maxBytes = messageMaxBytes(rpcs, payloadMaxBytes, shortest.get("calls"));
         List<TimetraceBreakdown.Row> rows = TimetraceBreakdown.rows(rpcs, length -> length <= maxBytes, 50, 99);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("decile", 1);
-        out.put("max_bytes", maxBytes);
+        out.put("max_bytes", payloadMaxBytes);
+        out.put("max_message_bytes", maxBytes);
         out.put("rpcs", rpcs.stream().filter(r -> r.requestBytes() <= maxBytes).count());
         out.put("measured_p50_us", shortest.get("p50_us"));
         out.put("measured_p99_us", shortest.get("p99_us"));
         out.put("rows", TimetraceBreakdown.json(rows));
         return out;
+    }
+
+    /**
+     * The longest request message of the shortest decile as the transport carried it. The decile is
+     * cut by payload length, and the RPC layer's requests carry an envelope (service, method,
+     * encoding) besides the payload: so the decile's {@code calls} shortest traced requests, or
+     * {@code payloadMaxBytes} if that is longer or the decile's size is unknown.
+     */
+    static long messageMaxBytes(List<TimetraceBreakdown.Rpc> rpcs, long payloadMaxBytes, Object decileCalls) {
+        if (!(decileCalls instanceof Number calls) || calls.intValue() < 1 || rpcs.size() < calls.intValue()) {
+            return payloadMaxBytes;
+        }
+        long[] lengths = rpcs.stream().mapToLong(TimetraceBreakdown.Rpc::requestBytes).sorted().toArray();
+        return Math.max(payloadMaxBytes, lengths[calls.intValue() - 1]);
     }
 
     /**
