@@ -14,19 +14,22 @@ import reactor.core.scheduler.Schedulers;
 import reactor.netty.resources.LoopResources;
 
 /**
- * The message layer: one Homa endpoint on one UDP socket, acting as client and server at once.
- * Its {@link io.homa.engine.HomaEngine} is confined to the socket's event loop; handlers never run
- * there.
+ * The message layer: one Homa endpoint, acting as client and server at once, on
+ * {@link HomaTransportConfig#resolvedLoops()} event loops. Each loop has its own UDP socket and its
+ * own {@link io.homa.engine.HomaEngine}, confined to that loop: the serving sockets share the
+ * endpoint's port ({@code SO_REUSEPORT}), and calls leave from one more socket per loop, each on a
+ * port of its own, calls to one server always from the same one (docs/architecture.md, "Event
+ * loops"). With one loop the endpoint is one socket.
  *
  * <p>Threading: request handlers run on the handler scheduler. Responses of {@link #call} are
  * signalled on the event loop, so operators placed directly after a call must not block (use
  * {@code publishOn} for heavy or blocking work). Nothing here blocks the event loop.
  *
  * <p>Event loops: the {@link LoopResources} given to {@link HomaTransportSpec#runOn}, which their
- * owner disposes (each transport takes the next loop in turn); without them a transport creates
- * one loop of its own ({@link #loops}: a daemon thread {@code homa-epoll-...}, which busy-polls
- * {@link HomaTransportConfig#busyPollNs()} before it sleeps, or {@code homa-nio-N}) and disposes
- * it with itself. Netty's native epoll transport is used when it is available and
+ * owner disposes (each transport starts at the next loop in turn); without them a transport creates
+ * loops of its own ({@link #loops}: daemon threads {@code homa-epoll-...}, which busy-poll
+ * {@link HomaTransportConfig#busyPollNs()} before they sleep, or {@code homa-nio-N}) and disposes
+ * them with itself. Netty's native epoll transport is used when it is available and
  * {@link HomaTransportConfig#nativeTransport()} is set, NIO otherwise. Outgoing packets are paced
  * at {@link HomaTransportConfig#linkMbps()} by the engine.
  *
@@ -52,20 +55,21 @@ public abstract class HomaTransport implements Disposable {
     /**
      * The event loops a transport bound with {@code config} and no loops of the caller's creates
      * for itself, for callers that own the loops (and pass them with {@link HomaTransportSpec#runOn}),
-     * such as the Spring Boot starter: one daemon thread. With Netty's native epoll transport
-     * ({@link HomaTransportConfig#nativeTransport()}, where it loads) and
-     * {@link HomaTransportConfig#busyPollNs()} above 0, a loop that busy-polls that long before it
-     * sleeps; otherwise Reactor Netty's {@code LoopResources.create("homa", 1, true)}. The caller
-     * disposes them after the transports that run on them.
+     * such as the Spring Boot starter: {@link HomaTransportConfig#resolvedLoops()} daemon threads.
+     * With Netty's native epoll transport ({@link HomaTransportConfig#nativeTransport()}, where it
+     * loads) and {@link HomaTransportConfig#busyPollNs()} above 0, loops that busy-poll that long
+     * before they sleep; otherwise Reactor Netty's {@code LoopResources.create("homa", loops, true)}.
+     * The caller disposes them after the transports that run on them.
      */
     public static LoopResources loops(HomaTransportConfig config) {
+        int threads = config.resolvedLoops();
         if (config.nativeTransport() && config.busyPollNs() > 0) {
-            BusyPollLoops polling = BusyPollLoops.create(config.busyPollNs());
+            BusyPollLoops polling = BusyPollLoops.create(config.busyPollNs(), threads);
             if (polling != null) {
                 return polling;
             }
         }
-        return LoopResources.create("homa", 1, true);
+        return LoopResources.create("homa", threads, true);
     }
 
     /**

@@ -91,6 +91,13 @@ import java.util.Objects;
  *     {@code timetrace.c}): how many of the latest events each recording thread keeps, 32 bytes
  *     each, read through {@link HomaTransport#timetrace()}. 0 (the default) records nothing and
  *     costs nothing measurable. 0..{@value io.homa.engine.trace.Timetrace#MAX_EVENTS_PER_THREAD}
+ * @param loops how many event loops the endpoint runs on, each with its own socket and engine
+ *     ({@code homa.transport.loops}): the sockets of a server endpoint share its port with
+ *     {@code SO_REUSEPORT} (the kernel hashes each client's datagrams to one of them), and its
+ *     calls leave from one socket per loop on a port of that loop's own, where their responses
+ *     come back. {@value #AUTO_LOOPS} (the default) takes the processors this process may run on
+ *     ({@link Runtime#availableProcessors()}, which honours CPU affinity and container limits).
+ *     1..{@value #MAX_LOOPS}, or {@value #AUTO_LOOPS}; see {@link #resolvedLoops()}
  */
 public record HomaTransportConfig(
         String bindAddress,
@@ -107,7 +114,8 @@ public record HomaTransportConfig(
         int incastBufferBytes,
         HomaSecurityConfig security,
         long busyPollNs,
-        int timetraceEvents) {
+        int timetraceEvents,
+        int loops) {
 
     /** Smallest {@code engine.mtuBytes()} with packet authentication on: the engine's 256 plus the trailer. */
     public static final int MIN_SEALED_MTU_BYTES = 256 + PacketSealer.TRAILER_BYTES;
@@ -149,6 +157,10 @@ public record HomaTransportConfig(
     public static final long DEFAULT_BUSY_POLL_NS = 50_000;
     /** Largest {@code busyPollNs}: 1 ms. */
     public static final long MAX_BUSY_POLL_NS = 1_000_000;
+    /** {@code loops}: one per available processor (the default). */
+    public static final int AUTO_LOOPS = 0;
+    /** Most {@code loops}. */
+    public static final int MAX_LOOPS = 64;
 
     public HomaTransportConfig {
         Objects.requireNonNull(bindAddress, "bind-address must not be null");
@@ -168,6 +180,7 @@ public record HomaTransportConfig(
         EngineConfig.check("busy-poll", busyPollNs, 0, MAX_BUSY_POLL_NS, InvalidSettingException.Unit.NANOS);
         EngineConfig.check("timetrace-events", timetraceEvents, 0, Timetrace.MAX_EVENTS_PER_THREAD,
                 InvalidSettingException.Unit.NONE);
+        EngineConfig.check("loops", loops, AUTO_LOOPS, MAX_LOOPS, InvalidSettingException.Unit.NONE);
         if (security.enabled() && engine.mtuBytes() < MIN_SEALED_MTU_BYTES) {
             throw new InvalidSettingException("mtu", engine.mtuBytes(), MIN_SEALED_MTU_BYTES, 65535,
                     InvalidSettingException.Unit.NONE, "mtu must be between " + MIN_SEALED_MTU_BYTES
@@ -201,6 +214,24 @@ public record HomaTransportConfig(
                 maxNicQueueNs, deviceMtu, segmentationOffload, incastBufferBytes, security, busyPollNs, 0);
     }
 
+    /** The settings with {@code loops} {@value #AUTO_LOOPS} (the shape before it). */
+    public HomaTransportConfig(String bindAddress, int port, int receiveBufferBytes, int sendBufferBytes,
+            boolean nativeTransport, EngineConfig engine, int linkMbps, PriorityTos priorityTos, long maxNicQueueNs,
+            boolean deviceMtu, boolean segmentationOffload, int incastBufferBytes, HomaSecurityConfig security,
+            long busyPollNs, int timetraceEvents) {
+        this(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport, engine, linkMbps, priorityTos,
+                maxNicQueueNs, deviceMtu, segmentationOffload, incastBufferBytes, security, busyPollNs,
+                timetraceEvents, AUTO_LOOPS);
+    }
+
+    /**
+     * How many event loops the endpoint runs on: {@link #loops()}, or with {@value #AUTO_LOOPS} the
+     * processors this process may run on, at most {@value #MAX_LOOPS}.
+     */
+    public int resolvedLoops() {
+        return loops != AUTO_LOOPS ? loops : Math.min(MAX_LOOPS, Runtime.getRuntime().availableProcessors());
+    }
+
     /** A builder initialised from this config. */
     public Builder toBuilder() {
         return new Builder()
@@ -218,14 +249,15 @@ public record HomaTransportConfig(
                 .incastBufferBytes(incastBufferBytes)
                 .security(security)
                 .busyPollNs(busyPollNs)
-                .timetraceEvents(timetraceEvents);
+                .timetraceEvents(timetraceEvents)
+                .loops(loops);
     }
 
     /**
      * The defaults: any address, free port, 4 MiB socket buffers, native transport, engine
      * defaults, the pacer at the device's speed (10 Gbit/s where it reports none), priorities in
      * the TOS byte except on loopback, the device's MTU, UDP GSO and GRO where available, packet
-     * authentication off, the event loop busy-polling 50 µs before it sleeps.
+     * authentication off, one event loop per available processor, each busy-polling 50 µs before it sleeps.
      */
     public static HomaTransportConfig defaults() {
         return builder().build();
@@ -252,6 +284,7 @@ public record HomaTransportConfig(
         private HomaSecurityConfig security = HomaSecurityConfig.off();
         private long busyPollNs = DEFAULT_BUSY_POLL_NS;
         private int timetraceEvents;
+        private int loops = AUTO_LOOPS;
 
         private Builder() {}
 
@@ -347,10 +380,16 @@ public record HomaTransportConfig(
             return this;
         }
 
+        /** See {@link HomaTransportConfig#loops()}: 1..{@value #MAX_LOOPS}, or {@value #AUTO_LOOPS} for one per processor. */
+        public Builder loops(int value) {
+            this.loops = value;
+            return this;
+        }
+
         public HomaTransportConfig build() {
             return new HomaTransportConfig(bindAddress, port, receiveBufferBytes, sendBufferBytes, nativeTransport,
                     engine, linkMbps, priorityTos, maxNicQueueNs, deviceMtu, segmentationOffload, incastBufferBytes,
-                    security, busyPollNs, timetraceEvents);
+                    security, busyPollNs, timetraceEvents, loops);
         }
     }
 

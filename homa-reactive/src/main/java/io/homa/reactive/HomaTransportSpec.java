@@ -17,8 +17,8 @@ import reactor.netty.resources.LoopResources;
  *
  * <ul>
  *   <li>{@link #runOn(LoopResources)}: the event loops to run on, owned by the caller (a Spring
- *       context, a test), who disposes them. Without it the transport creates one loop of its own
- *       and disposes it with itself.
+ *       context, a test), who disposes them. Without it the transport creates
+ *       {@link HomaTransportConfig#resolvedLoops()} loops of its own and disposes them with itself.
  *   <li>{@link #clock(NanoClock)}: the clock for the engine, the pacer, timers and deadlines
  *       (default {@link NanoClock#system()}).
  *   <li>{@link #handler(HomaRequestHandler)} and {@link #handlerScheduler(Scheduler)}: the server
@@ -75,7 +75,8 @@ public final class HomaTransportSpec {
     }
 
     /**
-     * Runs on these event loops (the next of them in turn), which the caller owns and disposes
+     * Runs on these event loops ({@link HomaTransportConfig#resolvedLoops()} of them, starting at the
+     * next in turn; a loop twice if they are fewer), which the caller owns and disposes
      * after the transport; the epoll or NIO group is chosen by {@link HomaTransportConfig#nativeTransport()}.
      */
     public HomaTransportSpec runOn(LoopResources value) {

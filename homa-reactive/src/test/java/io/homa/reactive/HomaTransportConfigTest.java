@@ -24,6 +24,21 @@ class HomaTransportConfigTest {
         assertThat(config.maxNicQueueNs()).isEqualTo(50_000);
         assertThat(config.deviceMtu()).isTrue();
         assertThat(config.busyPollNs()).isEqualTo(50_000);
+        assertThat(config.loops()).as("auto").isEqualTo(HomaTransportConfig.AUTO_LOOPS);
+        assertThat(config.resolvedLoops()).as("one per available processor")
+                .isEqualTo(Math.min(HomaTransportConfig.MAX_LOOPS, Runtime.getRuntime().availableProcessors()));
+    }
+
+    @Test
+    void shouldTakeAndCheckTheNumberOfLoops() {
+        assertThat(HomaTransportConfig.builder().loops(3).build().resolvedLoops()).isEqualTo(3);
+        assertThat(HomaTransportConfig.builder().loops(3).build().toBuilder().build().loops()).isEqualTo(3);
+        assertThatThrownBy(() -> HomaTransportConfig.builder().loops(65).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("loops must be between 0 and 64, was 65");
+        assertThatThrownBy(() -> HomaTransportConfig.builder().loops(-1).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("loops must be between 0 and 64, was -1");
     }
 
     @Test

@@ -247,9 +247,10 @@ public final class HomaAutoConfiguration {
     public static final String LOOP_RESOURCES_BEAN = "homaLoopResources";
 
     /**
-     * The endpoint's event loops: one daemon thread ({@code homa-epoll-...} or {@code homa-nio-1}),
-     * since an endpoint is one socket on one loop, busy-polling {@code homa.transport.busy-poll}
-     * before it sleeps where the native transport runs ({@link HomaTransport#loops}); created here,
+     * The endpoint's event loops: {@code homa.transport.loops} daemon threads ({@code homa-epoll-...}
+     * or {@code homa-nio-N}; by default one per processor), each with a socket and an engine of the
+     * endpoint, busy-polling {@code homa.transport.busy-poll} before they sleep where the native
+     * transport runs ({@link HomaTransport#loops}); created here,
      * disposed when the context closes, after the transport. An application replaces them with a
      * {@link LoopResources} bean of the same name.
      */

@@ -60,6 +60,24 @@ public class HomaTransportProperties {
      */
     private Duration busyPoll = Duration.ofNanos(50_000);
 
+    /**
+     * How many event loops the endpoint runs on, each with its own socket and engine, 1..64;
+     * 0 (the default) takes one per processor the JVM may use (its CPU affinity and container
+     * limit). The sockets share the server port with SO_REUSEPORT, and calls leave from a port
+     * per loop. Reactive handlers run on the loop that received their request, so more loops
+     * serve more requests at once. 1 gives one engine SRPT-scheduling all of the endpoint's
+     * incoming messages, as Linux Homa does per host.
+     */
+    private int loops;
+
+    public int getLoops() {
+        return this.loops;
+    }
+
+    public void setLoops(int loops) {
+        this.loops = loops;
+    }
+
     public Duration getBusyPoll() {
         return this.busyPoll;
     }

@@ -45,6 +45,7 @@ class HomaPropertiesMetadataTests {
                 "homa.protocol.link-mbps", "homa.protocol.max-nic-queue", "homa.transport.device-mtu",
                 "homa.transport.segmentation-offload", "homa.transport.link-mbps", "homa.transport.busy-poll",
                 "homa.transport.timetrace-events",
+                "homa.transport.loops",
                 "homa.protocol.peer-idle-timeout", "homa.protocol.max-inbound-buffer",
                 "homa.protocol.max-overcommit", "homa.protocol.max-grants-per-peer", "homa.protocol.max-incoming",
                 "homa.protocol.fifo-grant-fraction", "homa.protocol.priority-levels", "homa.protocol.incast-threshold",

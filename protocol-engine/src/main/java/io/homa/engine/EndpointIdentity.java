@@ -1,8 +1,6 @@
 package io.homa.engine;
 
 import io.homa.engine.internal.wire.HomaHeader;
-import java.security.SecureRandom;
-import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;
 
 /**
@@ -18,28 +16,21 @@ final class EndpointIdentity {
     private long nextRpcId;
     /** Draws the gap to the next rpcid; null: consecutive rpcids (+2), as tests and simulations want. */
     private final RandomGenerator rpcIdSteps;
-    private final int serverEpoch;
-    private final int firstCutoffVersion;
-    private final byte[] tokenKey = new byte[32];
+    private final SharedIdentity shared;
 
     /**
      * @param firstRpcId the first client rpcid, positive and even
      * @param rpcIdSteps source of random rpcid steps, or null for consecutive rpcids
+     * @param shared what this engine shares with the other engines of its endpoint
      * @throws IllegalArgumentException if {@code firstRpcId} is odd or not positive
      */
-    EndpointIdentity(long firstRpcId, RandomGenerator rpcIdSteps) {
+    EndpointIdentity(long firstRpcId, RandomGenerator rpcIdSteps, SharedIdentity shared) {
         if (firstRpcId <= 0 || (firstRpcId & 1) != 0) {
             throw new IllegalArgumentException("firstRpcId must be positive and even, was " + firstRpcId);
         }
         this.nextRpcId = firstRpcId;
         this.rpcIdSteps = rpcIdSteps;
-        this.serverEpoch = serverEpoch(firstRpcId);
-        this.firstCutoffVersion = UnscheduledCutoffs.initialVersion(firstRpcId);
-        if (rpcIdSteps != null) {
-            new SecureRandom().nextBytes(tokenKey);
-        } else {
-            new SplittableRandom(firstRpcId).nextBytes(tokenKey);
-        }
+        this.shared = shared;
     }
 
     /**
@@ -77,12 +68,12 @@ final class EndpointIdentity {
 
     /** This endpoint's server epoch, {@link #serverEpoch(long)} of its first rpcid. */
     int serverEpoch() {
-        return serverEpoch;
+        return shared.serverEpoch();
     }
 
     /** The version of this endpoint's first unscheduled cutoffs ({@link UnscheduledCutoffs#initialVersion}). */
     int firstCutoffVersion() {
-        return firstCutoffVersion;
+        return shared.firstCutoffVersion();
     }
 
     /**
@@ -90,6 +81,6 @@ final class EndpointIdentity {
      * steps, derived from the first rpcid without them.
      */
     byte[] tokenKey() {
-        return tokenKey;
+        return shared.tokenKey();
     }
 }

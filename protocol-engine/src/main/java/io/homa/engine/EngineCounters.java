@@ -3,6 +3,7 @@ package io.homa.engine;
 import io.homa.engine.wire.PacketType;
 import java.net.InetSocketAddress;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -260,37 +261,59 @@ public final class EngineCounters {
     /** A copy that no longer changes. */
     public EngineCounters snapshot() {
         EngineCounters copy = new EngineCounters();
-        System.arraycopy(packetsSent, 0, copy.packetsSent, 0, packetsSent.length);
-        System.arraycopy(packetsReceived, 0, copy.packetsReceived, 0, packetsReceived.length);
-        copy.malformedPackets = malformedPackets;
-        copy.resendsSent = resendsSent;
-        copy.retransmittedDataPackets = retransmittedDataPackets;
-        copy.busySent = busySent;
-        copy.timeouts = timeouts;
-        copy.duplicatePackets = duplicatePackets;
-        copy.rpcsStarted = rpcsStarted;
-        copy.rpcsCompleted = rpcsCompleted;
-        copy.requestsDelivered = requestsDelivered;
-        copy.requestsRefused = requestsRefused;
-        copy.staleEpochRefused = staleEpochRefused;
-        copy.droppedForBufferSpace = droppedForBufferSpace;
-        copy.droppedForAddressBudget = droppedForAddressBudget;
-        copy.peersForgotten = peersForgotten;
-        copy.peersEvicted = peersEvicted;
-        copy.droppedForPeerTable = droppedForPeerTable;
-        copy.incastMarked = incastMarked;
-        copy.rttSamples = rttSamples;
-        copy.resendsDeferred = resendsDeferred;
-        copy.silentPeerProbes = silentPeerProbes;
-        copy.acksIgnored = acksIgnored;
-        copy.cutoffsIgnored = cutoffsIgnored;
-        copy.conflictingDataPackets = conflictingDataPackets;
-        copy.retransmitBudgetExceeded = retransmitBudgetExceeded;
-        copy.firstContactResends = firstContactResends;
-        copy.addressesValidated = addressesValidated;
-        copy.bytesHeldForValidation = bytesHeldForValidation;
+        copy.add(this);
         copy.peerSmoothedRttNs = peerSmoothedRttNs;
         return copy;
+    }
+
+    /**
+     * The sum of {@code parts}, snapshots of the engines of one endpoint that runs one engine per
+     * event loop: every count added, and each peer's smoothed RTT as the engine that last reported
+     * it has it (a peer talks to one engine of the group at a time).
+     */
+    public static EngineCounters sum(Iterable<EngineCounters> parts) {
+        EngineCounters total = new EngineCounters();
+        Map<InetSocketAddress, Long> rtts = new HashMap<>();
+        for (EngineCounters part : parts) {
+            total.add(part);
+            rtts.putAll(part.peerSmoothedRttNs);
+        }
+        total.peerSmoothedRttNs = Map.copyOf(rtts);
+        return total;
+    }
+
+    private void add(EngineCounters other) {
+        for (int i = 0; i < packetsSent.length; i++) {
+            packetsSent[i] += other.packetsSent[i];
+            packetsReceived[i] += other.packetsReceived[i];
+        }
+        malformedPackets += other.malformedPackets;
+        resendsSent += other.resendsSent;
+        retransmittedDataPackets += other.retransmittedDataPackets;
+        busySent += other.busySent;
+        timeouts += other.timeouts;
+        duplicatePackets += other.duplicatePackets;
+        rpcsStarted += other.rpcsStarted;
+        rpcsCompleted += other.rpcsCompleted;
+        requestsDelivered += other.requestsDelivered;
+        requestsRefused += other.requestsRefused;
+        staleEpochRefused += other.staleEpochRefused;
+        droppedForBufferSpace += other.droppedForBufferSpace;
+        droppedForAddressBudget += other.droppedForAddressBudget;
+        peersForgotten += other.peersForgotten;
+        peersEvicted += other.peersEvicted;
+        droppedForPeerTable += other.droppedForPeerTable;
+        incastMarked += other.incastMarked;
+        rttSamples += other.rttSamples;
+        resendsDeferred += other.resendsDeferred;
+        silentPeerProbes += other.silentPeerProbes;
+        acksIgnored += other.acksIgnored;
+        cutoffsIgnored += other.cutoffsIgnored;
+        conflictingDataPackets += other.conflictingDataPackets;
+        retransmitBudgetExceeded += other.retransmitBudgetExceeded;
+        firstContactResends += other.firstContactResends;
+        addressesValidated += other.addressesValidated;
+        bytesHeldForValidation += other.bytesHeldForValidation;
     }
 
     @Override

@@ -85,10 +85,23 @@ public final class HomaEngine {
      */
     public HomaEngine(EngineConfig config, int localPort, long firstRpcId, RandomGenerator rpcIdSteps,
             Timetrace trace) {
+        this(config, localPort, firstRpcId, rpcIdSteps, trace, SharedIdentity.of(firstRpcId, rpcIdSteps));
+    }
+
+    /**
+     * As {@link #HomaEngine(EngineConfig, int, long, RandomGenerator, Timetrace)}, for one of several
+     * engines behind one address (one per event loop): the server epoch, the address-token key and
+     * the first cutoffs' version come from {@code shared}, the same for every engine of the endpoint,
+     * so that a client the kernel moves from one engine to another meets the same incarnation.
+     *
+     * @param shared the endpoint's {@link SharedIdentity}
+     */
+    public HomaEngine(EngineConfig config, int localPort, long firstRpcId, RandomGenerator rpcIdSteps,
+            Timetrace trace, SharedIdentity shared) {
         if (localPort < 0 || localPort > 65535) {
             throw new IllegalArgumentException("localPort must be between 0 and 65535, was " + localPort);
         }
-        this.identity = new EndpointIdentity(firstRpcId, rpcIdSteps);
+        this.identity = new EndpointIdentity(firstRpcId, rpcIdSteps, shared);
         this.config = config;
         this.trace = new EngineTrace(trace);
         EngineParams params = EngineParams.of(config);
@@ -391,6 +404,11 @@ public final class HomaEngine {
     /** Client RPCs in progress. */
     public int activeClientRpcs() {
         return rpcs.clientRpcCount();
+    }
+
+    /** This endpoint's server epoch ({@link SharedIdentity#serverEpoch()}). */
+    public int serverEpoch() {
+        return identity.serverEpoch();
     }
 
     /** Server RPCs whose state is held (from the first request DATA until ACK). */

@@ -49,7 +49,8 @@ final class HomaSettingErrors {
                     (p) -> p.getTransport().getSendBufferSize())),
             Map.entry("busy-poll", new Property("homa.transport.busy-poll", (p) -> p.getTransport().getBusyPoll())),
             Map.entry("timetrace-events", new Property("homa.transport.timetrace-events",
-                    (p) -> p.getTransport().getTimetraceEvents())));
+                    (p) -> p.getTransport().getTimetraceEvents())),
+            Map.entry("loops", new Property("homa.transport.loops", (p) -> p.getTransport().getLoops())));
 
     private record Property(String name, Function<HomaProperties, Object> value) {
     }

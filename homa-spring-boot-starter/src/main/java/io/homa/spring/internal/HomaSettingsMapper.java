@@ -193,6 +193,7 @@ public final class HomaSettingsMapper {
         map.from(transport::isSegmentationOffload).to(config::segmentationOffload);
         map.from(transport::getBusyPoll).as(Duration::toNanos).to(config::busyPollNs);
         map.from(transport::getTimetraceEvents).to(config::timetraceEvents);
+        map.from(transport::getLoops).to(config::loops);
         map.from(transport::getPriorityTos).to(config::priorityTos);
         config.security(securityConfig(properties.getSecurity()));
         return config.engine(engine.build()).build();

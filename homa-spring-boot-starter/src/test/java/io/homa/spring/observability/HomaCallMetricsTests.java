@@ -142,9 +142,12 @@ class HomaCallMetricsTests {
                 .isEqualTo(sampled.resendsDeferred());
         assertThat(this.registry.get("homa.peers.probes").functionCounter().count())
                 .isEqualTo(sampled.silentPeerProbes());
-        int clientPort = this.rpc.clientTransport().localAddress().getPort();
-        assertThat(this.registry.get("homa.peer.rtt").tag("peer", "127.0.0.1:" + clientPort).gauge().value())
-                .as("the client's smoothed RTT, in seconds").isPositive().isLessThan(1.0);
+        // The client's calls leave from one of its sockets (one per event loop): the server knows
+        // one peer, on the client's host.
+        assertThat(this.registry.get("homa.peer.rtt").gauges()).singleElement().satisfies((gauge) -> {
+            assertThat(gauge.getId().getTag("peer")).startsWith("127.0.0.1:");
+            assertThat(gauge.value()).as("the client's smoothed RTT, in seconds").isPositive().isLessThan(1.0);
+        });
         // The transport's latest lag, in seconds, once a probe has measured one: read between two
         // equal readings of it, as the probe replaces it every 100 ms.
         await().atMost(WAIT).pollInterval(Duration.ofMillis(1)).untilAsserted(() -> {

@@ -4,10 +4,12 @@ import io.homa.engine.EngineConfig;
 import io.homa.engine.HomaEngine;
 import io.homa.engine.HomaEvent;
 import io.homa.engine.SendOptions;
+import io.homa.engine.SharedIdentity;
 import io.homa.engine.internal.wire.GrantHeader;
 import io.homa.engine.internal.wire.HomaHeader;
 import io.homa.engine.wire.PacketType;
 import io.homa.engine.internal.wire.ResendHeader;
+import io.homa.engine.trace.Timetrace;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -77,21 +79,49 @@ final class Simulation {
     private int completed;
     private int failed;
 
-    /** One endpoint; servers get a new engine (incarnation) when they restart. */
+    /**
+     * One endpoint; servers get new engines (an incarnation) when they restart. A server may run
+     * several engines behind its one address, as an endpoint on several event loops does (sockets
+     * sharing a port with SO_REUSEPORT): each datagram goes to the engine its sender's address
+     * hashes to, and the engines share one {@link SharedIdentity} (epoch, token key).
+     */
     private final class Node {
         final InetSocketAddress address;
         final boolean server;
-        HomaEngine engine;
+        final int engineCount;
+        HomaEngine[] engines;
         int incarnation;
 
-        Node(InetSocketAddress address, boolean server) {
+        Node(InetSocketAddress address, boolean server, int engineCount) {
             this.address = address;
             this.server = server;
-            this.engine = newEngine();
+            this.engineCount = engineCount;
+            this.engines = newEngines();
         }
 
-        HomaEngine newEngine() {
-            return new HomaEngine(config, address.getPort(), 2 + 2L * random.nextInt(1_000_000) * 1_000_000);
+        HomaEngine[] newEngines() {
+            HomaEngine[] made = new HomaEngine[engineCount];
+            long first = firstRpcId();
+            SharedIdentity shared = SharedIdentity.of(first, null);
+            for (int i = 0; i < engineCount; i++) {
+                made[i] = new HomaEngine(config, address.getPort(), i == 0 ? first : firstRpcId(), null,
+                        Timetrace.off(), shared);
+            }
+            return made;
+        }
+
+        private long firstRpcId() {
+            return 2 + 2L * random.nextInt(1_000_000) * 1_000_000;
+        }
+
+        /** The client side's engine (clients run one). */
+        HomaEngine engine() {
+            return engines[0];
+        }
+
+        /** The engine a datagram from {@code from} reaches: a fixed hash of the sender, as the kernel's. */
+        HomaEngine engineFor(InetSocketAddress from) {
+            return engines[Math.floorMod(from.hashCode() * 0x9E3779B9, engineCount)];
         }
     }
 
@@ -133,11 +163,13 @@ final class Simulation {
         this.unscheduledBytes = roundUpToPackets(config.unscheduledBytes());
         int clientCount = 1 + random.nextInt(3);
         int serverCount = 1 + random.nextInt(3);
+        // A third of the runs put several engines behind each server's address.
+        int enginesPerServer = random.nextInt(3) == 0 ? 2 + random.nextInt(3) : 1;
         for (int i = 0; i < serverCount; i++) {
-            addNode(new InetSocketAddress("10.0.1." + (i + 1), 4000), true);
+            addNode(new InetSocketAddress("10.0.1." + (i + 1), 4000), true, enginesPerServer);
         }
         for (int i = 0; i < clientCount; i++) {
-            addNode(new InetSocketAddress("10.0.2." + (i + 1), 5000 + i), false);
+            addNode(new InetSocketAddress("10.0.2." + (i + 1), 5000 + i), false, 1);
         }
         for (Node client : clients) {
             calls.put(client.address, new HashMap<>());
@@ -184,8 +216,8 @@ final class Simulation {
         return 20_000 + random.nextInt(300_000);
     }
 
-    private void addNode(InetSocketAddress address, boolean server) {
-        Node node = new Node(address, server);
+    private void addNode(InetSocketAddress address, boolean server, int engineCount) {
+        Node node = new Node(address, server, engineCount);
         nodes.put(address, node);
         (server ? servers : clients).add(node);
     }
@@ -199,7 +231,9 @@ final class Simulation {
         while (true) {
             long next = Math.min(network.nextDeliveryNs(), actions.isEmpty() ? Long.MAX_VALUE : actions.peek().atNs());
             for (Node node : nodes.values()) {
-                next = Math.min(next, node.engine.nextTimeoutNs());
+                for (HomaEngine engine : node.engines) {
+                    next = Math.min(next, engine.nextTimeoutNs());
+                }
             }
             if (next == Long.MAX_VALUE) {
                 break;
@@ -215,8 +249,10 @@ final class Simulation {
         long packets = 0;
         long resends = 0;
         for (Node node : nodes.values()) {
-            packets += node.engine.counters().packetsSent(PacketType.DATA);
-            resends += node.engine.counters().resendsSent();
+            for (HomaEngine engine : node.engines) {
+                packets += engine.counters().packetsSent(PacketType.DATA);
+                resends += engine.counters().resendsSent();
+            }
         }
         return new Result(seed, faults(), rpcCount, completed, failed, executionCount, reexecutionsAfterCrash,
                 network.sent, resends, nowNs - 1_000_000_000L);
@@ -231,11 +267,13 @@ final class Simulation {
         while ((delivery = network.pollDue(nowNs)) != null) {
             Node to = nodes.get(delivery.to());
             if (to != null) {
-                to.engine.onPacket(nowNs, delivery.from(), ByteBuffer.wrap(delivery.bytes()));
+                to.engineFor(delivery.from()).onPacket(nowNs, delivery.from(), ByteBuffer.wrap(delivery.bytes()));
             }
         }
         for (Node node : nodes.values()) {
-            node.engine.onTimeout(nowNs);
+            for (HomaEngine engine : node.engines) {
+                engine.onTimeout(nowNs);
+            }
         }
         for (Node node : nodes.values()) {
             drain(node);
@@ -244,17 +282,23 @@ final class Simulation {
 
     /** Hands the node's events to the application and its packets to the network. */
     private void drain(Node node) {
+        for (HomaEngine engine : node.engines) {
+            drain(node, engine);
+        }
+    }
+
+    private void drain(Node node, HomaEngine engine) {
         HomaEvent event;
-        while ((event = node.engine.pollEvent()) != null) {
+        while ((event = engine.pollEvent()) != null) {
             if (event instanceof HomaEvent.RequestReceived request) {
-                onRequest(node, request);
+                onRequest(node, engine, request);
             } else if (event instanceof HomaEvent.ResponseReceived response) {
                 onResponse(node, response);
             } else if (event instanceof HomaEvent.RpcFailed rpcFailed) {
                 onFailed(node, rpcFailed);
             }
         }
-        while (node.engine.pollTransmit(nowNs, (peer, packet, priority) -> {
+        while (engine.pollTransmit(nowNs, (peer, packet, priority) -> {
             byte[] bytes = new byte[packet.remaining()];
             packet.get(packet.position(), bytes);
             checkResend(node.address, peer, bytes);
@@ -266,7 +310,7 @@ final class Simulation {
 
     private void startRpc(Node client, Node server, int requestLength, int responseLength, long responseSeed) {
         byte[] request = requestBytes(requestLength, responseLength, responseSeed);
-        long rpcId = client.engine.sendRequest(nowNs, server.address, SendOptions.of(request));
+        long rpcId = client.engine().sendRequest(nowNs, server.address, SendOptions.of(request));
         calls.get(client.address).put(rpcId, new Call(server.address, responseSeed, responseLength));
         rpcCount++;
         drain(client);
@@ -289,6 +333,11 @@ final class Simulation {
     }
 
     private void onRequest(Node server, HomaEvent.RequestReceived request) {
+        onRequest(server, server.engine(), request);
+    }
+
+    /** {@code engine}: the server's engine that received the request, which must send its response. */
+    private void onRequest(Node server, HomaEngine engine, HomaEvent.RequestReceived request) {
         String key = request.client() + "|" + request.rpcId();
         String incarnationKey = server.address + "#" + server.incarnation + "|" + key;
         int count = executions.merge(incarnationKey, 1, Integer::sum);
@@ -310,8 +359,8 @@ final class Simulation {
                 : (long) (random.nextDouble() * 20_000);
         at(nowNs + delayNs, () -> {
             if (server.incarnation == incarnation) {
-                server.engine.sendResponse(nowNs, request.client(), request.rpcId(), SendOptions.of(response));
-                drain(server);
+                engine.sendResponse(nowNs, request.client(), request.rpcId(), SendOptions.of(response));
+                drain(server, engine);
             }
         });
     }
@@ -353,7 +402,7 @@ final class Simulation {
             }
         }
         server.incarnation++;
-        server.engine = server.newEngine();
+        server.engines = server.newEngines();
     }
 
     /**
@@ -399,21 +448,28 @@ final class Simulation {
             throw violation("c", "RPCs never ended:" + open);
         }
         for (Node node : nodes.values()) {
-            HomaEngine engine = node.engine;
-            if (engine.activeServerRpcs() != 0 || engine.activeClientRpcs() != 0 || engine.inboundBufferedBytes() != 0
-                    || engine.incomingBytes() != 0) {
-                throw violation("d", node.address + " holds " + engine.activeServerRpcs() + " server RPCs, "
-                        + engine.activeClientRpcs() + " client RPCs, " + engine.inboundBufferedBytes()
-                        + " inbound bytes, " + engine.incomingBytes() + " incoming bytes after quiescence");
+            for (HomaEngine engine : node.engines) {
+                checkQuiescent(node, engine);
             }
+        }
+    }
+
+    private void checkQuiescent(Node node, HomaEngine engine) {
+        if (engine.activeServerRpcs() != 0 || engine.activeClientRpcs() != 0 || engine.inboundBufferedBytes() != 0
+                || engine.incomingBytes() != 0) {
+            throw violation("d", node.address + " holds " + engine.activeServerRpcs() + " server RPCs, "
+                    + engine.activeClientRpcs() + " client RPCs, " + engine.inboundBufferedBytes()
+                    + " inbound bytes, " + engine.incomingBytes() + " incoming bytes after quiescence");
         }
     }
 
     private String describeOpen() {
         StringBuilder text = new StringBuilder();
         for (Node node : nodes.values()) {
-            text.append(node.address).append(": client RPCs ").append(node.engine.activeClientRpcs())
-                    .append(", server RPCs ").append(node.engine.activeServerRpcs()).append("; ");
+            for (HomaEngine engine : node.engines) {
+                text.append(node.address).append(": client RPCs ").append(engine.activeClientRpcs())
+                        .append(", server RPCs ").append(engine.activeServerRpcs()).append("; ");
+            }
         }
         return text.append(network).toString();
     }

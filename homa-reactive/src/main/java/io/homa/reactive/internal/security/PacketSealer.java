@@ -189,8 +189,8 @@ public final class PacketSealer {
         return ByteBuffer.wrap(sealed, 0, length + TRAILER_BYTES);
     }
 
-    /** This transport's epoch (a copy). */
-    byte[] epoch() {
+    /** This sender's epoch (a copy), the salt of its subkeys: each sealer draws its own, so each has a nonce space of its own. */
+    public byte[] epoch() {
         return epoch.clone();
     }
 

@@ -16,12 +16,13 @@ import io.netty.util.internal.ThreadExecutorMap;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.resources.LoopResources;
 
 /**
- * One native epoll event loop that busy-polls before it sleeps
+ * Native epoll event loops that busy-poll before they sleep
  * ({@link HomaTransportConfig#busyPollNs()}): when a pass of the loop finds no I/O and no task, it
  * keeps calling the non-blocking {@code epoll_wait} for up to {@code busyPollNs}, yielding the
  * core between calls ({@link Thread#yield()}, so a thread that wants the core gets it), and
@@ -43,14 +44,17 @@ public final class BusyPollLoops implements LoopResources {
     private final NanoClock clock = NanoClock.system();
     /** The NIO loop for a caller that asks for no native transport ({@link #onServer}), made on first use. */
     private @Nullable EventLoopGroup nioGroup;
-    /** Polls that found work before the deadline (a sleep and a wake-up saved); written by the loop only. */
-    private volatile long hits;
+    /** Polls that found work before the deadline (a sleep and a wake-up saved), over all loops. */
+    private final LongAdder hits = new LongAdder();
 
-    private BusyPollLoops(long busyPollNs, Method newEpollFactory) throws ReflectiveOperationException {
+    private final int threads;
+
+    private BusyPollLoops(long busyPollNs, int threads, Method newEpollFactory) throws ReflectiveOperationException {
         this.busyPollNs = busyPollNs;
         SelectStrategyFactory strategies = () -> this::strategy;
         IoHandlerFactory factory = (IoHandlerFactory) newEpollFactory.invoke(null, 0, strategies);
-        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("homa-epoll", true), factory);
+        this.threads = threads;
+        this.group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("homa-epoll", true), factory);
     }
 
     /** How long the loop polls before it sleeps, in nanoseconds. */
@@ -65,12 +69,21 @@ public final class BusyPollLoops implements LoopResources {
      * @param busyPollNs 1..{@link HomaTransportConfig#MAX_BUSY_POLL_NS}
      */
     public static @Nullable BusyPollLoops create(long busyPollNs) {
+        return create(busyPollNs, 1);
+    }
+
+    /**
+     * As {@link #create(long)}, with {@code threads} loops.
+     *
+     * @param threads 1..{@link HomaTransportConfig#MAX_LOOPS}
+     */
+    public static @Nullable BusyPollLoops create(long busyPollNs, int threads) {
         Method newEpollFactory = NEW_EPOLL_FACTORY;
         if (newEpollFactory == null) {
             return null;
         }
         try {
-            return new BusyPollLoops(busyPollNs, newEpollFactory);
+            return new BusyPollLoops(busyPollNs, threads, newEpollFactory);
         } catch (ReflectiveOperationException | LinkageError e) {
             return null;
         }
@@ -101,11 +114,11 @@ public final class BusyPollLoops implements LoopResources {
             Thread.yield();
             ready = selectNow.get();
             if (ready > 0) {
-                hits = hits + 1;
+                hits.increment();
                 return ready;
             }
             if (loop != null && loop.pendingTasks() > 0) {
-                hits = hits + 1;
+                hits.increment();
                 return SelectStrategy.CONTINUE;
             }
         }
@@ -114,7 +127,7 @@ public final class BusyPollLoops implements LoopResources {
 
     /** Polls that found a datagram or a task before their deadline. */
     long hits() {
-        return hits;
+        return hits.sum();
     }
 
     /**
@@ -130,7 +143,7 @@ public final class BusyPollLoops implements LoopResources {
     private synchronized EventLoopGroup nioGroup() {
         EventLoopGroup nio = nioGroup;
         if (nio == null) {
-            nio = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("homa-nio", true), NioIoHandler.newFactory());
+            nio = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("homa-nio", true), NioIoHandler.newFactory());
             nioGroup = nio;
         }
         return nio;

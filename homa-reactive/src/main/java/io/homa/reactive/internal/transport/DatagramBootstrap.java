@@ -15,8 +15,14 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.DatagramChannel;
+import io.homa.engine.SharedIdentity;
+import io.homa.engine.trace.Timetrace;
+import io.netty.channel.socket.nio.NioChannelOption;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
 import java.time.Duration;
+import java.util.SplittableRandom;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,34 +59,87 @@ final class DatagramBootstrap {
 
     private DatagramBootstrap() {}
 
-    /** Binds lazily: the {@code Mono} emits the bound transport, or {@link HomaException} with {@link HomaStatus#UNAVAILABLE}. */
+    /**
+     * Binds lazily: the {@code Mono} emits the bound transport, or {@link HomaException} with
+     * {@link HomaStatus#UNAVAILABLE}. With {@link HomaTransportConfig#resolvedLoops()} above 1 (and
+     * {@code SO_REUSEPORT} available) a {@link LoopGroupTransport} of one socket and engine per loop,
+     * otherwise one {@link NettyHomaTransport}.
+     */
     static Mono<HomaTransport> bind(TransportSettings settings) {
         HomaTransportConfig config = settings.config();
-        return Mono.create(sink -> {
-            InetSocketAddress bindAddress = new InetSocketAddress(config.bindAddress(), config.port());
-            if (bindAddress.isUnresolved()) {
-                sink.error(new HomaException(HomaStatus.UNAVAILABLE,
-                        "cannot bind Homa transport: bind-address '" + config.bindAddress() + "' does not resolve"));
-                return;
-            }
+        InetSocketAddress bindAddress = new InetSocketAddress(config.bindAddress(), config.port());
+        if (bindAddress.isUnresolved()) {
+            return Mono.error(new HomaException(HomaStatus.UNAVAILABLE,
+                    "cannot bind Homa transport: bind-address '" + config.bindAddress() + "' does not resolve"));
+        }
+        return Mono.defer(() -> {
             boolean useNative = config.nativeTransport() && LoopResources.hasNativeSupport();
             LoopResources given = settings.loops();
-            // Without loops of the caller's, one of our own, disposed with the channel.
+            // Without loops of the caller's, loops of our own, disposed with the transport.
             LoopResources loops = given != null ? given : HomaTransport.loops(config);
+            Runnable disposeOwnLoops = given != null ? null
+                    : () -> loops.disposeLater(Duration.ZERO, OWN_LOOPS_SHUTDOWN_TIMEOUT).subscribe();
             BusyPollLoops busyPoll = loops instanceof BusyPollLoops polling ? polling : null;
             EventLoopGroup group = loops.onServer(useNative);
             Class<? extends DatagramChannel> channelType = loops.onChannelClass(DatagramChannel.class, group);
-            EventLoop loop = (EventLoop) group.next();
-
             EngineConfig engineConfig = LinkProbe.engineConfig(config, bindAddress);
+            int count = config.resolvedLoops();
+            ChannelOption<Boolean> reusePort = count > 1 ? reusePortOption(channelType) : null;
+            if (count > 1 && reusePort == null) {
+                log.info("Homa transport on {}: {} has no SO_REUSEPORT here, so the endpoint runs on one event loop"
+                        + " instead of {} (homa.transport.loops)", bindAddress, channelType.getSimpleName(), count);
+                count = 1;
+            }
+            Member single = new Member(settings, (EventLoop) group.next(), channelType, engineConfig, busyPoll, null,
+                    SharedIdentity.of(NettyHomaTransport.firstRpcId(), new SplittableRandom()),
+                    Timetrace.withCapacity(config.timetraceEvents()));
+            if (count == 1) {
+                return bindMember(single, bindAddress, disposeOwnLoops).cast(HomaTransport.class);
+            }
+            return LoopGroupTransport.bind(single, bindAddress, count, group, reusePort, disposeOwnLoops);
+        });
+    }
+
+    /**
+     * What one socket of a transport binds with.
+     *
+     * @param settings the transport's settings; a caller socket of a loop group has no handler
+     * @param loop the event loop the socket and its engine run on
+     * @param reusePort {@code SO_REUSEPORT} for a socket that shares its port with the other loops', else null
+     * @param shared what the endpoint's engines share
+     * @param trace the endpoint's timetrace, shared by its engines (each thread records in a ring of its own)
+     */
+    record Member(TransportSettings settings, EventLoop loop, Class<? extends DatagramChannel> channelType,
+            EngineConfig engineConfig, @Nullable BusyPollLoops busyPoll, @Nullable ChannelOption<Boolean> reusePort,
+            SharedIdentity shared, Timetrace trace) {
+
+        Member on(EventLoop otherLoop, TransportSettings otherSettings, @Nullable ChannelOption<Boolean> otherReusePort) {
+            return new Member(otherSettings, otherLoop, channelType, engineConfig, busyPoll, otherReusePort, shared, trace);
+        }
+    }
+
+    /**
+     * Binds one socket and starts its engine on {@code member.loop()}.
+     *
+     * @param onClosed run once the channel closes, also after a failed bind (disposes loops of the
+     *     transport's own), or null
+     */
+    static Mono<NettyHomaTransport> bindMember(Member member, InetSocketAddress bindAddress, @Nullable Runnable onClosed) {
+        TransportSettings settings = member.settings();
+        HomaTransportConfig config = settings.config();
+        EngineConfig engineConfig = member.engineConfig();
+        return Mono.create(sink -> {
             DatagramHandler datagramHandler = new DatagramHandler();
             Bootstrap bootstrap = new Bootstrap()
-                    .group(loop)
-                    .channel(channelType)
+                    .group(member.loop())
+                    .channel(member.channelType())
                     .option(ChannelOption.SO_RCVBUF, config.receiveBufferBytes())
                     .option(ChannelOption.SO_SNDBUF, config.sendBufferBytes())
                     .handler(datagramHandler);
-            boolean epoll = UdpOffload.isEpoll(channelType);
+            if (member.reusePort() != null) {
+                bootstrap.option(member.reusePort(), true);
+            }
+            boolean epoll = UdpOffload.isEpoll(member.channelType());
             boolean offload = epoll && config.segmentationOffload();
             int gsoBatchBytes = offload && UdpOffload.GSO_SUPPORTED
                     ? GsoBatcher.maxBatchBytes(engineConfig.linkMbps(), engineConfig.maxNicQueueNs()) : 0;
@@ -88,12 +147,11 @@ final class DatagramBootstrap {
             ChannelFuture bindFuture = bootstrap.bind(bindAddress);
             sink.onCancel(() -> bindFuture.channel().close());
             bindFuture.addListener((ChannelFutureListener) future -> {
-                // Our own loop is disposed only from here: disposed when a failed bind closed the
-                // channel, it rejected the task that notifies this listener when the bind
+                // Loops of our own are disposed only from here: disposed when a failed bind closed the
+                // channel, they rejected the task that notifies this listener when the bind
                 // completed before the listener was added (seen with binds to a port in use).
-                if (given == null) {
-                    future.channel().closeFuture().addListener(closed ->
-                            loops.disposeLater(Duration.ZERO, OWN_LOOPS_SHUTDOWN_TIMEOUT).subscribe());
+                if (onClosed != null) {
+                    future.channel().closeFuture().addListener(closed -> onClosed.run());
                 }
                 if (!future.isSuccess()) {
                     future.channel().close();
@@ -104,7 +162,7 @@ final class DatagramBootstrap {
                 }
                 NettyHomaTransport transport;
                 try {
-                    transport = new NettyHomaTransport(settings, future.channel(), engineConfig, gsoBatchBytes, busyPoll);
+                    transport = new NettyHomaTransport(member, future.channel(), gsoBatchBytes);
                 } catch (RuntimeException e) {
                     future.channel().close();
                     sink.error(new HomaException(HomaStatus.UNAVAILABLE, "cannot start Homa engine: " + e, e));
@@ -118,6 +176,22 @@ final class DatagramBootstrap {
                 sink.success(transport);
             });
         });
+    }
+
+    /**
+     * {@code SO_REUSEPORT} for {@code channelType}: Netty's epoll option, or the JDK's socket option
+     * through NIO where the platform has it; null where neither does.
+     */
+    static @Nullable ChannelOption<Boolean> reusePortOption(Class<? extends DatagramChannel> channelType) {
+        if (UdpOffload.isEpoll(channelType)) {
+            return UdpOffload.SO_REUSEPORT;
+        }
+        try (java.nio.channels.DatagramChannel probe = java.nio.channels.DatagramChannel.open()) {
+            return probe.supportedOptions().contains(StandardSocketOptions.SO_REUSEPORT)
+                    ? NioChannelOption.of(StandardSocketOptions.SO_REUSEPORT) : null;
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
+        }
     }
 
     /**

@@ -69,16 +69,17 @@ public final class NettyHomaTransport extends HomaTransport {
     /**
      * Runs on the event loop, in the bind listener, before the first datagram is read.
      *
+     * @param member what this socket binds with: settings, loop, the endpoint's shared identity and timetrace
      * @param gsoBatchBytes the longest GSO send, bytes, 0 without GSO ({@link GsoBatcher})
-     * @param busyPoll the transport's own loops when they busy-poll, else null
      */
-    NettyHomaTransport(TransportSettings settings, Channel channel, EngineConfig engineConfig, int gsoBatchBytes,
-            @Nullable BusyPollLoops busyPoll) {
+    NettyHomaTransport(DatagramBootstrap.Member member, Channel channel, int gsoBatchBytes) {
+        TransportSettings settings = member.settings();
         HomaTransportConfig config = settings.config();
+        EngineConfig engineConfig = member.engineConfig();
         this.channel = channel;
         this.localAddress = (InetSocketAddress) channel.localAddress();
         this.clock = settings.clock();
-        this.busyPoll = busyPoll;
+        this.busyPoll = member.busyPoll();
         DatagramChannelConfig channelConfig = ((DatagramChannel) channel).config();
         boolean priorityTos = config.priorityTos().enabledFor(localAddress.getAddress());
         PriorityTosWriter writer = new PriorityTosWriter(channel, priorityTos,
@@ -89,7 +90,8 @@ public final class NettyHomaTransport extends HomaTransport {
         this.dataPath = DatagramBootstrap.describe(channel, engineConfig, batcher, priorityTos, security,
                 busyPoll == null ? 0 : busyPoll.busyPollNs());
         // rpcids an off-path host cannot guess: a random start within the microsecond and random
-        // steps, from a generator seeded once by the system's CSPRNG.
+        // steps, from a generator seeded once by the system's CSPRNG. Each socket's sealer draws
+        // its own random epoch, so that the loops of one endpoint never seal under one nonce.
         SecureRandom seed = new SecureRandom();
         this.sealer = security.enabled() ? new PacketSealer(security, localAddress, seed) : null;
         if (!security.enabled() && !localAddress.getAddress().isLoopbackAddress()
@@ -98,11 +100,9 @@ public final class NettyHomaTransport extends HomaTransport {
                     + " this port can talk to it and forge peers' packets. Set homa.security.mode=authenticate (or"
                     + " encrypt) with shared keys, or bind to an address inside a network you trust", localAddress);
         }
-        long firstRpcId = HomaEngine.clockDerivedFirstRpcId(epochMicros())
-                + 2L * seed.nextInt(1 << (HomaEngine.RPC_ID_CLOCK_SHIFT - 1));
-        this.trace = Timetrace.withCapacity(config.timetraceEvents());
-        HomaEngine engine = new HomaEngine(engineConfig, localAddress.getPort(), firstRpcId,
-                new SplittableRandom(seed.nextLong()), trace);
+        this.trace = member.trace();
+        HomaEngine engine = new HomaEngine(engineConfig, localAddress.getPort(), firstRpcId(seed),
+                new SplittableRandom(seed.nextLong()), trace, member.shared());
         if (settings.holdRequests()) {
             engine.holdRequests();
         }
@@ -125,6 +125,20 @@ public final class NettyHomaTransport extends HomaTransport {
         return DatagramBootstrap.bind(settings);
     }
 
+    /**
+     * A first client rpcid: clock-derived ({@link HomaEngine#clockDerivedFirstRpcId}), so that a
+     * restarted endpoint does not reuse its predecessor's, plus a random even offset within the
+     * microsecond.
+     */
+    static long firstRpcId() {
+        return firstRpcId(new SecureRandom());
+    }
+
+    private static long firstRpcId(SecureRandom seed) {
+        return HomaEngine.clockDerivedFirstRpcId(epochMicros())
+                + 2L * seed.nextInt(1 << (HomaEngine.RPC_ID_CLOCK_SHIFT - 1));
+    }
+
     private static long epochMicros() {
         Instant now = Instant.now();
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
@@ -140,6 +154,12 @@ public final class NettyHomaTransport extends HomaTransport {
         return calls;
     }
 
+    /** The sealer's epoch, or null without packet authentication. */
+    byte @Nullable [] sealerEpoch() {
+        PacketSealer own = sealer;
+        return own == null ? null : own.epoch();
+    }
+
     /** The transport's own loops when they busy-poll, else null. */
     @Nullable BusyPollLoops busyPoll() {
         return busyPoll;
@@ -149,6 +169,17 @@ public final class NettyHomaTransport extends HomaTransport {
     void onChannelInactive() {
         disposed.set(true);
         closeOnLoop();
+    }
+
+    /**
+     * Closes the engine but leaves the socket open (datagrams are then dropped and counted), for a
+     * loop group that closes all its engines before any socket ({@link LoopGroupTransport#dispose()}).
+     */
+    Mono<Void> closeEngine() {
+        return driver.onLoop(() -> {
+            closeOnLoop();
+            return Boolean.TRUE;
+        }).then();
     }
 
     /** Closes the engine: RPCs in flight fail with UNAVAILABLE. Idempotent; runs on the event loop. */

@@ -18,6 +18,8 @@ final class UdpOffload {
      * run would come up as one datagram holding all its segments.
      */
     static final @Nullable ChannelOption<Boolean> UDP_GRO = option("UDP_GRO");
+    /** {@code EpollChannelOption.SO_REUSEPORT}: sockets of one process share a port, the kernel hashing each datagram's 4-tuple to one. */
+    static final @Nullable ChannelOption<Boolean> SO_REUSEPORT = option("SO_REUSEPORT");
     /** Whether the native library and the kernel support UDP_SEGMENT (Linux 4.18+). */
     static final boolean GSO_SUPPORTED = gsoSupported();
 

@@ -48,7 +48,8 @@ class EngineDriverLoopbackTest {
         // read hands them (the loop drains a socket before channelReadComplete): the GRANTs they
         // call for leave after them, not after 64 datagrams or at the end of the read. With 64 KB
         // datagrams a socket holds milliseconds of reading, and senders would wait for GRANTs.
-        HomaTransport server = bind(HomaTransportConfig.builder().bindAddress("127.0.0.1").build());
+        // One loop: the test feeds the engine of the one socket.
+        HomaTransport server = bind(HomaTransportConfig.builder().bindAddress("127.0.0.1").loops(1).build());
         InetSocketAddress serverAddress = address(server);
         try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
             socket.setSoTimeout((int) TIMEOUT.toMillis());
