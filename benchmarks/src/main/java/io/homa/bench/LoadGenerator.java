@@ -352,7 +352,7 @@ public final class LoadGenerator implements Callable<Integer> {
                     }
                 }
                 Map<SystemKind, ScenarioResult> scaling = scenario == Scenario.S11_SCALING
-                        ? s11Scaling(plan, systemKinds, settings, clientSettings, connectErrors)
+                        ? s11Scaling(plan, placement, cores, systemKinds, settings, clientSettings, connectErrors)
                         : Map.of();
                 for (SystemKind system : systemKinds) {
                     String na = scenario.notApplicable(system);
@@ -434,15 +434,20 @@ public final class LoadGenerator implements Callable<Integer> {
      * placement of the others), clients of every system connected to it, each system measured in
      * turn ({@link io.homa.bench.scenario.OverloadScenario#scaling}); the process stops afterwards.
      */
-    private Map<SystemKind, ScenarioResult> s11Scaling(RunPlan plan, List<SystemKind> systemKinds, SystemSettings settings,
-            SystemSettings clientSettings, Map<SystemKind, String> connectErrors) {
+    private Map<SystemKind, ScenarioResult> s11Scaling(RunPlan plan, Placement placement, int cores,
+            List<SystemKind> systemKinds, SystemSettings settings, SystemSettings clientSettings,
+            Map<SystemKind, String> connectErrors) {
         Map<SystemKind, ScenarioResult> results = new EnumMap<>(SystemKind.class);
         List<SystemKind> measured = systemKinds.stream()
                 .filter(s -> Scenario.S11_SCALING.notApplicable(s) == null && !connectErrors.containsKey(s)).toList();
         if (measured.isEmpty()) {
             return results;
         }
-        Placement unpinned = new Placement(false, "any", "any", "unpinned (S11 scaling)");
+        // A child process inherits this process's affinity: with the client pinned to CPU 0, a server
+        // started without taskset would run on CPU 0 alone. So it is given every CPU explicitly.
+        Placement unpinned = placement.pinned()
+                ? new Placement(true, placement.clientCpus(), "0-" + (cores - 1), "server on every CPU (S11 scaling)")
+                : placement;
         io.homa.bench.scenario.OverloadScenario overload = new io.homa.bench.scenario.OverloadScenario(
                 io.homa.bench.scenario.OverloadScenario.Plan.of(plan.mode()), plan.callTimeoutMs(), List.of());
         try (ServerProcess server = ServerProcess.start(measured, settings, List.of(), unpinned, List.of(),
