@@ -47,7 +47,7 @@ import picocli.CommandLine.Option;
  * never change the exit code.
  */
 @Command(name = "homa-bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Runs Homa, gRPC-java, RSocket-java and UDP/TCP floors side by side on scenarios S1-S6 and writes a report.")
+        description = "Runs Homa, gRPC-java, RSocket-java and UDP/TCP floors side by side on scenarios S1-S6 and S11 and writes a report.")
 public final class LoadGenerator implements Callable<Integer> {
     /** The two modes. */
     public enum Mode {
@@ -71,8 +71,8 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--systems", split = ",", description = "Systems, comma-separated: homa, homa-rpc, grpc, rsocket, udp, tcp, and the opt-in homa-auth and homa-rpc-auth (Homa with packet authentication, to measure its cost in the same run). Default: all but the opt-in ones.")
     List<String> systems = List.of(SystemKind.defaultIds().split(","));
 
-    @Option(names = "--scenarios", split = ",", description = "Scenarios, comma-separated: s1..s6. Default: all.")
-    List<String> scenarios = List.of(Scenario.ids().split(","));
+    @Option(names = "--scenarios", split = ",", description = "Scenarios, comma-separated: s1..s6, s11, and the opt-in s11-scaling (S11's handler on a server not pinned to a core: throughput and CPU use). Default: all but the opt-in one.")
+    List<String> scenarios = List.of(Scenario.defaultIds().split(","));
 
     @Option(names = "--out", description = "Report directory. Default: ${DEFAULT-VALUE}.")
     Path out = Path.of("benchmarks", "target", "report");
@@ -92,6 +92,9 @@ public final class LoadGenerator implements Callable<Integer> {
 
     @Option(names = "--homa-busy-poll-us", description = "Busy poll of every Homa transport's event loop before it sleeps, µs, 0..1000 (0 = off). Default: the transport's (" + io.homa.reactive.HomaTransportConfig.DEFAULT_BUSY_POLL_NS / 1_000 + ").")
     Long homaBusyPollUs;
+
+    @Option(names = "--homa-loops", paramLabel = "N", description = "Event loops of every Homa transport (client, servers, load agents), 1..64, or 0 for the transport's default (issue 37; this build's transport has one loop, so only 0 and 1 are accepted until HomaTransportConfig.Builder.loops exists). Compare S11's scaling variant with 1 and 2. Default: ${DEFAULT-VALUE}.")
+    int homaLoops = io.homa.bench.systems.HomaLoops.TRANSPORT_DEFAULT;
 
     @Option(names = "--s5-min-calls", paramLabel = "N", description = "Each S5 workload's window lasts until at least N calls are recorded (all load processes together): the plan's window, or N / the offered rate plus a margin when longer, computed before the window starts. 0..10000000, 0 = off. Default: ${DEFAULT-VALUE}.")
     int s5MinCalls;
@@ -181,6 +184,7 @@ public final class LoadGenerator implements Callable<Integer> {
             throw new IllegalArgumentException("--s5-load must be in (0, 1], was " + s5Load);
         }
         S5Window.checkMinCalls(s5MinCalls);
+        io.homa.bench.systems.HomaLoops.check(homaLoops);
         for (String name : s5Rps.keySet()) {
             if (!Workload.NAMES.contains(name)) {
                 throw new IllegalArgumentException("--s5-rps: unknown workload " + name + ", expected one of " + Workload.NAMES);
@@ -215,7 +219,8 @@ public final class LoadGenerator implements Callable<Integer> {
         // buffer is the port's); on loopback the transport sizes it from its socket.
         SystemSettings settings = new SystemSettings(linkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity,
                 homaPriorityTos, homaIncastMarking, testbed != null ? testbed.address(1) : SystemSettings.LOOPBACK_HOST,
-                testbed != null ? testbed.classBufferBytes() : io.homa.reactive.HomaTransportConfig.AUTO_INCAST_BUFFER);
+                testbed != null ? testbed.classBufferBytes() : io.homa.reactive.HomaTransportConfig.AUTO_INCAST_BUFFER)
+                .withHomaLoops(homaLoops);
         Path traceDir = out.resolve("timetrace");
         long busyPollNs = homaBusyPollUs == null ? SystemSettings.TRANSPORT_DEFAULT : homaBusyPollUs * 1_000;
         SystemSettings clientSettings = settings.withHomaDiagnostics(busyPollNs,
@@ -282,7 +287,8 @@ public final class LoadGenerator implements Callable<Integer> {
             }
             ScenarioRunner runner = new ScenarioRunner(plan, clients, s5Load, s5Rps,
                     List.of(ProcessHandle.current().pid(), serverProcesses.get(0).pid()));
-            runner.s5MinCalls(s5MinCalls).cpuSampled(cpuTargets(serverProcesses));
+            runner.s5MinCalls(s5MinCalls).cpuSampled(cpuTargets(serverProcesses))
+                    .overloadServer(List.of(new CpuSampler.Target("server", serverProcesses.get(0).pid())));
             if (testbed != null) {
                 runner.networkCounters(testbed::classCounters);
             }
@@ -345,6 +351,9 @@ public final class LoadGenerator implements Callable<Integer> {
                         sliced.put(measurement.system(), measurement.result());
                     }
                 }
+                Map<SystemKind, ScenarioResult> scaling = scenario == Scenario.S11_SCALING
+                        ? s11Scaling(plan, placement, cores, systemKinds, settings, clientSettings, connectErrors)
+                        : Map.of();
                 for (SystemKind system : systemKinds) {
                     String na = scenario.notApplicable(system);
                     if (na != null) {
@@ -364,9 +373,12 @@ public final class LoadGenerator implements Callable<Integer> {
                         }
                         continue;
                     }
-                    ScenarioResult result = scenario == Scenario.S6
-                            ? run(scenario, system, () -> runner.withCounters(system, () -> runner.s6(system)))
-                            : sliced.get(system);
+                    ScenarioResult result = switch (scenario) {
+                        case S6 -> run(scenario, system, () -> runner.withCounters(system, () -> runner.s6(system)));
+                        case S11 -> run(scenario, system, () -> runner.s11(system));
+                        case S11_SCALING -> scaling.get(system);
+                        default -> sliced.get(system);
+                    };
                     results.add(result);
                     progress(summary(result));
                 }
@@ -418,6 +430,48 @@ public final class LoadGenerator implements Callable<Integer> {
     }
 
     /**
+     * S11's scaling variant: a server process of its own, not pinned to a core (whatever the
+     * placement of the others), clients of every system connected to it, each system measured in
+     * turn ({@link io.homa.bench.scenario.OverloadScenario#scaling}); the process stops afterwards.
+     */
+    private Map<SystemKind, ScenarioResult> s11Scaling(RunPlan plan, Placement placement, int cores,
+            List<SystemKind> systemKinds, SystemSettings settings, SystemSettings clientSettings,
+            Map<SystemKind, String> connectErrors) {
+        Map<SystemKind, ScenarioResult> results = new EnumMap<>(SystemKind.class);
+        List<SystemKind> measured = systemKinds.stream()
+                .filter(s -> Scenario.S11_SCALING.notApplicable(s) == null && !connectErrors.containsKey(s)).toList();
+        if (measured.isEmpty()) {
+            return results;
+        }
+        // A child process inherits this process's affinity: with the client pinned to CPU 0, a server
+        // started without taskset would run on CPU 0 alone. So it is given every CPU explicitly.
+        Placement unpinned = placement.pinned()
+                ? new Placement(true, placement.clientCpus(), "0-" + (cores - 1), "server on every CPU (S11 scaling)")
+                : placement;
+        io.homa.bench.scenario.OverloadScenario overload = new io.homa.bench.scenario.OverloadScenario(
+                io.homa.bench.scenario.OverloadScenario.Plan.of(plan.mode()), plan.callTimeoutMs(), List.of());
+        try (ServerProcess server = ServerProcess.start(measured, settings, List.of(), unpinned, List.of(),
+                out.resolve("server-s11-scaling.log"))) {
+            progress("S11 scaling: unpinned server process up: pid " + server.pid());
+            List<CpuSampler.Target> sampled = List.of(new CpuSampler.Target("client", ProcessHandle.current().pid()),
+                    new CpuSampler.Target("server", server.pid()));
+            for (SystemKind system : measured) {
+                try (EchoClient client = system.connect(List.of(server.address(system)), clientSettings)) {
+                    results.put(system, overload.scaling(system, client, sampled, homaLoops));
+                } catch (Exception e) {
+                    results.put(system, ScenarioResult.failed(Scenario.S11_SCALING.id(), system.id(), "crashed: " + e));
+                }
+            }
+        } catch (IOException e) {
+            for (SystemKind system : measured) {
+                results.put(system, ScenarioResult.failed(Scenario.S11_SCALING.id(), system.id(),
+                        "unpinned server process did not start: " + e.getMessage()));
+            }
+        }
+        return results;
+    }
+
+    /**
      * The processes whose CPU use S5 samples: this one (the client) and every server process (the
      * JVM's pid: {@code ip netns exec} and {@code taskset} exec the command that follows them).
      */
@@ -448,6 +502,7 @@ public final class LoadGenerator implements Callable<Integer> {
             case "s4" -> String.format(Locale.ROOT, "%.3f Gbit/s, p50 %.1f µs", r.number("goodput_gbps"), r.number("p50_us"));
             case "s6" -> String.format(Locale.ROOT, "N=%.0f in %.1f ms, %.0f failed calls in all", r.number("max_n"),
                     r.number("completion_ms_at_max_n"), r.number("failures"));
+            case "s11" -> io.homa.bench.scenario.OverloadScenario.summary(r);
             default -> "done" + (r.note().isEmpty() ? "" : " (" + r.note() + ")");
         };
     }
@@ -488,7 +543,8 @@ public final class LoadGenerator implements Callable<Integer> {
                 + (homaIncastMarking ? "" : " --no-homa-incast-marking")
                 + (homaSecurity == io.homa.reactive.HomaSecurityConfig.Mode.OFF ? "" : " --homa-security=" + homaSecurity.propertyValue())
                 + (grpcDirectExecutor ? "" : " --no-grpc-direct-executor")
-                + (pin ? "" : " --no-pin"));
+                + (pin ? "" : " --no-pin")
+                + (homaLoops == io.homa.bench.systems.HomaLoops.TRANSPORT_DEFAULT ? "" : " --homa-loops=" + homaLoops));
         header.put("machine", Environment.machine(cores));
         header.put("jdk", Environment.jdk());
         header.put("versions", Environment.versions());
@@ -526,6 +582,8 @@ public final class LoadGenerator implements Callable<Integer> {
                     + io.homa.reactive.HomaTransportConfig.LOOPBACK_RTT_BYTES + " B), the device's speed elsewhere";
             default -> settings.homaLinkMbps() + " Mbit/s";
         });
+        s.put("Homa event loops", settings.homaLoops() == io.homa.bench.systems.HomaLoops.TRANSPORT_DEFAULT
+                ? "the transport's default (one)" : settings.homaLoops() + " per transport (--homa-loops)");
         s.put("Homa UDP GSO/GRO", settings.homaSegmentationOffload() ? "on where the kernel has them" : "off");
         s.put("Homa busy-poll", settings.homaBusyPollNs() == SystemSettings.TRANSPORT_DEFAULT
                 ? io.homa.reactive.HomaTransportConfig.DEFAULT_BUSY_POLL_NS / 1000

@@ -133,7 +133,8 @@ public final class ServerProcess implements AutoCloseable {
                 "--bind-host=" + settings.bindHost(),
                 "--homa-incast-buffer-bytes=" + settings.homaIncastBufferBytes(),
                 "--homa-busy-poll-ns=" + settings.homaBusyPollNs(),
-                "--homa-timetrace-dir=" + settings.homaTimetraceDir());
+                "--homa-timetrace-dir=" + settings.homaTimetraceDir(),
+                "--homa-loops=" + settings.homaLoops());
     }
 
     /** The address of a system's server in this process. */

@@ -43,6 +43,9 @@ public final class SettingsOptions {
     @Option(names = "--homa-timetrace-dir", description = "Directory the Homa transports write their timetraces to when they close (empty: no timetrace).")
     String homaTimetraceDir = "";
 
+    @Option(names = "--homa-loops", description = "Event loops of the Homa transports (0 = the transport's default).")
+    int homaLoops = io.homa.bench.systems.HomaLoops.TRANSPORT_DEFAULT;
+
     /** {@code off}, {@code authenticate} or {@code encrypt}, in any case, as {@code homa.security.mode}. */
     public static final class SecurityModeConverter implements CommandLine.ITypeConverter<io.homa.reactive.HomaSecurityConfig.Mode> {
         @Override
@@ -59,6 +62,6 @@ public final class SettingsOptions {
     /** The settings the command line gave. */
     public SystemSettings settings() {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity, homaPriorityTos,
-                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir);
+                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops);
     }
 }

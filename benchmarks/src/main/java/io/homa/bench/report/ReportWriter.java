@@ -159,7 +159,7 @@ public final class ReportWriter {
                     overheadRows);
         }
 
-        md.append("## Targets of the issue (Homa message layer)\n\n");
+        md.append("## Targets of the issues (Homa message layer; S11: the RPC layer)\n\n");
         List<List<String>> targetRows = new ArrayList<>();
         for (Targets.Check check : report.targets()) {
             targetRows.add(List.of(check.target(), check.measured(),
@@ -203,6 +203,8 @@ public final class ReportWriter {
 
         markdownS5(report, md);
         markdownS6(report, md);
+        markdownS11(report, md);
+        markdownS11Scaling(report, md);
 
         List<ScenarioResult> counted = report.results().stream()
                 .filter(r -> r.metrics().get("client_counters") instanceof Map<?, ?>).toList();
@@ -429,5 +431,113 @@ public final class ReportWriter {
         table(md, header, rows);
         Object servers = s6.stream().map(r -> r.metrics().get("servers")).filter(Objects::nonNull).findFirst().orElse("?");
         md.append("Server processes: ").append(servers).append(".\n\n");
+    }
+
+    private static String percent(Object value) {
+        return value instanceof Number n ? String.format(Locale.ROOT, "%.1f%%", n.doubleValue() * 100) : "–";
+    }
+
+    private static void markdownS11(BenchReport report, StringBuilder md) {
+        List<ScenarioResult> s11 = of(report, "s11");
+        if (s11.isEmpty()) {
+            return;
+        }
+        Object spin = s11.stream().map(r -> r.metrics().get("spin_us")).filter(Objects::nonNull).findFirst().orElse("?");
+        Object deadline = s11.stream().map(r -> r.metrics().get("deadline_ms")).filter(Objects::nonNull).findFirst().orElse("?");
+        md.append("## S11 overload: ").append(spin).append(" µs of CPU per call on a server pinned to one core\n\n");
+        md.append("Capacity: closed loop, enough calls outstanding to keep every handler thread busy. Then Poisson arrivals "
+                + "at each multiple of that capacity, every call with a deadline of ").append(deadline)
+                .append(" ms given the system's way. Offered: calls issued per second of the window; goodput: those answered "
+                        + "per second; p50/p99 of the answered calls; refused (the server said no: RESOURCE_EXHAUSTED, "
+                        + "UNAVAILABLE, RSocket REJECTED), timed out (deadline passed, at the caller or the server) and "
+                        + "other failures as fractions of the calls issued. Where each system runs the handler:\n\n");
+        for (ScenarioResult r : s11) {
+            if (r.metrics().get("handler") instanceof String handler) {
+                md.append("- `").append(r.system()).append("`: ").append(handler).append('\n');
+            }
+        }
+        md.append('\n');
+        List<List<String>> rows = new ArrayList<>();
+        for (ScenarioResult r : s11) {
+            if (!r.status().equals(ScenarioResult.OK)) {
+                List<String> row = new ArrayList<>(List.of(r.system(), r.status() + (r.note().isEmpty() ? "" : ": " + r.note())));
+                while (row.size() < 14) {
+                    row.add("");
+                }
+                rows.add(row);
+                continue;
+            }
+            double unloaded = r.number("unloaded_p50_us");
+            boolean first = true;
+            if (r.metrics().get("rates") instanceof Map<?, ?> rates) {
+                for (Map.Entry<?, ?> entry : rates.entrySet()) {
+                    if (!(entry.getValue() instanceof Map<?, ?> m)) {
+                        continue;
+                    }
+                    double p99 = m.get("p99_us") instanceof Number n ? n.doubleValue() : Double.NaN;
+                    rows.add(List.of(r.system(), first ? num(r.metrics().get("capacity_per_s")) : "",
+                            first ? num(unloaded) : "", String.valueOf(entry.getKey()), num(m.get("target_per_s")),
+                            num(m.get("offered_per_s")), num(m.get("goodput_per_s")), percent(m.get("goodput_of_capacity")),
+                            num(m.get("p50_us")), num(m.get("p99_us")),
+                            Double.isNaN(p99) || !(unloaded > 0) ? "–" : String.format(Locale.ROOT, "%.1fx", p99 / unloaded),
+                            percent(m.get("refused_fraction")), percent(m.get("timeout_fraction")),
+                            percent(m.get("other_failure_fraction"))));
+                    first = false;
+                }
+            }
+        }
+        table(md, List.of("system", "capacity/s", "unloaded p50 µs", "rate", "target/s", "offered/s", "goodput/s",
+                "goodput / capacity", "p50 µs", "p99 µs", "p99 / unloaded p50", "refused", "timed out", "other failures"),
+                rows);
+    }
+
+    private static void markdownS11Scaling(BenchReport report, StringBuilder md) {
+        List<ScenarioResult> scaling = of(report, "s11-scaling");
+        if (scaling.isEmpty()) {
+            return;
+        }
+        md.append("## S11 scaling: the same handler on a server not pinned to a core, closed loop\n\n");
+        md.append("The client stays on CPU 0; the server process may use every core. `scheduler`: the handler where S11 "
+                + "runs it (blocking work off the event loop); `loop`: on the thread the request arrived on (a reactive "
+                + "handler on its event loop, which more Homa loops would spread: `--homa-loops`). CPU: each process's "
+                + "CPU time over the window as a fraction of one core, and each core's busy fraction.\n\n");
+        List<List<String>> rows = new ArrayList<>();
+        for (ScenarioResult r : scaling) {
+            for (String placement : List.of("scheduler", "loop")) {
+                if (!r.status().equals(ScenarioResult.OK)) {
+                    rows.add(List.of(r.system(), placement, r.status() + (r.note().isEmpty() ? "" : ": " + r.note()),
+                            "", "", "", "", "", ""));
+                    break;
+                }
+                if (!(r.metrics().get(placement) instanceof Map<?, ?> m)) {
+                    continue;
+                }
+                String client = "–";
+                String server = "–";
+                String cores = "–";
+                if (m.get("cpu") instanceof Map<?, ?> cpu) {
+                    if (cpu.get("processes") instanceof List<?> processes) {
+                        for (Object p : processes) {
+                            if (p instanceof Map<?, ?> process) {
+                                String value = process.get("missing") != null ? "missing" : percent(process.get("cpu_fraction"));
+                                if ("client".equals(process.get("role"))) {
+                                    client = value;
+                                } else {
+                                    server = value;
+                                }
+                            }
+                        }
+                    }
+                    if (cpu.get("cores") instanceof List<?> list) {
+                        cores = String.join(", ", list.stream().map(ReportWriter::percent).toList());
+                    }
+                }
+                Object loops = r.metrics().get("homa_loops");
+                rows.add(List.of(r.system(), placement, loops == null ? "–" : String.valueOf(loops), num(m.get("rpcs_per_s")),
+                        num(m.get("p50_us")), num(m.get("p99_us")), client, server, cores));
+            }
+        }
+        table(md, List.of("system", "handler on", "Homa loops", "RPCs/s", "p50 µs", "p99 µs", "client CPU", "server CPU",
+                "cores busy"), rows);
     }
 }

@@ -4,7 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** The issue's targets for the Homa message layer, checked against one run's results. */
+/**
+ * The issues' targets, checked against one run's results: the Homa message layer's (S1-S4) and
+ * issue 37's S11 target for the RPC layer at twice its capacity. A check reports met or missed;
+ * it never fails the run.
+ */
 public final class Targets {
     /**
      * One target.
@@ -67,7 +71,56 @@ public final class Targets {
                         "Homa " + f(homaS4.get()) + " Gbit/s vs best peer " + f(bestPeerS4.get()) + " Gbit/s = "
                                 + f(homaS4.get() / bestPeerS4.get()) + "x")
                 : missing("S4 1 MiB goodput at least that of the better peer"));
+        checks.add(s11(results));
         return checks;
+    }
+
+    /** S11's target's text. */
+    static final String S11_TARGET = "S11 Homa RPC layer at 2x its capacity: offered >= 1.9x the capacity, goodput >= 90% of"
+            + " it, 0 timed-out calls, p99 of answered calls <= 10x the unloaded p50";
+
+    /**
+     * Issue 37's S11 target for {@code homa-rpc} at 2x: offered at least 1.9x the measured capacity,
+     * goodput at least 90% of it, no timed-out call (each answered or refused), p99 of the answered
+     * calls at most 10x the unloaded p50.
+     */
+    static Check s11(List<ScenarioResult> results) {
+        Optional<ScenarioResult> found = results.stream()
+                .filter(r -> r.scenario().equals("s11") && r.system().equals("homa-rpc") && r.status().equals(ScenarioResult.OK))
+                .findFirst();
+        if (found.isEmpty() || !(found.get().metrics().get("rates") instanceof java.util.Map<?, ?> rates)
+                || !(rates.get("2x") instanceof java.util.Map<?, ?> at2x)) {
+            return missing(S11_TARGET);
+        }
+        double capacity = found.get().number("capacity_per_s");
+        double unloadedP50 = found.get().number("unloaded_p50_us");
+        double offered = number(at2x.get("offered_per_s"));
+        double goodput = number(at2x.get("goodput_per_s"));
+        double timeouts = number(at2x.get("timeout_fraction"));
+        double p99 = number(at2x.get("p99_us"));
+        List<String> gaps = new ArrayList<>();
+        if (!(offered >= 1.9 * capacity)) {
+            gaps.add("offered " + f(offered / capacity) + "x the capacity (needs 1.9x)");
+        }
+        if (!(goodput >= 0.9 * capacity)) {
+            gaps.add("goodput " + f(goodput / capacity * 100) + "% of the capacity (needs 90%)");
+        }
+        if (!(timeouts == 0)) {
+            gaps.add(f(timeouts * 100) + "% timed out (needs 0)");
+        }
+        if (!(p99 <= 10 * unloadedP50)) {
+            gaps.add("p99 " + (Double.isNaN(p99) ? "n/a (nothing answered)" : f(p99 / unloadedP50) + "x the unloaded p50")
+                    + " (needs <= 10x)");
+        }
+        String measured = "capacity " + f(capacity) + "/s, unloaded p50 " + f(unloadedP50) + " µs; at 2x offered "
+                + f(offered) + "/s (" + f(offered / capacity) + "x), goodput " + f(goodput) + "/s ("
+                + f(goodput / capacity * 100) + "%), timed out " + f(timeouts * 100) + "%, refused "
+                + f(number(at2x.get("refused_fraction")) * 100) + "%, p99 " + (Double.isNaN(p99) ? "n/a" : f(p99) + " µs");
+        return new Check(S11_TARGET, measured, gaps.isEmpty(), String.join("; ", gaps));
+    }
+
+    private static double number(Object value) {
+        return value instanceof Number n ? n.doubleValue() : Double.NaN;
     }
 
     private static Optional<Double> best(List<ScenarioResult> results, String scenario, String metric, boolean lower) {

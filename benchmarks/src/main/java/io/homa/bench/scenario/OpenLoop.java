@@ -2,10 +2,14 @@ package io.homa.bench.scenario;
 
 import io.homa.bench.systems.EchoClient;
 import io.homa.bench.systems.EchoProtocol;
+import io.homa.bench.systems.FailureKind;
 import io.homa.workloads.Workload;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.SplittableRandom;
-import io.homa.workloads.Workload;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntFunction;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,9 +24,24 @@ import java.util.function.IntUnaryOperator;
  * exceed {@code maxOutstanding} calls in flight are skipped and counted.
  */
 public final class OpenLoop {
-    /** What one run measured. */
+    /**
+     * What one run measured.
+     *
+     * @param failedInWindowByKind the failed calls issued in the window, by {@link FailureKind#id()}
+     *     (every kind present, 0 when none)
+     * @param answeredInWindow calls answered successfully within the window, whenever issued: the
+     *     goodput while a backlog builds ({@code recorded} counts calls issued in the window, some
+     *     answered after it)
+     */
     public record Result(int[] lengthsBytes, long[] rttNs, int recorded, long issuedInWindow, long failed,
-            long skipped, double windowSeconds, String firstError) {
+            long skipped, double windowSeconds, String firstError, Map<String, Long> failedInWindowByKind,
+            long answeredInWindow) {
+        /** Without failures by kind and answers in the window (load agents report neither). */
+        public Result(int[] lengthsBytes, long[] rttNs, int recorded, long issuedInWindow, long failed, long skipped,
+                double windowSeconds, String firstError) {
+            this(lengthsBytes, rttNs, recorded, issuedInWindow, failed, skipped, windowSeconds, firstError, Map.of(), 0);
+        }
+
         /** Recorded calls per second over the window. */
         public double achievedPerSecond() {
             return recorded / windowSeconds;
@@ -44,6 +63,8 @@ public final class OpenLoop {
     private final int maxOutstanding;
     private final long callTimeoutMs;
     private final long seed;
+    private IntFunction<byte[]> requestOfLength = EchoProtocol::echoRequest;
+    private boolean deadlines;
 
     /**
      * @param target the client's target index the calls go to, or {@link #ANY_TARGET}
@@ -65,6 +86,25 @@ public final class OpenLoop {
         this.seed = seed;
     }
 
+    /**
+     * Sends {@code requests.apply(length)} instead of an echo of that length (S11: a spin request);
+     * the response must be as long as the request.
+     */
+    public OpenLoop requests(IntFunction<byte[]> requests) {
+        this.requestOfLength = requests;
+        return this;
+    }
+
+    /**
+     * Gives every call the system's own deadline of the call timeout ({@link EchoClient#call(int,
+     * byte[], long)}), as S11 does; the loop's own timer then waits a quarter second longer, so
+     * that the system's deadline, not the loop's, ends a late call.
+     */
+    public OpenLoop withDeadlines() {
+        this.deadlines = true;
+        return this;
+    }
+
     /** Runs warm-up then the window on the calling thread, then waits up to {@code drainMs} for calls in flight. */
     public Result run(long warmupMs, long measureMs, long drainMs) {
         return run(warmupMs, measureMs, drainMs, () -> {}, () -> {});
@@ -82,6 +122,9 @@ public final class OpenLoop {
         AtomicLong inFlight = new AtomicLong();
         AtomicLong failed = new AtomicLong();
         AtomicReference<String> firstError = new AtomicReference<>();
+        AtomicLongArray failedInWindowByKind = new AtomicLongArray(FailureKind.values().length);
+        AtomicLong answeredInWindow = new AtomicLong();
+        long loopTimeoutMs = deadlines ? callTimeoutMs + 250 : callTimeoutMs;
         long issuedInWindow = 0;
         long skipped = 0;
         SplittableRandom random = new SplittableRandom(seed);
@@ -118,7 +161,8 @@ public final class OpenLoop {
             }
             int length = Math.max(EchoProtocol.HEADER_BYTES, lengths.applyAsInt(random.nextInt()));
             int to = target == ANY_TARGET ? random.nextInt(client.targets()) : target;
-            byte[] request = EchoProtocol.echoRequest(length);
+            byte[] request = requestOfLength.apply(length);
+            int expectedLength = EchoProtocol.expectedResponseBytes(request);
             if (inWindow) {
                 issuedInWindow++;
             }
@@ -126,20 +170,26 @@ public final class OpenLoop {
             long startNs = System.nanoTime();
             CompletableFuture<byte[]> call;
             try {
-                call = client.call(to, request);
+                call = deadlines ? client.call(to, request, callTimeoutMs) : client.call(to, request);
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             }
-            call.orTimeout(callTimeoutMs, TimeUnit.MILLISECONDS).whenComplete((response, error) -> {
+            call.orTimeout(loopTimeoutMs, TimeUnit.MILLISECONDS).whenComplete((response, error) -> {
                 long endNs = System.nanoTime();
                 inFlight.decrementAndGet();
-                if (error == null && response.length != length) {
-                    error = new IllegalStateException("response of " + response.length + " bytes, expected " + length);
+                if (error == null && response.length != expectedLength) {
+                    error = new IllegalStateException("response of " + response.length + " bytes, expected " + expectedLength);
                 }
                 if (error != null) {
                     failed.incrementAndGet();
+                    if (inWindow) {
+                        failedInWindowByKind.incrementAndGet(FailureKind.of(error).ordinal());
+                    }
                     firstError.compareAndSet(null, ClosedLoop.describe(error));
                     return;
+                }
+                if (endNs >= windowStart && endNs < windowEnd) {
+                    answeredInWindow.incrementAndGet();
                 }
                 if (inWindow) {
                     synchronized (recorded) {
@@ -160,8 +210,12 @@ public final class OpenLoop {
         }
         synchronized (recorded) {
             int count = recorded[0];
+            Map<String, Long> byKind = new LinkedHashMap<>();
+            for (FailureKind kind : FailureKind.values()) {
+                byKind.put(kind.id(), failedInWindowByKind.get(kind.ordinal()));
+            }
             return new Result(Arrays.copyOf(lengthsBytes, count), Arrays.copyOf(rttNs, count), count, issuedInWindow,
-                    failed.get(), skipped, measureMs / 1000.0, firstError.get());
+                    failed.get(), skipped, measureMs / 1000.0, firstError.get(), byKind, answeredInWindow.get());
         }
     }
 

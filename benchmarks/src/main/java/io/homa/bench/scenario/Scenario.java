@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** The scenarios S1-S6 of the benchmark. */
+/** The scenarios S1-S6 and S11 of the benchmark, and S11's opt-in scaling variant. */
 public enum Scenario {
     S1("unloaded 100 B echo round trip, 1 outstanding: p50 / p99 / p99.9"),
     S2("head-of-line: 100 B echoes measured while the same client streams 1 MiB echoes to the same server"),
@@ -14,16 +14,30 @@ public enum Scenario {
     S5("workloads W1-W5 (capped at 1,000,000 B), Poisson arrivals at a fraction of the measured maximum: "
             + "RTT and slowdown per decile of message length"),
     S6("incast: N concurrent RPCs (100 B requests, 10 KB responses) fanned out to several server processes: "
-            + "completion time and failures per N");
+            + "completion time and failures per N"),
+    S11("overload: a handler that spends " + OverloadScenario.SPIN_US + " µs of CPU per call (run where each system"
+            + " runs blocking work) on a server pinned to one core; its capacity (closed loop), then Poisson arrivals"
+            + " at 0.5x, 1x, 1.5x and 2x of it, every call with a deadline: goodput, p99 of answered calls, refused and"
+            + " timed-out fractions"),
+    /** Opt-in: the server not pinned, closed loop, throughput and CPU use per process (see {@code --homa-loops}). */
+    S11_SCALING("S11's handler on a server not pinned to a core (on the handler scheduler, then on the event loop),"
+            + " closed loop: throughput and each process's CPU use", false);
 
     private final String description;
+    private final boolean byDefault;
 
     Scenario(String description) {
-        this.description = description;
+        this(description, true);
     }
 
+    Scenario(String description, boolean byDefault) {
+        this.description = description;
+        this.byDefault = byDefault;
+    }
+
+    /** The command-line id, e.g. {@code s11-scaling}. */
     public String id() {
-        return name().toLowerCase(Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     public String description() {
@@ -35,7 +49,7 @@ public enum Scenario {
      * the systems taking turns ({@link ScenarioRunner#interleave}); S5 and S6 have their own shapes.
      */
     public boolean closedLoop() {
-        return this != S5 && this != S6;
+        return this != S5 && this != S6 && this != S11 && this != S11_SCALING;
     }
 
     /** Why this scenario does not apply to a system, or {@code null} when it does. */
@@ -48,6 +62,9 @@ public enum Scenario {
             return "S5 compares the RPC systems (workload messages up to 1,000,000 B; the floors have no "
                     + "multiplexing or segmentation)";
         }
+        if (system.floor() && (this == S11 || this == S11_SCALING)) {
+            return "S11 needs a server that does CPU work per call; the floors only echo";
+        }
         return null;
     }
 
@@ -57,7 +74,7 @@ public enum Scenario {
      * @throws IllegalArgumentException naming {@code --scenarios} and the allowed ids
      */
     public static Scenario fromId(String id) {
-        String key = id == null ? "" : id.trim().toUpperCase(Locale.ROOT);
+        String key = id == null ? "" : id.trim().toUpperCase(Locale.ROOT).replace('-', '_');
         for (Scenario scenario : values()) {
             if (scenario.name().equals(key)) {
                 return scenario;
@@ -66,7 +83,13 @@ public enum Scenario {
         throw new IllegalArgumentException("--scenarios: unknown scenario '" + id + "'; allowed: " + ids());
     }
 
+    /** All ids, comma-separated. */
     public static String ids() {
         return Arrays.stream(values()).map(Scenario::id).collect(Collectors.joining(","));
+    }
+
+    /** The ids a run measures when {@code --scenarios} is not given: all but the opt-in ones, comma-separated. */
+    public static String defaultIds() {
+        return Arrays.stream(values()).filter(s -> s.byDefault).map(Scenario::id).collect(Collectors.joining(","));
     }
 }

@@ -154,6 +154,20 @@ public final class ScenarioRunner {
         return this;
     }
 
+    private List<CpuSampler.Target> overloadServer = List.of();
+
+    /** The server process S11 loads, which it waits to go idle before each rate; empty (the default): a fixed pause. */
+    public ScenarioRunner overloadServer(List<CpuSampler.Target> server) {
+        this.overloadServer = List.copyOf(server);
+        return this;
+    }
+
+    /** S11, overload, for one system; see {@link OverloadScenario}. */
+    public ScenarioResult s11(SystemKind system) {
+        return new OverloadScenario(OverloadScenario.Plan.of(plan.mode()), plan.callTimeoutMs(), overloadServer)
+                .run(system, client(system));
+    }
+
     private EchoClient client(SystemKind system) {
         EchoClient client = clients.get(system);
         if (client == null) {
@@ -262,7 +276,7 @@ public final class ScenarioRunner {
                     new ClosedLoop(client, 0, fixed(SMALL_BYTES), 32, plan.callTimeoutMs()));
             case S4 -> new Measurement(scenario, system, plan.s4MeasureMs(),
                     new ClosedLoop(client, 0, fixed(LARGE_BYTES), 4, plan.callTimeoutMs()));
-            case S5, S6 -> throw new IllegalArgumentException(scenario.id() + " is not a closed-loop scenario");
+            case S5, S6, S11, S11_SCALING -> throw new IllegalArgumentException(scenario.id() + " is not a closed-loop scenario");
         };
     }
 
@@ -392,7 +406,7 @@ public final class ScenarioRunner {
                     m.putAll(loopMetrics(first, windowMs, ""));
                     yield m;
                 }
-                case S5, S6 -> throw new IllegalStateException("unreachable");
+                case S5, S6, S11, S11_SCALING -> throw new IllegalStateException("unreachable");
             };
             metrics.put("slices", slicesRun);
             return withCounterChange(system, countersBefore, finish(scenario, system, metrics, loops));

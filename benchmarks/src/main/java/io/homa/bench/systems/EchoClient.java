@@ -17,6 +17,17 @@ public interface EchoClient extends AutoCloseable {
     CompletableFuture<byte[]> call(int target, byte[] request);
 
     /**
+     * As {@link #call(int, byte[])}, with a deadline of {@code timeoutMs} from now given to the
+     * system the way an application would give it (S11): Homa's RPC layer and gRPC send it to the
+     * server, which does not start a call whose deadline passed; RSocket and Homa's message layer
+     * have no deadline on the wire and cancel the call when it passes. The call then fails with the
+     * system's own timeout error ({@link FailureKind#TIMEOUT}). By default: no deadline.
+     */
+    default CompletableFuture<byte[]> call(int target, byte[] request, long timeoutMs) {
+        return call(target, request);
+    }
+
+    /**
      * Protocol counters of the client side, by name (Homa: the engine's counters; others: none).
      * Scenarios report the change over their run.
      */

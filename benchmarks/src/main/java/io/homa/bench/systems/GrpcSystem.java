@@ -1,11 +1,13 @@
 package io.homa.bench.systems;
 
 import io.grpc.CallOptions;
+import io.grpc.Context;
 import io.grpc.KnownLength;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
@@ -18,7 +20,11 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import reactor.core.scheduler.Schedulers;
 
 /** gRPC-java over grpc-netty-shaded: one unary method with a {@code byte[]} marshaller, no protobuf. */
 final class GrpcSystem {
@@ -56,9 +62,29 @@ final class GrpcSystem {
 
     private GrpcSystem() {}
 
+    /**
+     * Where S11's CPU work runs when handlers run on the event loops (direct executor): a fixed
+     * pool as gRPC-java advises for a server's executor, as many threads as Reactor's bounded
+     * elastic scheduler that the Homa RPC layer and RSocket hand the same work to (10 per core),
+     * its queue unbounded (a fixed pool's). Without the direct executor the handler already runs
+     * on gRPC's own executor and the work runs there.
+     */
+    private static final class SpinPool {
+        static final ExecutorService POOL = Executors.newFixedThreadPool(Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE, r -> {
+            Thread thread = new Thread(r, "grpc-spin");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
     static EchoServer startServer(SystemSettings settings) throws IOException {
+        boolean direct = settings.grpcDirectExecutor();
         ServerServiceDefinition service = ServerServiceDefinition.builder("bench.Echo")
                 .addMethod(ECHO, ServerCalls.asyncUnaryCall((byte[] request, StreamObserver<byte[]> response) -> {
+                    if (direct && EchoProtocol.isSpin(request)) {
+                        spinOnPool(request, response);
+                        return;
+                    }
                     response.onNext(EchoProtocol.respond(request));
                     response.onCompleted();
                 }))
@@ -88,6 +114,31 @@ final class GrpcSystem {
         };
     }
 
+    /**
+     * Runs a spin request on {@link SpinPool}, in the call's context: a call cancelled before its
+     * turn (its deadline passed, or the client cancelled) is not started, as gRPC itself skips
+     * a cancelled call's handler when handlers run on its executor.
+     */
+    private static void spinOnPool(byte[] request, StreamObserver<byte[]> response) {
+        Context context = Context.current();
+        try {
+            SpinPool.POOL.execute(context.wrap(() -> {
+                if (context.isCancelled()) {
+                    return; // gRPC has closed the call (DEADLINE_EXCEEDED or CANCELLED)
+                }
+                byte[] answer = EchoProtocol.respond(request);
+                try {
+                    response.onNext(answer);
+                    response.onCompleted();
+                } catch (RuntimeException e) {
+                    // cancelled while it ran: gRPC has answered the call already
+                }
+            }));
+        } catch (RejectedExecutionException e) {
+            response.onError(Status.RESOURCE_EXHAUSTED.withDescription("spin pool rejected the call").asRuntimeException());
+        }
+    }
+
     static EchoClient connect(List<InetSocketAddress> servers, SystemSettings settings) {
         ManagedChannel[] channels = servers.stream().map(server -> {
             NettyChannelBuilder builder = NettyChannelBuilder.forAddress(server)
@@ -101,8 +152,18 @@ final class GrpcSystem {
         return new EchoClient() {
             @Override
             public CompletableFuture<byte[]> call(int target, byte[] request) {
+                return call(target, request, CallOptions.DEFAULT);
+            }
+
+            @Override
+            public CompletableFuture<byte[]> call(int target, byte[] request, long timeoutMs) {
+                // gRPC's deadline: sent to the server (grpc-timeout), which cancels the call when it passes.
+                return call(target, request, CallOptions.DEFAULT.withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS));
+            }
+
+            private CompletableFuture<byte[]> call(int target, byte[] request, CallOptions options) {
                 CompletableFuture<byte[]> result = new CompletableFuture<>();
-                ClientCalls.asyncUnaryCall(channels[target].newCall(ECHO, CallOptions.DEFAULT), request,
+                ClientCalls.asyncUnaryCall(channels[target].newCall(ECHO, options), request,
                         new StreamObserver<>() {
                             @Override
                             public void onNext(byte[] value) {

@@ -6,6 +6,7 @@ import io.homa.reactive.HomaRequestHandler;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.HomaTransportConfig;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Homa's message layer: {@link HomaTransport#call(InetSocketAddress, byte[])}, the echo handler on
@@ -47,6 +49,7 @@ final class HomaMessageSystem {
         if (settings.homaTimetrace()) {
             transport.timetraceEvents(SystemSettings.TIMETRACE_EVENTS);
         }
+        HomaLoops.apply(transport, settings.homaLoops());
         return transport
                 .bindAddress(settings.bindHost())
                 .priorityTos(settings.homaPriorityTos())
@@ -88,6 +91,13 @@ final class HomaMessageSystem {
             int responseBytes = payload.getInt(payload.readerIndex());
             if (responseBytes == EchoProtocol.ECHO) {
                 return Mono.just(payload.retain());
+            }
+            if (responseBytes == EchoProtocol.SPIN || responseBytes == EchoProtocol.SPIN_INLINE) {
+                byte[] bytes = ByteBufUtil.getBytes(payload);
+                Mono<ByteBuf> work = Mono.fromCallable(() -> Unpooled.wrappedBuffer(EchoProtocol.respond(bytes)));
+                // S11: CPU work off the event loop, the way a reactive handler hands it off
+                // (subscribeOn a bounded scheduler), unless the request asks for it on the loop.
+                return responseBytes == EchoProtocol.SPIN ? work.subscribeOn(Schedulers.boundedElastic()) : work;
             }
             return Mono.just(Unpooled.wrappedBuffer(new byte[responseBytes]));
         };
@@ -144,6 +154,12 @@ final class HomaMessageSystem {
             @Override
             public CompletableFuture<byte[]> call(int target, byte[] request) {
                 return transport.call(targets[target], request).toFuture();
+            }
+
+            @Override
+            public CompletableFuture<byte[]> call(int target, byte[] request, long timeoutMs) {
+                // The message layer carries no deadline: the caller cancels the call when it passes.
+                return transport.call(targets[target], request).timeout(Duration.ofMillis(timeoutMs)).toFuture();
             }
 
             @Override

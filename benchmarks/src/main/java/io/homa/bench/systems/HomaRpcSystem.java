@@ -1,12 +1,14 @@
 package io.homa.bench.systems;
 
 import io.homa.reactive.HomaTransport;
+import io.homa.reactive.rpc.CallOptions;
 import io.homa.reactive.rpc.HomaClient;
 import io.homa.reactive.rpc.JsonPayloadCodec;
 import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.reactive.rpc.RpcMethod;
 import io.homa.reactive.rpc.StaticServiceResolver;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +24,10 @@ import reactor.core.scheduler.Schedulers;
 final class HomaRpcSystem {
     static final String SERVICE = "bench";
     static final String METHOD = "echo";
+    /** S11's method: {@link EchoProtocol#SPIN} requests, a blocking method (run on the dispatcher's scheduler). */
+    static final String SPIN_METHOD = "spin";
+    /** S11's scaling variant: {@link EchoProtocol#SPIN_INLINE} requests, a reactive method (run on the event loop). */
+    static final String SPIN_INLINE_METHOD = "spinInline";
     static final int MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
     private HomaRpcSystem() {}
@@ -30,10 +36,31 @@ final class HomaRpcSystem {
         RpcDispatcher dispatcher = new RpcDispatcher(new JsonPayloadCodec(), Schedulers.boundedElastic())
                 .maxResponseBytes(MAX_MESSAGE_BYTES)
                 .register(new RpcMethod(SERVICE, METHOD, byte[].class,
-                        argument -> Mono.just(EchoProtocol.respond((byte[]) argument))));
+                        argument -> Mono.just(EchoProtocol.respond((byte[]) argument))))
+                // CPU work the way the RPC layer runs blocking work: a blocking method, called on the
+                // dispatcher's scheduler (a request whose deadline passed is not started).
+                .register(new RpcMethod(SERVICE, SPIN_METHOD, byte[].class,
+                        argument -> Mono.just(EchoProtocol.respond((byte[]) argument))).withBlocking(true))
+                // The same work in a reactive method, on the event loop (what more loops would spread).
+                .register(new RpcMethod(SERVICE, SPIN_INLINE_METHOD, byte[].class,
+                        argument -> Mono.fromCallable(() -> EchoProtocol.respond((byte[]) argument))));
         HomaTransport transport = HomaTransport.bindNow(
                 HomaMessageSystem.config(settings, MAX_MESSAGE_BYTES), dispatcher, HomaMessageSystem.BIND_TIMEOUT);
         return HomaMessageSystem.server(transport, settings);
+    }
+
+    /** The method that serves a request: echo, or one of S11's spins. */
+    static String method(byte[] request) {
+        if (request.length >= EchoProtocol.SPIN_HEADER_BYTES) {
+            int field = EchoProtocol.responseBytesField(request);
+            if (field == EchoProtocol.SPIN) {
+                return SPIN_METHOD;
+            }
+            if (field == EchoProtocol.SPIN_INLINE) {
+                return SPIN_INLINE_METHOD;
+            }
+        }
+        return METHOD;
     }
 
     static EchoClient connect(List<InetSocketAddress> servers, SystemSettings settings) {
@@ -46,7 +73,13 @@ final class HomaRpcSystem {
         return new EchoClient() {
             @Override
             public CompletableFuture<byte[]> call(int target, byte[] request) {
-                return clients[target].call(SERVICE, METHOD, request, byte[].class).toFuture();
+                return clients[target].call(SERVICE, method(request), request, byte[].class).toFuture();
+            }
+
+            @Override
+            public CompletableFuture<byte[]> call(int target, byte[] request, long timeoutMs) {
+                return clients[target].call(SERVICE, method(request), new Object[] {request}, byte[].class,
+                        CallOptions.defaults().withTimeout(Duration.ofMillis(timeoutMs))).toFuture();
             }
 
             @Override

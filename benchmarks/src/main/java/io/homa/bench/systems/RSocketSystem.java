@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /** RSocket-java over its TCP transport (Reactor Netty), request-response, default payload decoder. */
 final class RSocketSystem {
@@ -34,8 +35,16 @@ final class RSocketSystem {
     }
 
     static EchoServer startServer(SystemSettings settings) {
-        CloseableChannel channel = RSocketServer.create(SocketAcceptor.forRequestResponse(
-                        request -> Mono.just(DefaultPayload.create(EchoProtocol.respond(bytes(request))))))
+        CloseableChannel channel = RSocketServer.create(SocketAcceptor.forRequestResponse(request -> {
+                    byte[] bytes = bytes(request);
+                    if (EchoProtocol.isSpin(bytes)) {
+                        // S11: CPU work the way Reactor hands blocking work off the event loop; a
+                        // call the client cancels (its timeout) before the work starts is not run.
+                        return Mono.fromCallable(() -> DefaultPayload.create(EchoProtocol.respond(bytes)))
+                                .subscribeOn(Schedulers.boundedElastic());
+                    }
+                    return Mono.just(DefaultPayload.create(EchoProtocol.respond(bytes)));
+                }))
                 .bind(TcpServerTransport.create(settings.bindHost(), 0))
                 .block(CONNECT_TIMEOUT);
         if (channel == null) {
@@ -75,11 +84,21 @@ final class RSocketSystem {
         return new EchoClient() {
             @Override
             public CompletableFuture<byte[]> call(int target, byte[] request) {
+                return response(target, request).toFuture();
+            }
+
+            @Override
+            public CompletableFuture<byte[]> call(int target, byte[] request, long timeoutMs) {
+                // RSocket carries no deadline: the timeout cancels the request (a CANCEL frame).
+                return response(target, request).timeout(Duration.ofMillis(timeoutMs)).toFuture();
+            }
+
+            private Mono<byte[]> response(int target, byte[] request) {
                 RSocket socket = sockets[target];
                 Mono<Payload> response = socket.isDisposed()
                         ? reconnect(target).flatMap(s -> s.requestResponse(DefaultPayload.create(request)))
                         : socket.requestResponse(DefaultPayload.create(request));
-                return response.map(RSocketSystem::bytes).toFuture();
+                return response.map(RSocketSystem::bytes);
             }
 
             private synchronized Mono<RSocket> reconnect(int target) {

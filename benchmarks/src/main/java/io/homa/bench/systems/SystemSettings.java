@@ -38,10 +38,12 @@ import java.util.Objects;
  * @param homaTimetraceDir where every Homa transport of every process of the run writes its
  *     timetrace when it closes ({@link HomaTransportConfig#timetraceEvents()}, {@link #TIMETRACE_EVENTS}
  *     events per thread), or "" for no timetrace
+ * @param homaLoops event loops of every Homa transport ({@code --homa-loops}, issue 37), or 0 for
+ *     the transport's default; see {@link HomaLoops}
  */
 public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload,
         HomaSecurityConfig.Mode homaSecurity, HomaTransportConfig.PriorityTos homaPriorityTos, boolean homaIncastMarking,
-        String bindHost, int homaIncastBufferBytes, long homaBusyPollNs, String homaTimetraceDir) {
+        String bindHost, int homaIncastBufferBytes, long homaBusyPollNs, String homaTimetraceDir, int homaLoops) {
     /** {@code homaBusyPollNs}: the transport's default. */
     public static final long TRANSPORT_DEFAULT = -1;
     /**
@@ -55,6 +57,14 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
     public static final String LOOPBACK_HOST = "127.0.0.1";
     /** The key of {@code --homa-security} runs, id 1: bytes 0..31. Public and fixed; never use it elsewhere. */
     public static final byte[] BENCHMARK_KEY = benchmarkKey();
+
+    /** The transport's default number of event loops. */
+    public SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload,
+            HomaSecurityConfig.Mode homaSecurity, HomaTransportConfig.PriorityTos homaPriorityTos, boolean homaIncastMarking,
+            String bindHost, int homaIncastBufferBytes, long homaBusyPollNs, String homaTimetraceDir) {
+        this(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity, homaPriorityTos,
+                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, HomaLoops.TRANSPORT_DEFAULT);
+    }
 
     /** The transport's default busy poll, no timetrace. */
     public SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload,
@@ -96,6 +106,7 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
                     + HomaTransportConfig.MAX_BUSY_POLL_NS / 1_000 + ", was " + homaBusyPollNs / 1_000);
         }
         Objects.requireNonNull(homaTimetraceDir, "homaTimetraceDir");
+        HomaLoops.check(homaLoops);
     }
 
     /** Whether Homa transports record and write a timetrace. */
@@ -106,7 +117,7 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
     /** These settings with the busy poll ({@code TRANSPORT_DEFAULT} or ns) and timetrace directory ("" for none) given. */
     public SystemSettings withHomaDiagnostics(long busyPollNs, String timetraceDir) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                homaPriorityTos, homaIncastMarking, bindHost, homaIncastBufferBytes, busyPollNs, timetraceDir);
+                homaPriorityTos, homaIncastMarking, bindHost, homaIncastBufferBytes, busyPollNs, timetraceDir, homaLoops);
     }
 
     /**
@@ -116,25 +127,31 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
     public SystemSettings authenticated() {
         return homaSecurity != HomaSecurityConfig.Mode.OFF ? this : new SystemSettings(homaLinkMbps, homaMtuBytes,
                 grpcDirectExecutor, homaSegmentationOffload, HomaSecurityConfig.Mode.AUTHENTICATE, homaPriorityTos,
-                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir);
+                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops);
     }
 
     /** These settings for a process bound to {@code host} (an IPv4 address). */
     public SystemSettings withBindHost(String host) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                homaPriorityTos, homaIncastMarking, host, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir);
+                homaPriorityTos, homaIncastMarking, host, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops);
     }
 
     /** These settings with Homa's incast buffer as given (bytes, or {@link HomaTransportConfig#AUTO_INCAST_BUFFER}). */
     public SystemSettings withHomaIncastBuffer(int bytes) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                homaPriorityTos, homaIncastMarking, bindHost, bytes, homaBusyPollNs, homaTimetraceDir);
+                homaPriorityTos, homaIncastMarking, bindHost, bytes, homaBusyPollNs, homaTimetraceDir, homaLoops);
     }
 
     /** These settings with Homa's priority marking and incast marking as given. */
     public SystemSettings withHomaMarking(HomaTransportConfig.PriorityTos priorityTos, boolean incastMarking) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                priorityTos, incastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir);
+                priorityTos, incastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops);
+    }
+
+    /** These settings with every Homa transport on {@code loops} event loops (0: the transport's default). */
+    public SystemSettings withHomaLoops(int loops) {
+        return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
+                homaPriorityTos, homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, loops);
     }
 
     /** {@link #bindHost()} as an address. */
