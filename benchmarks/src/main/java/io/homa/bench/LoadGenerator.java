@@ -93,7 +93,7 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--homa-busy-poll-us", description = "Busy poll of every Homa transport's event loop before it sleeps, µs, 0..1000 (0 = off). Default: the transport's (" + io.homa.reactive.HomaTransportConfig.DEFAULT_BUSY_POLL_NS / 1_000 + ").")
     Long homaBusyPollUs;
 
-    @Option(names = "--homa-loops", paramLabel = "N", description = "Event loops of every Homa transport (client, servers, load agents), 1..64, or 0 for the transport's default (issue 37; this build's transport has one loop, so only 0 and 1 are accepted until HomaTransportConfig.Builder.loops exists). Compare S11's scaling variant with 1 and 2. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--homa-loops", paramLabel = "N", description = "Event loops of every Homa transport (client, servers, load agents), 1..64, or 0 for the transport's default (one per processor the process may use: one for a pinned process). Compare S11's scaling variant with 1 and 2. Default: ${DEFAULT-VALUE}.")
     int homaLoops = io.homa.bench.systems.HomaLoops.TRANSPORT_DEFAULT;
 
     @Option(names = "--s5-min-calls", paramLabel = "N", description = "Each S5 workload's window lasts until at least N calls are recorded (all load processes together): the plan's window, or N / the offered rate plus a margin when longer, computed before the window starts. 0..10000000, 0 = off. Default: ${DEFAULT-VALUE}.")
@@ -430,6 +430,14 @@ public final class LoadGenerator implements Callable<Integer> {
     }
 
     /**
+     * Client endpoints (connections) of each system in S11's scaling variant: a server's loops
+     * share its clients, by their addresses for Homa (SO_REUSEPORT) and by connection for gRPC and
+     * RSocket, so one client would keep one loop busy; with eight, two loops are both busy
+     * unless all eight land on one (1 in 128).
+     */
+    private static final int S11_SCALING_CLIENTS = 8;
+
+    /**
      * S11's scaling variant: a server process of its own, not pinned to a core (whatever the
      * placement of the others), clients of every system connected to it, each system measured in
      * turn ({@link io.homa.bench.scenario.OverloadScenario#scaling}); the process stops afterwards.
@@ -456,10 +464,22 @@ public final class LoadGenerator implements Callable<Integer> {
             List<CpuSampler.Target> sampled = List.of(new CpuSampler.Target("client", ProcessHandle.current().pid()),
                     new CpuSampler.Target("server", server.pid()));
             for (SystemKind system : measured) {
-                try (EchoClient client = system.connect(List.of(server.address(system)), clientSettings)) {
-                    results.put(system, overload.scaling(system, client, sampled, homaLoops));
+                List<EchoClient> clients = new ArrayList<>();
+                try {
+                    for (int i = 0; i < S11_SCALING_CLIENTS; i++) {
+                        clients.add(system.connect(List.of(server.address(system)), clientSettings));
+                    }
+                    results.put(system, overload.scaling(system, clients, sampled, homaLoops));
                 } catch (Exception e) {
                     results.put(system, ScenarioResult.failed(Scenario.S11_SCALING.id(), system.id(), "crashed: " + e));
+                } finally {
+                    for (EchoClient client : clients) {
+                        try {
+                            client.close();
+                        } catch (Exception e) {
+                            progress("S11 scaling: closing a " + system.id() + " client failed: " + e);
+                        }
+                    }
                 }
             }
         } catch (IOException e) {

@@ -242,36 +242,57 @@ public final class OverloadScenario {
      * S11's scaling variant for one system: the server (not pinned) runs the handler as S11 does
      * ({@code scheduler}), then on the event loop ({@code loop}, a reactive handler: what more
      * event loops spread over cores), each closed loop with {@link Plan#scalingOutstanding()}
-     * calls in flight; throughput, latency and each process's CPU use over the window.
+     * calls in flight, spread over {@code clients}: several client endpoints, since the kernel
+     * spreads a server's requests over its loops' sockets by the clients' addresses (one client
+     * endpoint calls one server from one socket, as one gRPC channel is one connection);
+     * throughput, latency and each process's CPU use over the window.
      *
      * @param cpuSampled the client and the server process
      * @param homaLoops the run's {@code --homa-loops} (0: the transport's default), reported
      */
-    public ScenarioResult scaling(SystemKind system, EchoClient client, List<CpuSampler.Target> cpuSampled, int homaLoops) {
+    public ScenarioResult scaling(SystemKind system, List<EchoClient> clients, List<CpuSampler.Target> cpuSampled,
+            int homaLoops) {
         Map<String, Object> metrics = new LinkedHashMap<>();
         metrics.put("spin_us", SPIN_US);
         metrics.put("outstanding", plan.scalingOutstanding());
+        metrics.put("clients", clients.size());
         if (system.homa()) {
             metrics.put("homa_loops", homaLoops == 0 ? "transport default" : homaLoops);
         }
         String note = "";
         boolean any = false;
+        int perClient = Math.max(1, plan.scalingOutstanding() / clients.size());
         for (boolean inline : new boolean[] {false, true}) {
             byte[] request = EchoProtocol.spinRequest(REQUEST_BYTES, SPIN_US, inline);
-            ClosedLoop loop = new ClosedLoop(client, 0, () -> request, plan.scalingOutstanding(), plan.deadlineMs() * 10);
+            ClosedLoop[] loops = new ClosedLoop[clients.size()];
+            for (int i = 0; i < loops.length; i++) {
+                loops[i] = new ClosedLoop(clients.get(i), 0, () -> request, perClient, plan.deadlineMs() * 10);
+            }
             CpuSampler sampler = new CpuSampler(cpuSampled);
-            ClosedLoop.runTogether(plan.scalingWarmupMs(), plan.scalingMs(), drainMs, sampler::start, sampler::stop, loop);
+            ClosedLoop.runTogether(plan.scalingWarmupMs(), plan.scalingMs(), drainMs, sampler::start, sampler::stop, loops);
+            Histogram latency = LatencyStats.newHistogram();
+            long completed = 0;
+            long failed = 0;
+            String firstError = null;
+            for (ClosedLoop loop : loops) {
+                latency.add(loop.latency());
+                completed += loop.completedInWindow();
+                failed += loop.failed();
+                if (firstError == null) {
+                    firstError = loop.firstError();
+                }
+            }
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("rpcs_per_s", Math.round(loop.completedInWindow() / (plan.scalingMs() / 1000.0)));
-            m.putAll(LatencyStats.summary(loop.latency(), ""));
-            m.put("failures", loop.failed());
+            m.put("rpcs_per_s", Math.round(completed / (plan.scalingMs() / 1000.0)));
+            m.putAll(LatencyStats.summary(latency, ""));
+            m.put("failures", failed);
             if (sampler.usage() != null) {
                 m.put("cpu", sampler.usage().toMetrics());
             }
             metrics.put(inline ? "loop" : "scheduler", m);
-            any |= loop.completedInWindow() > 0;
-            if (loop.firstError() != null && note.isEmpty()) {
-                note = loop.failed() + " failed calls, first: " + loop.firstError();
+            any |= completed > 0;
+            if (firstError != null && note.isEmpty()) {
+                note = failed + " failed calls, first: " + firstError;
             }
         }
         if (!any) {
