@@ -603,7 +603,7 @@ public final class LoadGenerator implements Callable<Integer> {
             default -> settings.homaLinkMbps() + " Mbit/s";
         });
         s.put("Homa event loops", settings.homaLoops() == io.homa.bench.systems.HomaLoops.TRANSPORT_DEFAULT
-                ? "the transport's default (one)" : settings.homaLoops() + " per transport (--homa-loops)");
+                ? "the transport's default (one per processor the process may use: one when pinned)" : settings.homaLoops() + " per transport (--homa-loops)");
         s.put("Homa UDP GSO/GRO", settings.homaSegmentationOffload() ? "on where the kernel has them" : "off");
         s.put("Homa busy-poll", settings.homaBusyPollNs() == SystemSettings.TRANSPORT_DEFAULT
                 ? io.homa.reactive.HomaTransportConfig.DEFAULT_BUSY_POLL_NS / 1000
