@@ -22,6 +22,7 @@ public final class EngineCounters {
     long rpcsCompleted;
     long requestsDelivered;
     long requestsRefused;
+    long requestsRefusedOverloaded;
     long staleEpochRefused;
     long droppedForBufferSpace;
     long droppedForAddressBudget;
@@ -126,6 +127,15 @@ public final class EngineCounters {
     /** Requests refused unexecuted because the server is shutting down ({@link HomaEngine#refuseRequest}). */
     public long requestsRefused() {
         return requestsRefused;
+    }
+
+    /**
+     * Requests refused unexecuted because the server is overloaded: refused on their first DATA
+     * while {@link HomaEngine#refuseNewRequests} is on, or once delivered
+     * ({@link HomaEngine#refuseOverloaded}).
+     */
+    public long requestsRefusedOverloaded() {
+        return requestsRefusedOverloaded;
     }
 
     /**
@@ -272,6 +282,7 @@ public final class EngineCounters {
         copy.rpcsCompleted = rpcsCompleted;
         copy.requestsDelivered = requestsDelivered;
         copy.requestsRefused = requestsRefused;
+        copy.requestsRefusedOverloaded = requestsRefusedOverloaded;
         copy.staleEpochRefused = staleEpochRefused;
         copy.droppedForBufferSpace = droppedForBufferSpace;
         copy.droppedForAddressBudget = droppedForAddressBudget;
@@ -301,6 +312,7 @@ public final class EngineCounters {
                 + ", timeouts=" + timeouts + ", duplicates=" + duplicatePackets
                 + ", rpcsStarted=" + rpcsStarted + ", rpcsCompleted=" + rpcsCompleted
                 + ", requestsDelivered=" + requestsDelivered + ", requestsRefused=" + requestsRefused
+                + ", requestsRefusedOverloaded=" + requestsRefusedOverloaded
                 + ", staleEpochRefused=" + staleEpochRefused + ", droppedForBufferSpace=" + droppedForBufferSpace
                 + ", droppedForAddressBudget=" + droppedForAddressBudget
                 + ", peersForgotten=" + peersForgotten
