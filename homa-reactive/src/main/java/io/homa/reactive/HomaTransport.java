@@ -294,6 +294,16 @@ public abstract class HomaTransport implements Disposable {
     }
 
     /**
+     * Requests refused unexecuted because the handler was full
+     * ({@link HomaRequestHandler#overloaded()}): on their first packet or once they arrived, before
+     * the handler saw them. Their callers failed with {@link HomaStatus#UNAVAILABLE} "server
+     * overloaded: not executed". The base implementation returns 0.
+     */
+    public long refusedOverloadedRequests() {
+        return 0;
+    }
+
+    /**
      * Closes the socket and fails RPCs in flight with {@link HomaStatus#UNAVAILABLE}; waits up to
      * 10 s (does not wait when called on the event loop). For a graceful shutdown call
      * {@link #drain} first.
