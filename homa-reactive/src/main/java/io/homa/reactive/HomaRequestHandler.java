@@ -25,4 +25,23 @@ public interface HomaRequestHandler {
      *     dispatcher always answers, with an error status when the method fails.
      */
     Mono<ByteBuf> handle(HomaRequest request);
+
+    /**
+     * Whether this handler is full (requests in service or queued work over its own bounds): while
+     * it is, the transport refuses new requests unexecuted before calling {@link #handle}, the way a
+     * draining transport refuses them, but with the overloaded reason: the engine forgets the
+     * request (it never runs, now or later) and tells the client at once, whose call fails with
+     * {@link HomaStatus#UNAVAILABLE} "server overloaded: not executed"
+     * ({@link HomaException#refusal()} {@link HomaException.Refusal#OVERLOADED}); other calls to this
+     * endpoint go on. While true, the engine also refuses requests on their first packet, before
+     * they take any memory. Asked on the event loop before each request is handed over and once per
+     * batch of received datagrams, so it must be cheap and must not block. The default is never
+     * full; {@link io.homa.reactive.rpc.RpcDispatcher} bounds its calls in service and the wait of
+     * its queued work.
+     *
+     * @return {@code true} to refuse new requests now
+     */
+    default boolean overloaded() {
+        return false;
+    }
 }

@@ -140,7 +140,10 @@ public abstract class HomaTransport implements Disposable {
      *     {@link HomaStatus#UNAVAILABLE} when the transport is disposed, or when the server is
      *     shutting down ({@link #drain}): it refused the request unexecuted, or refused another
      *     one less than {@code peer-silence-timeout} ago (then this request is not sent); the
-     *     message says "server is shutting down"
+     *     message says "server is shutting down"; or when the server's handler is full
+     *     ({@link HomaRequestHandler#overloaded()}): it refused this request unexecuted, the
+     *     message says "server overloaded: not executed" and {@link HomaException#refusal()} is
+     *     {@link HomaException.Refusal#OVERLOADED} (other calls to it are sent as usual)
      */
     public abstract Mono<ByteBuf> call(InetSocketAddress server, ByteBuf request);
 
@@ -294,6 +297,16 @@ public abstract class HomaTransport implements Disposable {
      * implementation returns 0.
      */
     public long refusedRequests() {
+        return 0;
+    }
+
+    /**
+     * Requests refused unexecuted because the handler was full
+     * ({@link HomaRequestHandler#overloaded()}): on their first packet or once they arrived, before
+     * the handler saw them. Their callers failed with {@link HomaStatus#UNAVAILABLE} "server
+     * overloaded: not executed". The base implementation returns 0.
+     */
+    public long refusedOverloadedRequests() {
         return 0;
     }
 

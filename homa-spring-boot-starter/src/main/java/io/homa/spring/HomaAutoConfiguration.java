@@ -193,7 +193,10 @@ public final class HomaAutoConfiguration {
         }
         RpcDispatcher dispatcher = new RpcDispatcher(PayloadCodecs.of(accepted.toArray(new PayloadCodec[0])),
                 serverScheduler)
-                .offloadBytes((int) properties.getServer().getOffloadSize().toBytes());
+                .offloadBytes((int) properties.getServer().getOffloadSize().toBytes())
+                .maxCallsInService(HomaSettingsMapper.maxCallsInService(properties.getServer(),
+                        HomaSettingsMapper.transportConfig(properties).resolvedLoops()))
+                .maxQueueDelay(properties.getServer().getMaxQueueDelay());
         long maxMessageBytes = properties.getProtocol().getMaxMessageSize().toBytes();
         if (maxMessageBytes >= 1 && maxMessageBytes <= EngineConfig.MAX_MESSAGE_BYTES_CAP) {
             // (out of range, the transport's config fails start-up naming the property)

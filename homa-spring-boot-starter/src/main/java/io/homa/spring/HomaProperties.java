@@ -174,6 +174,40 @@ public class HomaProperties implements InitializingBean {
          */
         private DataSize offloadSize = DataSize.ofKilobytes(16);
 
+        /**
+         * Most calls in service (unary calls and stream opens from their arrival until their
+         * response, on the event loop or on a thread): with this many in service the server
+         * refuses new requests before decoding them, and their callers fail with UNAVAILABLE
+         * "server overloaded: not executed", which is safe to retry. 1..1000000; default
+         * 4 x (threads + event loops), at least 128.
+         */
+        private @Nullable Integer maxCallsInService;
+
+        /**
+         * Longest wait of work (a blocking method, a long request to decode) for a thread of the
+         * scheduler: while the oldest queued work has waited longer, the server refuses new
+         * requests before decoding them, as for max-calls-in-service. 0ms..1m (a plain number means
+         * milliseconds; 0 = no bound).
+         */
+        @DurationUnit(ChronoUnit.MILLIS)
+        private Duration maxQueueDelay = Duration.ofMillis(50);
+
+        public @Nullable Integer getMaxCallsInService() {
+            return this.maxCallsInService;
+        }
+
+        public void setMaxCallsInService(@Nullable Integer maxCallsInService) {
+            this.maxCallsInService = maxCallsInService;
+        }
+
+        public Duration getMaxQueueDelay() {
+            return this.maxQueueDelay;
+        }
+
+        public void setMaxQueueDelay(Duration maxQueueDelay) {
+            this.maxQueueDelay = maxQueueDelay;
+        }
+
         public int getThreads() {
             return this.threads;
         }

@@ -223,6 +223,10 @@ class HomaAutoConfigurationTests {
             homa.server.threads                | 0       | between 1 and 10000
             homa.server.queue-capacity         | 0       | between 1 and 10000000
             homa.server.offload-size           | 65MB    | between 0B and 64MB
+            homa.server.max-calls-in-service   | 0       | between 1 and 1000000
+            homa.server.max-calls-in-service   | 1000001 | between 1 and 1000000
+            homa.server.max-queue-delay        | -1ms    | between 0ms (no bound) and 1m
+            homa.server.max-queue-delay        | 61s     | between 0ms (no bound) and 1m
             homa.server.reflection.enabled     | yes     | must be one of auto, true, false
             """)
     void shouldFailStartUpNamingPropertyAndRange(String property, String value, String range) {
@@ -232,6 +236,24 @@ class HomaAutoConfigurationTests {
                     .hasMessageContaining(property)
                     .hasMessageContaining(range);
         });
+    }
+
+    @Test
+    void shouldBoundTheDispatchersCallsInServiceByThreadsOrAsConfigured() {
+        this.contextRunner.withPropertyValues("homa.server.threads=50").run((context) -> {
+            RpcDispatcher dispatcher = context.getBean(RpcDispatcher.class);
+            assertThat(dispatcher.maxCallsInService()).as("4 x (50 threads + 1 loop)").isEqualTo(204);
+            assertThat(dispatcher.maxQueueDelay()).isEqualTo(Duration.ofMillis(50));
+        });
+        this.contextRunner.withPropertyValues("homa.server.threads=2").run((context) ->
+                assertThat(context.getBean(RpcDispatcher.class).maxCallsInService()).as("the floor").isEqualTo(128));
+        this.contextRunner.withPropertyValues("homa.server.max-calls-in-service=7", "homa.server.max-queue-delay=20")
+                .run((context) -> {
+                    RpcDispatcher dispatcher = context.getBean(RpcDispatcher.class);
+                    assertThat(dispatcher.maxCallsInService()).isEqualTo(7);
+                    assertThat(dispatcher.maxQueueDelay()).as("a plain number is milliseconds")
+                            .isEqualTo(Duration.ofMillis(20));
+                });
     }
 
     /** 32 bytes 0x00..0x1f, base64. */

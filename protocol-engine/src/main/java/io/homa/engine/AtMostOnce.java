@@ -49,6 +49,46 @@ final class AtMostOnce {
         refusingFirstContacts = true;
     }
 
+    /** Whether new requests are refused as by an overloaded server ({@link #refuseNewRequests}). */
+    private boolean refusingNewRequests;
+
+    /** Sets whether {@link #refuseNewRequest} refuses the requests this server holds no state for. */
+    void refuseNewRequests(boolean refusing) {
+        refusingNewRequests = refusing;
+    }
+
+    boolean refusingNewRequests() {
+        return refusingNewRequests;
+    }
+
+    /**
+     * Request DATA of an RPC this server holds no state for, while it is overloaded: dropped before
+     * any state is made for it (no peer, no buffer, no grant), and the first packet (offset 0, which
+     * every transmission of a request starts with, a RESEND's answer included) is answered with an
+     * RPC_UNKNOWN whose reason byte says "overloaded": the client fails that one RPC, knowing it did
+     * not run. Later packets of the same request need no answer: the client has given it up.
+     *
+     * @return whether the packet was refused so (handled: the caller stores nothing)
+     */
+    boolean refuseNewRequest(InetSocketAddress client, long rpcId, int dataOffset) {
+        if (!refusingNewRequests) {
+            return false;
+        }
+        if (dataOffset == 0) {
+            tellOverloaded(client, rpcId);
+        }
+        return true;
+    }
+
+    /**
+     * Tells the client at once, with an RPC_UNKNOWN whose reason byte says "overloaded", that its
+     * request was refused unexecuted, and counts it ({@link EngineCounters#requestsRefusedOverloaded()}).
+     */
+    private void tellOverloaded(InetSocketAddress client, long rpcId) {
+        control.rpcUnknown(client, rpcId | HomaHeader.FROM_SERVER_BIT, HomaHeader.REASON_OVERLOADED);
+        counters.requestsRefusedOverloaded++;
+    }
+
     /**
      * The client says it has the response of {@code rpcId}: release the RPC's state. An ack of an
      * RPC whose response has not gone out in full is ignored and counted
@@ -171,6 +211,23 @@ final class AtMostOnce {
     }
 
     /**
+     * Server: refuses the request of an RPC in service because we are overloaded: given up as by
+     * {@link #abort(ServerRpc)} (so a late copy never runs), and the client told at once
+     * ({@link #tellOverloaded}).
+     *
+     * @return false if we do not hold it in service
+     */
+    boolean refuseOverloaded(InetSocketAddress client, long rpcId) {
+        ServerRpc rpc = rpcs.serverRpc(client, rpcId);
+        if (rpc == null || rpc.state() != ServerRpc.State.IN_SERVICE) {
+            return false;
+        }
+        abort(rpc);
+        tellOverloaded(client, rpcId);
+        return true;
+    }
+
+    /**
      * The application gave up a request without answering: the engine forgets the RPC and
      * remembers it as finished; the client's next RESEND is answered RPC_UNKNOWN.
      */
@@ -246,7 +303,9 @@ final class AtMostOnce {
      * (a server that never saw the request asks for it with RESEND instead). From a client: it no
      * longer knows an RPC we hold, so it cannot want the response. A server's RPC_UNKNOWN whose
      * reason byte says "shutting down" ({@link HomaEngine#refuseRequest}) fails the RPC with
-     * {@link HomaEvent.Reason#SERVER_SHUTTING_DOWN} instead: the request was not executed.
+     * {@link HomaEvent.Reason#SERVER_SHUTTING_DOWN} instead: the request was not executed; one
+     * whose reason byte says "overloaded" fails it with {@link HomaEvent.Reason#SERVER_OVERLOADED}
+     * (not executed either), and nothing else changes: the server is up, other RPCs to it go on.
      *
      * @return true: the packet is well formed whatever it names
      */
@@ -264,6 +323,11 @@ final class AtMostOnce {
                 if (reason == HomaHeader.REASON_SHUTTING_DOWN) {
                     events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_SHUTTING_DOWN,
                             "server " + rpc.server.address + " refused the RPC without executing it: it is shutting down"));
+                    return true;
+                }
+                if (reason == HomaHeader.REASON_OVERLOADED) {
+                    events.add(new HomaEvent.RpcFailed(rpcId, rpc.server.address, HomaEvent.Reason.SERVER_OVERLOADED,
+                            "server " + rpc.server.address + " refused the RPC without executing it: it is overloaded"));
                     return true;
                 }
                 if (reason == HomaHeader.REASON_RETRANSMIT_BUDGET) {

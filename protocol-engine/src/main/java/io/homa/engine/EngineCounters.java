@@ -23,6 +23,7 @@ public final class EngineCounters {
     long rpcsCompleted;
     long requestsDelivered;
     long requestsRefused;
+    long requestsRefusedOverloaded;
     long staleEpochRefused;
     long droppedForBufferSpace;
     long droppedForAddressBudget;
@@ -127,6 +128,15 @@ public final class EngineCounters {
     /** Requests refused unexecuted because the server is shutting down ({@link HomaEngine#refuseRequest}). */
     public long requestsRefused() {
         return requestsRefused;
+    }
+
+    /**
+     * Requests refused unexecuted because the server is overloaded: refused on their first DATA
+     * while {@link HomaEngine#refuseNewRequests} is on, or once delivered
+     * ({@link HomaEngine#refuseOverloaded}).
+     */
+    public long requestsRefusedOverloaded() {
+        return requestsRefusedOverloaded;
     }
 
     /**
@@ -297,6 +307,7 @@ public final class EngineCounters {
         rpcsCompleted += other.rpcsCompleted;
         requestsDelivered += other.requestsDelivered;
         requestsRefused += other.requestsRefused;
+        requestsRefusedOverloaded += other.requestsRefusedOverloaded;
         staleEpochRefused += other.staleEpochRefused;
         droppedForBufferSpace += other.droppedForBufferSpace;
         droppedForAddressBudget += other.droppedForAddressBudget;
@@ -324,6 +335,7 @@ public final class EngineCounters {
                 + ", timeouts=" + timeouts + ", duplicates=" + duplicatePackets
                 + ", rpcsStarted=" + rpcsStarted + ", rpcsCompleted=" + rpcsCompleted
                 + ", requestsDelivered=" + requestsDelivered + ", requestsRefused=" + requestsRefused
+                + ", requestsRefusedOverloaded=" + requestsRefusedOverloaded
                 + ", staleEpochRefused=" + staleEpochRefused + ", droppedForBufferSpace=" + droppedForBufferSpace
                 + ", droppedForAddressBudget=" + droppedForAddressBudget
                 + ", peersForgotten=" + peersForgotten

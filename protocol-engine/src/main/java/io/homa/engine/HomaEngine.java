@@ -212,6 +212,43 @@ public final class HomaEngine {
     }
 
     /**
+     * Server: refuses a request delivered by {@link HomaEvent.RequestReceived} unexecuted, as the
+     * server is overloaded (its application found itself full before handing the request to any
+     * handler): as {@link #abortRequest}, and the client is told at once by an RPC_UNKNOWN with
+     * reason {@link HomaHeader#REASON_OVERLOADED}, so that it fails this one RPC with
+     * {@link HomaEvent.Reason#SERVER_OVERLOADED} and goes on sending its other RPCs here (a
+     * draft-only client: "server lost the RPC"). Counted in
+     * {@link EngineCounters#requestsRefusedOverloaded()}.
+     *
+     * @param nowNs current time, in nanoseconds
+     * @param client the client endpoint from the event
+     * @param rpcId the rpcid from the event
+     * @return {@code false} if the engine did not hold the RPC in service
+     */
+    public boolean refuseOverloaded(long nowNs, InetSocketAddress client, long rpcId) {
+        return atMostOnce.refuseOverloaded(client, rpcId);
+    }
+
+    /**
+     * Server: while {@code refusing}, a request this engine holds no state for is refused on its
+     * first DATA packet, before any state, buffer or grant is spent on it and long before it could
+     * be delivered: the client is told at once as by {@link #refuseOverloaded}. RPCs already held
+     * (receiving, in service, answering) are not affected, and neither are client RPCs. The
+     * application sets it while it is full (requests in service or queued work over its bounds)
+     * and clears it when it has room again; off initially.
+     *
+     * @param refusing whether new requests are refused as overloaded
+     */
+    public void refuseNewRequests(boolean refusing) {
+        atMostOnce.refuseNewRequests(refusing);
+    }
+
+    /** Whether {@link #refuseNewRequests} is on. */
+    public boolean isRefusingNewRequests() {
+        return atMostOnce.refusingNewRequests();
+    }
+
+    /**
      * Server: from now on, answers at once a request from a client that knows no epoch of this
      * server yet (first contact, {@link HomaHeader#EPOCH_ASK}) with the refusal of
      * {@link #refuseRequest}: a draining server would only refuse it later, and may be gone by then.

@@ -80,6 +80,13 @@ public sealed interface HomaEvent {
          * RPC_UNKNOWN with this project's reason byte, {@link HomaEngine#refuseRequest}).
          */
         SERVER_SHUTTING_DOWN,
+        /**
+         * The server refused the request without executing it because it is overloaded (an
+         * RPC_UNKNOWN with this project's overloaded reason byte, {@link HomaEngine#refuseOverloaded},
+         * {@link HomaEngine#refuseNewRequests}). Only this RPC fails: the server is up, so other
+         * RPCs to it go on, and the request may be sent again as a new RPC, since it did not run.
+         */
+        SERVER_OVERLOADED,
         /** The engine was closed before the RPC ended. */
         SHUTDOWN
     }

@@ -120,7 +120,10 @@ final class Receiver {
             // A request naming an earlier incarnation may have run there (a first transmission too:
             // the network may have duplicated it and delayed the copy past the restart); one naming
             // no epoch of ours yet is asked for again, naming this one, before it may run.
+            // An overloaded server refuses before the first contact's extra round trip: that
+            // request would only be refused a round trip later.
             if (atMostOnce.refuseStaleEpoch(from, rpcId, data.epoch())
+                    || atMostOnce.refuseNewRequest(from, rpcId, dataOffset)
                     || atMostOnce.answerFirstContact(from, rpcId, data.epoch(), dataOffset)) {
                 return true;
             }

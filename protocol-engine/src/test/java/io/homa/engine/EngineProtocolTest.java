@@ -385,6 +385,85 @@ class EngineProtocolTest {
     }
 
     @Test
+    void shouldRefuseANewRequestOnItsFirstPacketWhileOverloadedAndNeverDeliverIt() {
+        EnginePair pair = new EnginePair(CONFIG);
+        pair.server.refuseNewRequests(true); // what a full transport does
+        long refused = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));
+        pair.collect();
+        pair.deliverShuffled(new Random(1));
+        assertThat(pair.server.pollEvent()).as("refused before delivery").isNull();
+        assertThat(pair.server.activeServerRpcs()).as("no state kept for it").isZero();
+        pair.collect();
+        List<EnginePair.Packet> answer = new ArrayList<>(pair.inFlight);
+        assertThat(answer).extracting(EngineProtocolTest::typeOf).containsOnly(PacketType.RPC_UNKNOWN);
+        assertThat(answer.get(0).bytes()[HomaHeader.REASON_OFFSET]).isEqualTo((byte) HomaHeader.REASON_OVERLOADED);
+        pair.deliverShuffled(new Random(2));
+        HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) pair.client.pollEvent();
+        assertThat(failed.rpcId()).isEqualTo(refused);
+        assertThat(failed.reason()).isEqualTo(HomaEvent.Reason.SERVER_OVERLOADED);
+        assertThat(failed.detail()).contains("without executing it", "overloaded");
+        assertThat(pair.server.counters().requestsRefusedOverloaded()).isEqualTo(1);
+        assertThat(pair.server.counters().requestsRefused()).as("not a shutdown refusal").isZero();
+        assertThat(pair.server.counters().requestsDelivered()).isZero();
+
+        // Overload is momentary: the client sends its next request to that server at once, and once
+        // the server has room again it runs.
+        pair.server.refuseNewRequests(false);
+        long next = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {2}));
+        assertThat(pair.client.pollEvent()).as("nothing failed on the client's side").isNull();
+        List<Long> delivered = new ArrayList<>();
+        List<Long> answered = new ArrayList<>();
+        for (int step = 0; step < 100 && answered.isEmpty(); step++) {
+            pair.collect();
+            HomaEvent event;
+            while ((event = pair.server.pollEvent()) != null) {
+                HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) event;
+                delivered.add(received.rpcId());
+                pair.server.sendResponse(pair.nowNs, received.client(), received.rpcId(), SendOptions.of(received.message()));
+            }
+            while ((event = pair.client.pollEvent()) != null) {
+                answered.add(((HomaEvent.ResponseReceived) event).rpcId());
+            }
+            pair.deliverShuffled(new Random(3 + step));
+            pair.nowNs += 1_000;
+        }
+        assertThat(delivered).containsExactly(next);
+        assertThat(answered).containsExactly(next);
+    }
+
+    @Test
+    void shouldRefuseADeliveredRequestAsOverloadedWithoutHoldingBackTheClient() {
+        EnginePair pair = new EnginePair(CONFIG);
+        long rpcId = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {7}));
+        EnginePair.Packet request = pair.firstContact();
+        pair.deliverShuffled(new Random(1));
+        HomaEvent.RequestReceived received = (HomaEvent.RequestReceived) pair.server.pollEvent();
+        long queued = pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {8}));
+        assertThat(pair.server.refuseOverloaded(pair.nowNs, received.client(), received.rpcId())).isTrue();
+        assertThat(pair.server.refuseOverloaded(pair.nowNs, received.client(), received.rpcId())).as("once").isFalse();
+        assertThat(pair.server.counters().requestsRefusedOverloaded()).isEqualTo(1);
+
+        pair.collect();
+        List<EnginePair.Packet> unknown = ofType(pair.inFlight, PacketType.RPC_UNKNOWN);
+        assertThat(unknown).hasSize(1);
+        assertThat(unknown.get(0).bytes()[HomaHeader.REASON_OFFSET]).isEqualTo((byte) HomaHeader.REASON_OVERLOADED);
+        pair.deliver(unknown.get(0));
+        HomaEvent.RpcFailed failed = (HomaEvent.RpcFailed) pair.client.pollEvent();
+        assertThat(failed.rpcId()).isEqualTo(rpcId);
+        assertThat(failed.reason()).isEqualTo(HomaEvent.Reason.SERVER_OVERLOADED);
+        assertThat(pair.client.pollEvent()).as("the other RPC to that server goes on").isNull();
+        assertThat(pair.client.activeClientRpcs()).isEqualTo(1);
+
+        // A late copy of the refused request never executes: the rpcid is finished.
+        pair.deliver(request);
+        HomaEvent event;
+        while ((event = pair.server.pollEvent()) != null) {
+            assertThat(((HomaEvent.RequestReceived) event).rpcId()).isNotEqualTo(rpcId);
+        }
+        assertThat(queued).isNotEqualTo(rpcId);
+    }
+
+    @Test
     void shouldRejectLateDuplicatesBelowTheFinishedFloor() {
         EnginePair pair = new EnginePair(CONFIG);
         pair.client.sendRequest(pair.nowNs, EnginePair.SERVER, SendOptions.of(new byte[] {1}));

@@ -43,6 +43,12 @@ import reactor.core.scheduler.Scheduler;
  * keeps answering the protocol (RESEND, BUSY, GRANT) while megabytes are parsed. A scheduler that
  * rejects the work (its queue is full) answers RESOURCE_EXHAUSTED.
  *
+ * <p>Overload: while {@link #overloaded()} (at least {@link #maxCallsInService(int)} calls in
+ * service, or work waiting longer than {@link #maxQueueDelay(Duration)} for a thread of the
+ * scheduler), the transport refuses new requests before they reach {@link #handle}: they are not
+ * decoded and nothing runs, and the caller fails with UNAVAILABLE "server overloaded: not
+ * executed", which is safe to retry for any method (see docs/architecture.md, "Overload").
+ *
  * <p>Every request gets a response:
  *
  * <ul>
@@ -89,6 +95,19 @@ public class RpcDispatcher implements HomaRequestHandler {
      * scheduler.
      */
     public static final int DEFAULT_OFFLOAD_BYTES = 16 * 1024;
+    /** Smallest default of {@link #maxCallsInService(int)}, whatever the threads: reactive methods that wait (for a downstream call, say) hold no thread. */
+    public static final int MIN_DEFAULT_MAX_CALLS_IN_SERVICE = 128;
+    /** Calls in service per thread that runs them, in the default of {@link #maxCallsInService(int)}. */
+    public static final int DEFAULT_CALLS_IN_SERVICE_PER_THREAD = 4;
+    /** Most {@link #maxCallsInService(int)} may be. */
+    public static final int MAX_CALLS_IN_SERVICE = 1_000_000;
+    /**
+     * Default longest wait of work for a thread of the scheduler before new requests are refused:
+     * a few tens of milliseconds, far above a healthy queue's and far below a call's deadline.
+     */
+    public static final Duration DEFAULT_MAX_QUEUE_DELAY = Duration.ofMillis(50);
+    /** Longest {@link #maxQueueDelay(Duration)}. */
+    public static final Duration MAX_QUEUE_DELAY = Duration.ofMinutes(1);
 
     private final PayloadCodecs codecs;
     private final Scheduler scheduler;
@@ -97,6 +116,9 @@ public class RpcDispatcher implements HomaRequestHandler {
     private final ServerInterceptorChain interceptors = new ServerInterceptorChain();
     private final ServerStreams streams = new ServerStreams(this, methods);
     private final DispatcherDrain drain = new DispatcherDrain();
+    private final DispatcherLoad load = new DispatcherLoad(
+            defaultMaxCallsInService(10 * Runtime.getRuntime().availableProcessors(), 1),
+            DEFAULT_MAX_QUEUE_DELAY.toNanos());
     private volatile int streamBatchBytes = DEFAULT_STREAM_BATCH_BYTES;
     private volatile int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
     private volatile int offloadBytes = DEFAULT_OFFLOAD_BYTES;
@@ -149,6 +171,92 @@ public class RpcDispatcher implements HomaRequestHandler {
         }
         this.offloadBytes = lengthBytes;
         return this;
+    }
+
+    /**
+     * The default of {@link #maxCallsInService(int)}: {@value #DEFAULT_CALLS_IN_SERVICE_PER_THREAD}
+     * calls per thread that runs methods, the scheduler's threads and the transport's event loops
+     * (where reactive methods run), at least {@value #MIN_DEFAULT_MAX_CALLS_IN_SERVICE}: enough
+     * to keep every thread busy with a few calls queued behind each, not so many that a queued call
+     * waits longer than a few of its own service times.
+     *
+     * @param handlerThreads threads of the scheduler blocking methods run on ({@code homa.server.threads}), at least 1
+     * @param loops event loops reactive methods run on, at least 1
+     * @return max(128, 4 x (handlerThreads + loops)), at most {@value #MAX_CALLS_IN_SERVICE}
+     * @throws IllegalArgumentException if either is below 1
+     */
+    public static int defaultMaxCallsInService(int handlerThreads, int loops) {
+        if (handlerThreads < 1 || loops < 1) {
+            throw new IllegalArgumentException("handlerThreads and loops must be at least 1, were " + handlerThreads
+                    + " and " + loops);
+        }
+        long perThreads = (long) DEFAULT_CALLS_IN_SERVICE_PER_THREAD * ((long) handlerThreads + loops);
+        return (int) Math.min(MAX_CALLS_IN_SERVICE, Math.max(MIN_DEFAULT_MAX_CALLS_IN_SERVICE, perThreads));
+    }
+
+    /**
+     * Bounds the calls in service: unary calls and stream opens from their dispatch until their
+     * response, whether they run on the event loop, wait for a thread or run on one (stream batches
+     * are not counted: they wait for items, which costs nothing). While this many are in service,
+     * {@link #overloaded()} is true and the transport refuses new requests unexecuted. Default
+     * {@link #defaultMaxCallsInService defaultMaxCallsInService}(10 x available processors, 1), the
+     * starter's {@code homa.server.threads} default; the starter sets it from its properties.
+     *
+     * @param calls 1..{@value #MAX_CALLS_IN_SERVICE}
+     * @return this dispatcher
+     * @throws IllegalArgumentException if {@code calls} is out of range
+     */
+    public RpcDispatcher maxCallsInService(int calls) {
+        if (calls < 1 || calls > MAX_CALLS_IN_SERVICE) {
+            throw new IllegalArgumentException("maxCallsInService must be 1 to " + MAX_CALLS_IN_SERVICE + ", was " + calls);
+        }
+        load.maxCallsInService(calls);
+        return this;
+    }
+
+    /**
+     * Bounds how long work (a blocking method, a long request to decode) may wait for a thread of
+     * the scheduler: while the oldest waiting work has waited longer, {@link #overloaded()} is true
+     * and the transport refuses new requests unexecuted. Zero: no bound. Default
+     * {@link #DEFAULT_MAX_QUEUE_DELAY} (50 ms).
+     *
+     * @param delay 0 to 1 min
+     * @return this dispatcher
+     * @throws IllegalArgumentException if {@code delay} is out of range
+     */
+    public RpcDispatcher maxQueueDelay(Duration delay) {
+        Objects.requireNonNull(delay, "maxQueueDelay must not be null");
+        if (delay.isNegative() || delay.compareTo(MAX_QUEUE_DELAY) > 0) {
+            throw new IllegalArgumentException("maxQueueDelay must be 0 to 1 min, was " + delay);
+        }
+        load.maxQueueDelayNs(delay.toNanos());
+        return this;
+    }
+
+    /** The bound on calls in service ({@link #maxCallsInService(int)}). */
+    public int maxCallsInService() {
+        return load.maxCallsInService();
+    }
+
+    /** The bound on the wait for a thread ({@link #maxQueueDelay(Duration)}). */
+    public Duration maxQueueDelay() {
+        return Duration.ofNanos(load.maxQueueDelayNs());
+    }
+
+    /** Unary calls and stream opens in service now (see {@link #maxCallsInService(int)}). */
+    public int callsInService() {
+        return load.callsInService();
+    }
+
+    /**
+     * Whether this dispatcher is full: {@link #maxCallsInService(int)} calls in service, or work
+     * that has waited longer than {@link #maxQueueDelay(Duration)} for a thread. The transport asks
+     * before it hands over each request, and refuses the request unexecuted while this is true
+     * (UNAVAILABLE "server overloaded: not executed" at the caller). Cheap, never blocks.
+     */
+    @Override
+    public boolean overloaded() {
+        return load.overloaded(clock);
     }
 
     /**
@@ -328,7 +436,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     public Mono<ByteBuf> handle(HomaRequest request) {
         boolean offload = request.payload().readableBytes() > offloadBytes;
         if (offload) {
-            return encoded(request, Mono.defer(() -> dispatch(request, true)).subscribeOn(scheduler));
+            return encoded(request, load.onScheduler(Mono.defer(() -> dispatch(request, true)), scheduler, clock));
         }
         return Mono.defer(() -> {
             Mono<RpcEnvelope.Response> response;
@@ -414,16 +522,25 @@ public class RpcDispatcher implements HomaRequestHandler {
             long arrivalNs, boolean onScheduler) {
         String phase = call.metadata().get(RpcMetadata.STREAM);
         if (phase == null) {
-            return unary(call, envelope, codec, arrivalNs, onScheduler);
+            return counted(unary(call, envelope, codec, arrivalNs, onScheduler));
         }
         return switch (phase) {
-            case RpcMetadata.STREAM_OPEN -> streams.open(call, envelope, codec, arrivalNs, onScheduler);
+            case RpcMetadata.STREAM_OPEN -> counted(streams.open(call, envelope, codec, arrivalNs, onScheduler));
             case RpcMetadata.STREAM_NEXT -> streams.next(call);
             case RpcMetadata.STREAM_PUSH -> streams.push(call, envelope);
             case RpcMetadata.STREAM_CANCEL -> streams.cancel(call);
             default -> throw new HomaException(HomaStatus.INVALID_ARGUMENT,
                     "metadata " + RpcMetadata.STREAM + " must be open, next, push or cancel, was '" + phase + "'");
         };
+    }
+
+    /**
+     * {@code response} counted in service ({@link #maxCallsInService(int)}) until it ends; one that
+     * is ready already is not wrapped: it ended (and the fast path of {@link #handle} stays free
+     * of operators).
+     */
+    private Mono<RpcEnvelope.Response> counted(Mono<RpcEnvelope.Response> response) {
+        return ready(response) != null ? response : load.inService(response);
     }
 
     private Mono<RpcEnvelope.Response> unary(ServerCall call, EnvelopeCodec.RequestView envelope, PayloadCodec codec,
@@ -442,11 +559,10 @@ public class RpcDispatcher implements HomaRequestHandler {
         HomaCallContext context = new HomaCallContext(call);
         Mono<?> result;
         if (method.blocking() && !onScheduler) {
-            result = Mono.defer(() -> {
+            result = load.onScheduler(Mono.defer(() -> {
                         checkDeadline(call, deadlineNs, clock);
-                        return Mono.from(invoke(method, arguments));
-                    })
-                    .subscribeOn(scheduler);
+                        return Mono.<Object>from(invoke(method, arguments));
+                    }), scheduler, clock);
         } else {
             // Runs the method now, on the thread that subscribed (it does not block). A result it
             // holds already (Mono.just, Mono.empty, Mono.error) is answered at once: it cannot have

@@ -421,6 +421,86 @@ class RpcDispatcherTest {
     }
 
     /** {@code inFlight} drops just after a response is handed over: wait for it. */
+    @Test
+    void shouldBeOverloadedWithMaxCallsInServiceAndCountNoReadyCall() throws InterruptedException {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Scheduler threads = Schedulers.newBoundedElastic(4, 100, "rpc-load");
+        try {
+            RpcDispatcher loaded = new RpcDispatcher(codec, threads).maxCallsInService(2)
+                    .register(new RpcMethod("calc", "add", Sum.class, arg -> Mono.just(1)))
+                    .register(new RpcMethod("calc", "hold", null, arg -> Mono.fromCallable(() -> {
+                        release.await();
+                        return "done";
+                    })).withBlocking(true));
+            loaded.handle(request("calc", "add", codec.encode(new Sum(1, 2)))).block(Duration.ofSeconds(10));
+            assertThat(loaded.callsInService()).as("a ready answer is not in service").isZero();
+            assertThat(loaded.overloaded()).isFalse();
+
+            List<reactor.core.Disposable> held = List.of(
+                    loaded.handle(request("calc", "hold", codec.encode(null))).subscribe(),
+                    loaded.handle(request("calc", "hold", codec.encode(null))).subscribe());
+            assertThat(loaded.callsInService()).isEqualTo(2);
+            assertThat(loaded.overloaded()).as("two calls in service of at most two").isTrue();
+
+            release.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> loaded.callsInService() == 0);
+            assertThat(loaded.overloaded()).isFalse();
+            held.forEach(reactor.core.Disposable::dispose);
+        } finally {
+            threads.dispose();
+        }
+    }
+
+    @Test
+    void shouldBeOverloadedWhileQueuedWorkWaitsLongerThanMaxQueueDelay() throws InterruptedException {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        AtomicLong nowNs = new AtomicLong();
+        Scheduler oneThread = Schedulers.newBoundedElastic(1, 100, "rpc-queue");
+        try {
+            RpcDispatcher queued = new RpcDispatcher(codec, oneThread).clock(nowNs::get)
+                    .maxQueueDelay(Duration.ofMillis(50))
+                    .register(new RpcMethod("calc", "hold", null, arg -> Mono.fromCallable(() -> {
+                        running.countDown();
+                        release.await();
+                        return "done";
+                    })).withBlocking(true));
+            reactor.core.Disposable first = queued.handle(request("calc", "hold", codec.encode(null))).subscribe();
+            assertThat(running.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            reactor.core.Disposable second = queued.handle(request("calc", "hold", codec.encode(null))).subscribe();
+            nowNs.addAndGet(Duration.ofMillis(50).toNanos());
+            assertThat(queued.overloaded()).as("waited exactly the bound").isFalse();
+            nowNs.addAndGet(1);
+            assertThat(queued.overloaded()).as("waited longer than the bound for the one thread").isTrue();
+
+            release.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> queued.callsInService() == 0);
+            assertThat(queued.overloaded()).as("nothing waits any more").isFalse();
+            first.dispose();
+            second.dispose();
+        } finally {
+            oneThread.dispose();
+        }
+    }
+
+    @Test
+    void shouldDeriveTheDefaultBoundFromThreadsAndLoopsAndCheckTheSettings() {
+        assertThat(RpcDispatcher.defaultMaxCallsInService(1, 1)).as("the floor").isEqualTo(128);
+        assertThat(RpcDispatcher.defaultMaxCallsInService(100, 2)).isEqualTo(408);
+        assertThat(RpcDispatcher.defaultMaxCallsInService(10_000, 64)).isEqualTo(40_256);
+        assertThat(dispatcher.maxQueueDelay()).isEqualTo(RpcDispatcher.DEFAULT_MAX_QUEUE_DELAY);
+        assertThatThrownBy(() -> RpcDispatcher.defaultMaxCallsInService(0, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("handlerThreads");
+        assertThatThrownBy(() -> dispatcher.maxCallsInService(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxCallsInService must be 1 to 1000000, was 0");
+        assertThatThrownBy(() -> dispatcher.maxQueueDelay(Duration.ofMinutes(2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxQueueDelay must be 0 to 1 min, was PT2M");
+    }
+
+    private HomaRequest request(String service, String method, byte[] payload) {
+        return new HomaRequest(CLIENT, 2, Unpooled.wrappedBuffer(EnvelopeCodec.encodeRequest(service, method, codec.name(), payload)));
+    }
+
     static void awaitInFlight(RpcDispatcher dispatcher, int expected) {
         awaitInFlight(dispatcher, expected, Duration.ofSeconds(10));
     }

@@ -241,6 +241,21 @@ class StatusTableTest {
     }
 
     @Test
+    void overloaded() {
+        dispatcher.maxCallsInService(1);
+        Mono<String> held = client.call("svc", "block", 0L, String.class).cache();
+        held.subscribe(value -> {}, error -> {});
+        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> dispatcher.callsInService() == 1);
+        HomaException error = failure(echo("x", CallOptions.defaults()));
+        assertThat(error.status()).isEqualTo(HomaStatus.UNAVAILABLE);
+        assertThat(error).hasMessageContaining("server overloaded: not executed");
+        assertThat(error.refusal()).isEqualTo(HomaException.Refusal.OVERLOADED);
+        assertThat(serverTransport.refusedOverloadedRequests()).isEqualTo(1);
+        releaseBlocked.countDown();
+        assertThat(held.block(WAIT)).isEqualTo("done");
+    }
+
+    @Test
     void deadlineExceeded() {
         HomaException error = failure(client.call("svc", "slow", new Object[] {5_000L}, String.class,
                 CallOptions.defaults().withTimeout(Duration.ofMillis(200))));

@@ -4,6 +4,7 @@ import io.homa.engine.EngineConfig;
 import io.homa.engine.InvalidSettingException;
 import io.homa.reactive.HomaSecurityConfig;
 import io.homa.reactive.HomaTransportConfig;
+import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.spring.HomaProperties;
 import io.homa.spring.HomaProtocolProperties;
 import io.homa.spring.HomaSecurityProperties;
@@ -69,6 +70,12 @@ public final class HomaSettingsMapper {
         reflectionMode(server.getReflection());
         checkRange("homa.server.threads", server.getThreads(), 1, 10_000);
         checkRange("homa.server.queue-capacity", server.getQueueCapacity(), 1, 10_000_000);
+        if (server.getMaxCallsInService() != null) {
+            checkRange("homa.server.max-calls-in-service", server.getMaxCallsInService(), 1,
+                    RpcDispatcher.MAX_CALLS_IN_SERVICE);
+        }
+        checkDuration("homa.server.max-queue-delay", server.getMaxQueueDelay(), Duration.ZERO,
+                RpcDispatcher.MAX_QUEUE_DELAY, "between 0ms (no bound) and 1m");
         DataSize offloadSize = server.getOffloadSize();
         if (offloadSize == null || offloadSize.toBytes() < 0
                 || offloadSize.toBytes() > EngineConfig.MAX_MESSAGE_BYTES_CAP) {
@@ -113,6 +120,18 @@ public final class HomaSettingsMapper {
         securityConfig(properties.getSecurity());
         // homa.protocol.*, homa.server.port and the socket buffer sizes are validated once, by the
         // engine's and the transport's config builders (transportConfig).
+    }
+
+    /**
+     * The bound on calls in service of the server's dispatcher ({@link RpcDispatcher#maxCallsInService(int)}):
+     * {@code homa.server.max-calls-in-service}, or when unset
+     * {@link RpcDispatcher#defaultMaxCallsInService}({@code homa.server.threads}, event loops).
+     *
+     * @param loops the endpoint's event loops, on which reactive methods run ({@code homa.transport.loops})
+     */
+    public static int maxCallsInService(HomaProperties.Server server, int loops) {
+        Integer configured = server.getMaxCallsInService();
+        return configured != null ? configured : RpcDispatcher.defaultMaxCallsInService(server.getThreads(), loops);
     }
 
     private static void checkRange(String name, int value, int min, int max) {

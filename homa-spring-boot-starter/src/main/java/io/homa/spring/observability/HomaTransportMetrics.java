@@ -115,6 +115,9 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
         counter(registry, "homa.requests.refused", "Requests refused unexecuted because the server is shutting down",
                 "requests", EngineCounters::requestsRefused, "reason", "shutting-down");
         counter(registry, "homa.requests.refused",
+                "Requests refused unexecuted because the server was full (calls in service or queued work over its bounds)",
+                "requests", EngineCounters::requestsRefusedOverloaded, "reason", "overloaded");
+        counter(registry, "homa.requests.refused",
                 "Requests and RESENDs naming an earlier incarnation of this server: answered RPC_UNKNOWN",
                 "requests", EngineCounters::staleEpochRefused, "reason", "stale-epoch");
         counter(registry, "homa.first-contacts",

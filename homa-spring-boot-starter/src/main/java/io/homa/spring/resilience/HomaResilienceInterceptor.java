@@ -38,11 +38,15 @@ import reactor.core.publisher.SynchronousSink;
  * <ol>
  *   <li><b>Retry</b> ({@link RetryOperator}), instance {@code homa.client.resilience.retry.instance}
  *       (default {@code homa-client}; Resilience4j's default config, 3 attempts 500 ms apart, if
- *       not configured): <em>only for unary calls whose {@link CallOptions#idempotent()} is
- *       set</em> ({@code @HomaMethod(idempotent = true)}, per-method idempotent in yml). Homa
- *       executes each request at most once; a retry is a new request, so retrying a call that is
- *       not idempotent could execute it twice (e.g. a timeout after the server applied a
- *       {@code put} or a transfer): such calls are never retried, and neither are streams.
+ *       not configured), for unary calls: a unary call whose {@link CallOptions#idempotent()} is
+ *       set ({@code @HomaMethod(idempotent = true)}, per-method idempotent in yml) after any
+ *       service failure, and <em>every</em> unary call after a refusal the server made without
+ *       executing it ({@link HomaException#notExecuted()}: UNAVAILABLE "server overloaded: not
+ *       executed", or "server is shutting down"), with the retry's backoff. Homa executes each
+ *       request at most once; a retry is a new request, so retrying a call that is not
+ *       idempotent after any other failure could execute it twice (e.g. a timeout after the
+ *       server applied a {@code put} or a transfer): such calls are not retried then, and streams
+ *       never are.
  *       Each retry re-resolves the service, so it may go to another instance, and gets the
  *       call's full deadline ({@code HomaClient} applies it per attempt): a call may take up to
  *       attempts &times; timeout plus the waits.</li>
@@ -61,7 +65,7 @@ import reactor.core.publisher.SynchronousSink;
  *       (INVALID_ARGUMENT, NOT_FOUND, ...) are answers of a healthy service and count as
  *       successes.</li>
  * </ol>
- * Only service failures are retried.
+ * Only service failures are retried (a refusal unexecuted is one: UNAVAILABLE).
  *
  * <p>Rejections reach the caller as {@link HomaException}s, so callers handle one exception type
  * by status, with Resilience4j's exception as the cause: an open circuit breaker
@@ -130,9 +134,14 @@ public class HomaResilienceInterceptor implements HomaClientInterceptor, Ordered
         for (UnaryOperator<Publisher<Object>> guard : guards(call)) {
             guarded = guarded.transform(guard);
         }
-        Retry retry = call.options().idempotent() ? retry() : null;
+        Retry retry = retry();
         if (retry != null) {
-            guarded = shield(guarded).transform(RetryOperator.of(retry));
+            // A call the server refused unexecuted (overloaded, shutting down) did not run: sending
+            // it again cannot run it twice, whatever the method. Anything else may have run, so
+            // only an idempotent call is sent again after it.
+            Predicate<Throwable> retried = call.options().idempotent() ? this.serviceFailure
+                    : HomaResilienceInterceptor::notExecuted;
+            guarded = shield(guarded, retried).transform(RetryOperator.of(retry));
         }
         return guarded.<T>handle(HomaResilienceInterceptor::unshield).onErrorMap(this::translate);
     }
@@ -198,7 +207,21 @@ public class HomaResilienceInterceptor implements HomaClientInterceptor, Ordered
 
     /** Errors that do not count travel as values through the Resilience4j operators. */
     private Mono<Object> shield(Mono<Object> source) {
-        return source.onErrorResume(error -> !this.serviceFailure.test(error), error -> Mono.just(new Passed(error)));
+        return shield(source, this.serviceFailure);
+    }
+
+    /** Errors that {@code counts} rejects travel as values through the Resilience4j operators. */
+    private static Mono<Object> shield(Mono<Object> source, Predicate<Throwable> counts) {
+        return source.onErrorResume(error -> !counts.test(error), error -> Mono.just(new Passed(error)));
+    }
+
+    /**
+     * Whether the server refused the call without executing it ({@link HomaException#notExecuted()}:
+     * overloaded or shutting down), so that a retry cannot execute it twice. Such a refusal is
+     * UNAVAILABLE, a service failure, so the circuit breaker counts it too.
+     */
+    static boolean notExecuted(Throwable error) {
+        return error instanceof HomaException homa && homa.notExecuted();
     }
 
     @SuppressWarnings("unchecked")

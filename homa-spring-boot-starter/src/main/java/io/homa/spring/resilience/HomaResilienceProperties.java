@@ -149,12 +149,14 @@ public class HomaResilienceProperties implements InitializingBean {
         }
     }
 
-    /** Retries of idempotent calls. */
+    /** Retries of idempotent calls, and of any call the server refused unexecuted. */
     public static class Retry {
 
         /**
          * Whether idempotent unary calls are retried on service failures (UNAVAILABLE,
-         * DEADLINE_EXCEEDED, INTERNAL, timeouts). Calls not marked idempotent are never retried.
+         * DEADLINE_EXCEEDED, INTERNAL, timeouts). Calls not marked idempotent are retried only
+         * when the server refused them without executing them (server overloaded or shutting
+         * down), which cannot run them twice.
          */
         private boolean enabled = true;
 

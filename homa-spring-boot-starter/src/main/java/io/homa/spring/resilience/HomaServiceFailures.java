@@ -13,7 +13,7 @@ import java.util.concurrent.TimeoutException;
  * a circuit breaker and only these are retried:
  * <ul>
  *   <li>{@link HomaException} with status {@link HomaStatus#UNAVAILABLE} (no peer, peer went
- *       silent: {@link HomaTimeoutException}, server shutting down),
+ *       silent: {@link HomaTimeoutException}, server shutting down, server overloaded),
  *       {@link HomaStatus#DEADLINE_EXCEEDED} or {@link HomaStatus#INTERNAL} (the handler failed
  *       unexpectedly), local or remote;</li>
  *   <li>{@link TimeoutException} (e.g. from Reactor's {@code timeout} operator) and

@@ -46,6 +46,11 @@ class HomaResilienceInterceptorTests {
 
     private final AtomicInteger scanInvocations = new AtomicInteger();
 
+    private final AtomicInteger transferInvocations = new AtomicInteger();
+
+    /** Holds the blocking method "hold" until released. */
+    private final java.util.concurrent.CountDownLatch releaseHold = new java.util.concurrent.CountDownLatch(1);
+
     private LoopbackRpc rpc;
 
     @BeforeEach
@@ -63,6 +68,15 @@ class HomaResilienceInterceptorTests {
                 .register(RpcMethod.stream("flaky", "scan", new java.lang.reflect.Type[] { String.class }, (args) -> {
                     this.scanInvocations.incrementAndGet();
                     return Flux.just("a", "b").concatWith(Flux.error(new IllegalStateException("disk gone")));
+                }))
+                .register(RpcMethod.unary("flaky", "hold", new java.lang.reflect.Type[] { String.class },
+                        (args) -> Mono.fromCallable(() -> {
+                            this.releaseHold.await(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                            return "held";
+                        })).withBlocking(true))
+                .register(RpcMethod.unary("flaky", "transfer", new java.lang.reflect.Type[] { String.class }, (args) -> {
+                    this.transferInvocations.incrementAndGet();
+                    return Mono.just("moved " + args[0]);
                 }))
                 .register(RpcMethod.unary("flaky", "echo", new java.lang.reflect.Type[] { String.class }, (args) -> {
                     this.echoInvocations.incrementAndGet();
@@ -132,6 +146,51 @@ class HomaResilienceInterceptorTests {
         assertThatThrownBy(() -> call(client, "fail", CallOptions.defaults()))
                 .isInstanceOf(HomaRemoteException.class);
         assertThat(this.failInvocations).hasValue(1);
+    }
+
+    @Test
+    void shouldRetryACallThatIsNotIdempotentWhenTheServerRefusedItOverloaded() {
+        RetryRegistry retries = RetryRegistry.of(RetryConfig.custom().maxAttempts(50)
+                .waitDuration(Duration.ofMillis(20)).build());
+        // The server has room again once it has refused the first attempt.
+        retries.retry(properties().getRetry().getInstance()).getEventPublisher()
+                .onRetry((event) -> this.releaseHold.countDown());
+        HomaClient client = client(new HomaResilienceInterceptor(null, null, null, retries, properties()));
+        this.rpc.dispatcher().maxCallsInService(1);
+        Mono<String> held = callLater(client, "hold").cache();
+        held.subscribe((value) -> { }, (error) -> { });
+        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> this.rpc.dispatcher().callsInService() == 1);
+
+        assertThat(call(client, "transfer", CallOptions.defaults())).isEqualTo("moved x");
+
+        assertThat(this.transferInvocations).as("ran once, after its refusals").hasValue(1);
+        assertThat(this.rpc.server().refusedOverloadedRequests()).isPositive();
+        assertThat(retries.retry(properties().getRetry().getInstance()).getMetrics()
+                .getNumberOfSuccessfulCallsWithRetryAttempt()).isEqualTo(1);
+        assertThat(held.block(WAIT)).isEqualTo("held");
+    }
+
+    @Test
+    void shouldCountAnOverloadRefusalAsAFailureOfTheService() {
+        CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
+        HomaClient client = client(new HomaResilienceInterceptor(circuitBreakers, null, null, null, properties()));
+        this.rpc.dispatcher().maxCallsInService(1);
+        Mono<String> held = callLater(client, "hold").cache();
+        held.subscribe((value) -> { }, (error) -> { });
+        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> this.rpc.dispatcher().callsInService() == 1);
+
+        assertThatThrownBy(() -> call(client, "transfer", CallOptions.defaults()))
+                .isInstanceOfSatisfying(HomaException.class, (error) -> {
+                    assertThat(error.status()).isEqualTo(HomaStatus.UNAVAILABLE);
+                    assertThat(error.refusal()).isEqualTo(HomaException.Refusal.OVERLOADED);
+                })
+                .hasMessageContaining("server overloaded: not executed");
+        assertThat(this.transferInvocations).hasValue(0);
+        this.releaseHold.countDown();
+        assertThat(held.block(WAIT)).isEqualTo("held");
+        CircuitBreaker circuitBreaker = circuitBreakers.circuitBreaker("flaky");
+        assertThat(circuitBreaker.getMetrics().getNumberOfFailedCalls()).isEqualTo(1);
+        assertThat(circuitBreaker.getMetrics().getNumberOfSuccessfulCalls()).as("the held call").isEqualTo(1);
     }
 
     @Test
@@ -224,6 +283,10 @@ class HomaResilienceInterceptorTests {
 
     private static String call(HomaClient client, String method, CallOptions options) {
         return client.<String>call("flaky", method, ARGS, String.class, options).block(WAIT);
+    }
+
+    private static Mono<String> callLater(HomaClient client, String method) {
+        return client.call("flaky", method, ARGS, String.class, CallOptions.defaults());
     }
 
     private static Mono<String> callLater(HomaClient client) {

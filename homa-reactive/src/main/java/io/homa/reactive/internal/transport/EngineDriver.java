@@ -212,6 +212,7 @@ final class EngineDriver {
         try {
             if (datagramsSinceDrive == 0) {
                 readNowNs = clock.nanoTime(); // once per batch of datagrams
+                requests.admit();
             }
             PacketSealer opener = sealer;
             ByteBuffer homaPacket;
@@ -273,6 +274,7 @@ final class EngineDriver {
             do {
                 driveAgain = false;
                 dispatchEvents();
+                requests.publishCounters(); // before the refusals leave: a client never hears of an uncounted one
                 transmit();
             } while (driveAgain && !closed);
             timer.arm();

@@ -293,6 +293,11 @@ final class LoopGroupTransport extends HomaTransport {
     }
 
     @Override
+    public long refusedOverloadedRequests() {
+        return sum(NettyHomaTransport::refusedOverloadedRequests);
+    }
+
+    @Override
     public long refusedRequests() {
         return sum(NettyHomaTransport::refusedRequests);
     }

@@ -315,6 +315,11 @@ public final class NettyHomaTransport extends HomaTransport {
     }
 
     @Override
+    public long refusedOverloadedRequests() {
+        return requests.refusedOverloadedRequests();
+    }
+
+    @Override
     public void dispose() {
         if (!disposed.compareAndSet(false, true)) {
             return;

@@ -172,7 +172,8 @@ final class PendingCalls {
                     long agoMs = (shuttingDownHoldNs - (untilNs - nowNs)) / 1_000_000L;
                     sink.error(new HomaException(HomaStatus.UNAVAILABLE, "Homa RPC to " + server
                             + " not sent: server is shutting down (it refused a request " + agoMs + " ms ago; calls to it"
-                            + " fail at once for peer-silence-timeout, " + shuttingDownHoldNs / 1_000_000L + " ms)"));
+                            + " fail at once for peer-silence-timeout, " + shuttingDownHoldNs / 1_000_000L + " ms)",
+                            HomaException.Refusal.SHUTTING_DOWN));
                     return;
                 }
                 shuttingDownUntilNs.remove(server);

@@ -23,7 +23,9 @@ import reactor.core.scheduler.Scheduler;
  * The server side: hands each request the engine delivers to the handler and its response back to
  * the engine; aborts a request the handler fails, answers empty or answers with a message of the
  * wrong length; drops requests when there is no handler, and has the {@link Drain} refuse them
- * while draining.
+ * while draining. While the handler says it is full ({@link HomaRequestHandler#overloaded()}), it
+ * refuses them unexecuted with the overloaded reason, before they are decoded: here as they are
+ * delivered, and in the engine on their first packet ({@link #admit()}).
  *
  * <p>Handlers are called on the event loop (no thread hop; a response produced there goes out in
  * the same drive as the request's arrival), or on {@link HomaTransportSpec#handlerScheduler} if set.
@@ -38,6 +40,8 @@ final class RequestDispatch {
     private final @Nullable Scheduler handlerScheduler;
     private final int maxMessageBytes;
     private final AtomicLong droppedRequests = new AtomicLong();
+    /** The engine's count of overload refusals, published for other threads ({@link #publishCounters()}). */
+    private volatile long refusedOverloadedRequests;
 
     /**
      * @param handler the server side, or null for a client-only endpoint
@@ -58,12 +62,50 @@ final class RequestDispatch {
         return droppedRequests.get();
     }
 
+    /** Requests refused unexecuted because the handler was full ({@link HomaRequestHandler#overloaded()}). */
+    long refusedOverloadedRequests() {
+        return refusedOverloadedRequests;
+    }
+
+    /**
+     * Tells the engine whether to refuse new requests on their first packet: while the handler is
+     * full, a request that arrived would only be refused once delivered, after its bytes took memory
+     * and grants. Asked once per batch of received datagrams, so that the engine takes requests
+     * again as soon as the handler has room. On the event loop.
+     */
+    void admit() {
+        HomaRequestHandler requestHandler = handler;
+        boolean refusing = requestHandler != null && !drain.isDraining() && requestHandler.overloaded();
+        if (refusing != driver.engine().isRefusingNewRequests()) {
+            driver.engine().refuseNewRequests(refusing);
+            log.debug("Homa transport on {} {} new requests: the handler is {}", driver.localAddress(),
+                    refusing ? "refuses" : "takes", refusing ? "full" : "no longer full");
+        }
+    }
+
+    /** Makes the engine's overload refusals visible to {@link #refusedOverloadedRequests()}. On the event loop. */
+    void publishCounters() {
+        long refused = driver.engine().counters().requestsRefusedOverloaded();
+        if (refused != refusedOverloadedRequests) {
+            refusedOverloadedRequests = refused;
+        }
+    }
+
     /** A request the engine delivered. On the event loop. */
     void onRequest(HomaEvent.RequestReceived event) {
         HomaRequestHandler requestHandler = handler;
         boolean closed = driver.isClosed();
         if (drain.isDraining() && requestHandler != null && !closed) {
             drain.refuse(event);
+            return;
+        }
+        if (requestHandler != null && !closed && requestHandler.overloaded()) {
+            // Refused before it is decoded: nothing ran, so the client may send it again.
+            driver.engine().refuseOverloaded(driver.clock().nanoTime(), event.client(), event.rpcId());
+            driver.engine().refuseNewRequests(true);
+            publishCounters();
+            log.debug("Homa transport on {} refused request {} from {}: the handler is full", driver.localAddress(),
+                    event.rpcId(), event.client());
             return;
         }
         if (requestHandler == null || closed) {

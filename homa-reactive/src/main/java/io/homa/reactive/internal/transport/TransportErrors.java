@@ -23,8 +23,20 @@ final class TransportErrors {
                     + failed.server() + " failed: " + failed.detail()
                     + "; the server may have executed it (not retried: at-most-once)");
             case SERVER_SHUTTING_DOWN -> new HomaException(HomaStatus.UNAVAILABLE, "Homa RPC " + failed.rpcId() + " to "
-                    + failed.server() + " refused: server is shutting down (the request was not executed)");
+                    + failed.server() + " refused: server is shutting down (the request was not executed)",
+                    HomaException.Refusal.SHUTTING_DOWN);
+            case SERVER_OVERLOADED -> overloaded(failed);
         };
+    }
+
+    /**
+     * The server refused the call unexecuted because it is full: UNAVAILABLE, and a
+     * {@link HomaException.Refusal#OVERLOADED} refusal, which a retry may send again whatever the
+     * method (it did not run).
+     */
+    static HomaException overloaded(HomaEvent.RpcFailed failed) {
+        return new HomaException(HomaStatus.UNAVAILABLE, "Homa RPC " + failed.rpcId() + " to " + failed.server()
+                + " refused: server overloaded: not executed", HomaException.Refusal.OVERLOADED);
     }
 
     /** The transport on {@code localAddress} cannot take the call, for the reason {@code why}. */

@@ -58,7 +58,7 @@ public abstract class HomaHeader {
     public static final int DOFF_OFFSET = 12;
     /**
      * Byte 13, reserved in the draft: this project's reason byte in RPC_UNKNOWN (0: none given, as
-     * in the draft; {@link #REASON_SHUTTING_DOWN}). Receivers that do not know it ignore it.
+     * in the draft; {@link #REASON_SHUTTING_DOWN}, {@link #REASON_OVERLOADED}, ...). Receivers that do not know it ignore it.
      */
     public static final int REASON_OFFSET = 13;
     /** {@link #REASON_OFFSET} in an RPC_UNKNOWN from a server: it is shutting down and refused the request unexecuted. */
@@ -75,6 +75,13 @@ public abstract class HomaHeader {
      * executed; the response is lost).
      */
     public static final int REASON_RETRANSMIT_BUDGET = 3;
+    /**
+     * {@link #REASON_OFFSET} in an RPC_UNKNOWN from a server: it is overloaded (requests in service
+     * or queued work over its bounds) and refused the request unexecuted. Unlike
+     * {@link #REASON_SHUTTING_DOWN} it says nothing of the server's other RPCs: overload is
+     * momentary, so the client keeps sending to it.
+     */
+    public static final int REASON_OVERLOADED = 4;
     /**
      * Bytes 14-19 (the draft's reserved bytes 14-15, then Checksum and Urgent Pointer, which only
      * TSO and TCP hijacking use; a user-space Homa over UDP uses neither): this project's 48-bit
