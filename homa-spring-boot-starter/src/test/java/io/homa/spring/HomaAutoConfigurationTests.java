@@ -240,9 +240,9 @@ class HomaAutoConfigurationTests {
 
     @Test
     void shouldBoundTheDispatchersCallsInServiceByThreadsOrAsConfigured() {
-        this.contextRunner.withPropertyValues("homa.server.threads=50").run((context) -> {
+        this.contextRunner.withPropertyValues("homa.server.threads=50", "homa.transport.loops=3").run((context) -> {
             RpcDispatcher dispatcher = context.getBean(RpcDispatcher.class);
-            assertThat(dispatcher.maxCallsInService()).as("4 x (50 threads + 1 loop)").isEqualTo(204);
+            assertThat(dispatcher.maxCallsInService()).as("4 x (50 threads + 3 loops)").isEqualTo(212);
             assertThat(dispatcher.maxQueueDelay()).isEqualTo(Duration.ofMillis(50));
         });
         this.contextRunner.withPropertyValues("homa.server.threads=2").run((context) ->
