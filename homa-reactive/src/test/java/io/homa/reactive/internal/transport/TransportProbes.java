@@ -46,6 +46,11 @@ public final class TransportProbes {
         return netty(transport).driver().eventLoop();
     }
 
+    /** The event loops of every socket of the transport (one, or a loop group's). */
+    public static List<EventLoop> eventLoops(HomaTransport transport) {
+        return members(transport).stream().map(m -> m.driver().eventLoop()).distinct().toList();
+    }
+
     /** The largest lag of the event loop seen so far, ns. */
     public static long maxEventLoopLagNs(HomaTransport transport) {
         return members(transport).stream().mapToLong(m -> m.driver().maxEventLoopLagNs()).max().orElse(0);
