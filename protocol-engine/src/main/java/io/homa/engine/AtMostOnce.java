@@ -3,6 +3,7 @@ package io.homa.engine;
 import io.homa.engine.internal.wire.AckHeader;
 import io.homa.engine.internal.wire.HomaHeader;
 import java.net.InetSocketAddress;
+import java.util.function.BiConsumer;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
@@ -201,13 +202,7 @@ final class AtMostOnce {
      * @return false if we do not hold it in service
      */
     boolean refuse(InetSocketAddress client, long rpcId) {
-        ServerRpc rpc = rpcs.serverRpc(client, rpcId);
-        if (rpc == null || rpc.state() != ServerRpc.State.IN_SERVICE) {
-            return false;
-        }
-        abort(rpc);
-        tellShuttingDown(client, rpcId);
-        return true;
+        return refuseInService(client, rpcId, this::tellShuttingDown);
     }
 
     /**
@@ -218,12 +213,17 @@ final class AtMostOnce {
      * @return false if we do not hold it in service
      */
     boolean refuseOverloaded(InetSocketAddress client, long rpcId) {
+        return refuseInService(client, rpcId, this::tellOverloaded);
+    }
+
+    /** Gives up an RPC we hold in service, as by {@link #abort(ServerRpc)}, and tells the client why with {@code tell}. */
+    private boolean refuseInService(InetSocketAddress client, long rpcId, BiConsumer<InetSocketAddress, Long> tell) {
         ServerRpc rpc = rpcs.serverRpc(client, rpcId);
         if (rpc == null || rpc.state() != ServerRpc.State.IN_SERVICE) {
             return false;
         }
         abort(rpc);
-        tellOverloaded(client, rpcId);
+        tell.accept(client, rpcId);
         return true;
     }
 
