@@ -175,7 +175,7 @@ public final class HomaAutoConfiguration {
     @ConditionalOnMissingBean
     RpcDispatcher homaRpcDispatcher(PayloadCodecs codecs, HomaProperties properties,
             ObjectProvider<HomaServerInterceptor> interceptors,
-            @Qualifier(SERVER_SCHEDULER_BEAN) Scheduler serverScheduler) {
+            @Qualifier(SERVER_SCHEDULER_BEAN) Scheduler serverScheduler, Environment environment) {
         List<PayloadCodec> accepted = new ArrayList<>();
         List<String> names = properties.getServer().getCodecs();
         if (names == null) {
@@ -191,11 +191,14 @@ public final class HomaAutoConfiguration {
                 accepted.add(codecs.get(trimmed));
             }
         }
+        int maxCallsInService = HomaSettingsMapper.maxCallsInService(properties.getServer(),
+                HomaSettingsMapper.transportConfig(properties).resolvedLoops());
         RpcDispatcher dispatcher = new RpcDispatcher(PayloadCodecs.of(accepted.toArray(new PayloadCodec[0])),
                 serverScheduler)
                 .offloadBytes((int) properties.getServer().getOffloadSize().toBytes())
-                .maxCallsInService(HomaSettingsMapper.maxCallsInService(properties.getServer(),
-                        HomaSettingsMapper.transportConfig(properties).resolvedLoops()))
+                .maxCallsInService(maxCallsInService)
+                .maxBlockingCalls(HomaSettingsMapper.maxBlockingCalls(properties.getServer(),
+                        Threading.VIRTUAL.isActive(environment), maxCallsInService))
                 .maxQueueDelay(properties.getServer().getMaxQueueDelay());
         long maxMessageBytes = properties.getProtocol().getMaxMessageSize().toBytes();
         if (maxMessageBytes >= 1 && maxMessageBytes <= EngineConfig.MAX_MESSAGE_BYTES_CAP) {

@@ -184,6 +184,16 @@ public class HomaProperties implements InitializingBean {
         private @Nullable Integer maxCallsInService;
 
         /**
+         * Most calls of blocking methods in service (each running on a thread of the scheduler or
+         * waiting for one): with this many the server refuses new requests before decoding them, as
+         * for max-calls-in-service, so a call that is admitted waits behind a few others only.
+         * 1..1000000; default 4 x threads (with virtual threads, max-calls-in-service). For
+         * CPU-bound methods set threads to the number of cores, so that this bound keeps the
+         * latency under overload within a few service times.
+         */
+        private @Nullable Integer maxBlockingCalls;
+
+        /**
          * Longest wait of work (a blocking method, a long request to decode) for a thread of the
          * scheduler: while the oldest queued work has waited longer, the server refuses new
          * requests before decoding them, as for max-calls-in-service. 0ms..1m (a plain number means
@@ -198,6 +208,14 @@ public class HomaProperties implements InitializingBean {
 
         public void setMaxCallsInService(@Nullable Integer maxCallsInService) {
             this.maxCallsInService = maxCallsInService;
+        }
+
+        public @Nullable Integer getMaxBlockingCalls() {
+            return this.maxBlockingCalls;
+        }
+
+        public void setMaxBlockingCalls(@Nullable Integer maxBlockingCalls) {
+            this.maxBlockingCalls = maxBlockingCalls;
         }
 
         public Duration getMaxQueueDelay() {

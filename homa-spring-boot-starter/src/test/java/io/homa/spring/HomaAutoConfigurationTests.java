@@ -225,6 +225,8 @@ class HomaAutoConfigurationTests {
             homa.server.offload-size           | 65MB    | between 0B and 64MB
             homa.server.max-calls-in-service   | 0       | between 1 and 1000000
             homa.server.max-calls-in-service   | 1000001 | between 1 and 1000000
+            homa.server.max-blocking-calls     | 0       | between 1 and 1000000
+            homa.server.max-blocking-calls     | 1000001 | between 1 and 1000000
             homa.server.max-queue-delay        | -1ms    | between 0ms (no bound) and 1m
             homa.server.max-queue-delay        | 61s     | between 0ms (no bound) and 1m
             homa.server.reflection.enabled     | yes     | must be one of auto, true, false
@@ -243,14 +245,17 @@ class HomaAutoConfigurationTests {
         this.contextRunner.withPropertyValues("homa.server.threads=50", "homa.transport.loops=3").run((context) -> {
             RpcDispatcher dispatcher = context.getBean(RpcDispatcher.class);
             assertThat(dispatcher.maxCallsInService()).as("4 x (50 threads + 3 loops)").isEqualTo(212);
+            assertThat(dispatcher.maxBlockingCalls()).as("4 x 50 threads").isEqualTo(200);
             assertThat(dispatcher.maxQueueDelay()).isEqualTo(Duration.ofMillis(50));
         });
         this.contextRunner.withPropertyValues("homa.server.threads=2").run((context) ->
                 assertThat(context.getBean(RpcDispatcher.class).maxCallsInService()).as("the floor").isEqualTo(128));
-        this.contextRunner.withPropertyValues("homa.server.max-calls-in-service=7", "homa.server.max-queue-delay=20")
+        this.contextRunner.withPropertyValues("homa.server.max-calls-in-service=7", "homa.server.max-queue-delay=20",
+                "homa.server.max-blocking-calls=3")
                 .run((context) -> {
                     RpcDispatcher dispatcher = context.getBean(RpcDispatcher.class);
                     assertThat(dispatcher.maxCallsInService()).isEqualTo(7);
+                    assertThat(dispatcher.maxBlockingCalls()).isEqualTo(3);
                     assertThat(dispatcher.maxQueueDelay()).as("a plain number is milliseconds")
                             .isEqualTo(Duration.ofMillis(20));
                 });

@@ -37,7 +37,7 @@ class HomaPropertiesMetadataTests {
                 "homa.server.enabled", "homa.server.reflection.enabled", "homa.server.codecs", "homa.server.shutdown-grace-period",
                 "homa.server.shutdown-ack-timeout", "homa.server.threads",
                 "homa.server.queue-capacity", "homa.server.offload-size",
-                "homa.server.max-calls-in-service", "homa.server.max-queue-delay",
+                "homa.server.max-calls-in-service", "homa.server.max-blocking-calls", "homa.server.max-queue-delay",
                 "homa.client.peers", "homa.client.default-timeout", "homa.client.codec", "homa.client.services",
                 "homa.client.local-services",
                 "homa.client.stream-batch-size", "homa.protocol.mtu", "homa.protocol.unscheduled-bytes",

@@ -450,7 +450,8 @@ public final class ReportWriter {
                 .append(" ms given the system's way. Offered: calls issued per second of the window; goodput: those answered "
                         + "per second; p50/p99 of the answered calls; refused (the server said no: RESOURCE_EXHAUSTED, "
                         + "UNAVAILABLE, RSocket REJECTED), timed out (deadline passed, at the caller or the server) and "
-                        + "other failures as fractions of the calls issued. Where each system runs the handler:\n\n");
+                        + "other failures as fractions of the calls issued. The CPU pool: one thread per core of the "
+                        + "server (one here), as CPU-bound work is run. Where each system runs the handler:\n\n");
         for (ScenarioResult r : s11) {
             if (r.metrics().get("handler") instanceof String handler) {
                 md.append("- `").append(r.system()).append("`: ").append(handler).append('\n');

@@ -20,11 +20,8 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import reactor.core.scheduler.Schedulers;
 
 /** gRPC-java over grpc-netty-shaded: one unary method with a {@code byte[]} marshaller, no protobuf. */
 final class GrpcSystem {
@@ -62,26 +59,10 @@ final class GrpcSystem {
 
     private GrpcSystem() {}
 
-    /**
-     * Where S11's CPU work runs when handlers run on the event loops (direct executor): a fixed
-     * pool as gRPC-java advises for a server's executor, as many threads as Reactor's bounded
-     * elastic scheduler that the Homa RPC layer and RSocket hand the same work to (10 per core),
-     * its queue unbounded (a fixed pool's). Without the direct executor the handler already runs
-     * on gRPC's own executor and the work runs there.
-     */
-    private static final class SpinPool {
-        static final ExecutorService POOL = Executors.newFixedThreadPool(Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE, r -> {
-            Thread thread = new Thread(r, "grpc-spin");
-            thread.setDaemon(true);
-            return thread;
-        });
-    }
-
     static EchoServer startServer(SystemSettings settings) throws IOException {
-        boolean direct = settings.grpcDirectExecutor();
         ServerServiceDefinition service = ServerServiceDefinition.builder("bench.Echo")
                 .addMethod(ECHO, ServerCalls.asyncUnaryCall((byte[] request, StreamObserver<byte[]> response) -> {
-                    if (direct && EchoProtocol.isSpin(request)) {
+                    if (EchoProtocol.isSpin(request)) {
                         spinOnPool(request, response);
                         return;
                     }
@@ -115,14 +96,14 @@ final class GrpcSystem {
     }
 
     /**
-     * Runs a spin request on {@link SpinPool}, in the call's context: a call cancelled before its
+     * Runs a spin request on {@link CpuPool}, in the call's context: a call cancelled before its
      * turn (its deadline passed, or the client cancelled) is not started, as gRPC itself skips
      * a cancelled call's handler when handlers run on its executor.
      */
     private static void spinOnPool(byte[] request, StreamObserver<byte[]> response) {
         Context context = Context.current();
         try {
-            SpinPool.POOL.execute(context.wrap(() -> {
+            CpuPool.executor().execute(context.wrap(() -> {
                 if (context.isCancelled()) {
                     return; // gRPC has closed the call (DEADLINE_EXCEEDED or CANCELLED)
                 }
@@ -135,7 +116,7 @@ final class GrpcSystem {
                 }
             }));
         } catch (RejectedExecutionException e) {
-            response.onError(Status.RESOURCE_EXHAUSTED.withDescription("spin pool rejected the call").asRuntimeException());
+            response.onError(Status.RESOURCE_EXHAUSTED.withDescription("CPU pool rejected the call").asRuntimeException());
         }
     }
 

@@ -20,7 +20,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Homa's message layer: {@link HomaTransport#call(InetSocketAddress, byte[])}, the echo handler on
@@ -97,7 +96,7 @@ final class HomaMessageSystem {
                 Mono<ByteBuf> work = Mono.fromCallable(() -> Unpooled.wrappedBuffer(EchoProtocol.respond(bytes)));
                 // S11: CPU work off the event loop, the way a reactive handler hands it off
                 // (subscribeOn a bounded scheduler), unless the request asks for it on the loop.
-                return responseBytes == EchoProtocol.SPIN ? work.subscribeOn(Schedulers.boundedElastic()) : work;
+                return responseBytes == EchoProtocol.SPIN ? work.subscribeOn(CpuPool.scheduler()) : work;
             }
             return Mono.just(Unpooled.wrappedBuffer(new byte[responseBytes]));
         };

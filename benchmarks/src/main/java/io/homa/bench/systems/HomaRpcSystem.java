@@ -33,7 +33,12 @@ final class HomaRpcSystem {
     private HomaRpcSystem() {}
 
     static EchoServer startServer(SystemSettings settings) {
-        RpcDispatcher dispatcher = new RpcDispatcher(new JsonPayloadCodec(), Schedulers.boundedElastic())
+        // As the starter sets it up with homa.server.threads = the cores, the setting for CPU-bound
+        // methods: blocking methods (S11's) run on one thread per core, at most
+        // defaultMaxBlockingCalls of them in service.
+        RpcDispatcher dispatcher = new RpcDispatcher(new JsonPayloadCodec(),
+                        Schedulers.newBoundedElastic(CpuPool.THREADS, 100_000, "homa-rpc-server", 60, true))
+                .maxBlockingCalls(RpcDispatcher.defaultMaxBlockingCalls(CpuPool.THREADS))
                 .maxResponseBytes(MAX_MESSAGE_BYTES)
                 .register(new RpcMethod(SERVICE, METHOD, byte[].class,
                         argument -> Mono.just(EchoProtocol.respond((byte[]) argument))))

@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 /** RSocket-java over its TCP transport (Reactor Netty), request-response, default payload decoder. */
 final class RSocketSystem {
@@ -41,7 +40,7 @@ final class RSocketSystem {
                         // S11: CPU work the way Reactor hands blocking work off the event loop; a
                         // call the client cancels (its timeout) before the work starts is not run.
                         return Mono.fromCallable(() -> DefaultPayload.create(EchoProtocol.respond(bytes)))
-                                .subscribeOn(Schedulers.boundedElastic());
+                                .subscribeOn(CpuPool.scheduler());
                     }
                     return Mono.just(DefaultPayload.create(EchoProtocol.respond(bytes)));
                 }))

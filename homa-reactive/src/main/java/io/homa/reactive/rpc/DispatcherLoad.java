@@ -9,21 +9,37 @@ import reactor.core.scheduler.Scheduler;
 /**
  * How full a dispatcher is ({@link RpcDispatcher#overloaded()}): the calls in service (unary calls
  * and stream opens from the moment they are dispatched until their response, whether they run on
- * the event loop, wait for the scheduler or run there) and the age of the oldest work waiting for
- * a thread of the scheduler. Stream batches (next, push, cancel) are not counted: a batch waits for
+ * the event loop, wait for the scheduler or run there), those of them that are unary calls of
+ * blocking methods (they hold or wait for a thread of the scheduler), and the age of the oldest
+ * work waiting for a thread of the scheduler. Stream batches (next, push, cancel) are not counted: a batch waits for
  * the stream's items, which costs the server nothing, and an open stream may keep several waiting.
  * Thread-safe.
  */
 final class DispatcherLoad {
     private final AtomicInteger callsInService = new AtomicInteger();
+    private final AtomicInteger blockingCalls = new AtomicInteger();
     /** Work handed to the scheduler, in the order it was, until it starts (pruned from the head). */
     private final ConcurrentLinkedQueue<Waiting> waiting = new ConcurrentLinkedQueue<>();
     private volatile int maxCallsInService;
+    private volatile int maxBlockingCalls;
     private volatile long maxQueueDelayNs;
 
-    DispatcherLoad(int maxCallsInService, long maxQueueDelayNs) {
+    DispatcherLoad(int maxCallsInService, int maxBlockingCalls, long maxQueueDelayNs) {
         this.maxCallsInService = maxCallsInService;
+        this.maxBlockingCalls = maxBlockingCalls;
         this.maxQueueDelayNs = maxQueueDelayNs;
+    }
+
+    void maxBlockingCalls(int calls) {
+        this.maxBlockingCalls = calls;
+    }
+
+    int maxBlockingCalls() {
+        return maxBlockingCalls;
+    }
+
+    int blockingCalls() {
+        return blockingCalls.get();
     }
 
     void maxCallsInService(int calls) {
@@ -48,13 +64,13 @@ final class DispatcherLoad {
 
     /**
      * Whether a new call would find the dispatcher full: {@code maxCallsInService} calls in service
-     * already, or work that has waited for a thread longer than {@code maxQueueDelayNs} (0: no
-     * bound on the wait).
+     * already, or {@code maxBlockingCalls} blocking ones, or work that has waited for a thread
+     * longer than {@code maxQueueDelayNs} (0: no bound on the wait).
      *
      * @param clock read only when work waits
      */
     boolean overloaded(io.homa.reactive.NanoClock clock) {
-        if (callsInService.get() >= maxCallsInService) {
+        if (callsInService.get() >= maxCallsInService || blockingCalls.get() >= maxBlockingCalls) {
             return true;
         }
         long maxDelayNs = maxQueueDelayNs;
@@ -67,10 +83,19 @@ final class DispatcherLoad {
 
     /** {@code call} counted in service from its subscription to its end (or cancellation). */
     <T> Mono<T> inService(Mono<T> call) {
+        return counted(callsInService, call);
+    }
+
+    /** {@code call}, a unary call of a blocking method, counted as such from its subscription to its end. */
+    <T> Mono<T> blocking(Mono<T> call) {
+        return counted(blockingCalls, call);
+    }
+
+    private static <T> Mono<T> counted(AtomicInteger counter, Mono<T> call) {
         return Mono.defer(() -> {
-            callsInService.incrementAndGet();
+            counter.incrementAndGet();
             return call;
-        }).doFinally(signal -> callsInService.decrementAndGet());
+        }).doFinally(signal -> counter.decrementAndGet());
     }
 
     /**

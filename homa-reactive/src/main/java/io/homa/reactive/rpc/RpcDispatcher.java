@@ -44,8 +44,8 @@ import reactor.core.scheduler.Scheduler;
  * rejects the work (its queue is full) answers RESOURCE_EXHAUSTED.
  *
  * <p>Overload: while {@link #overloaded()} (at least {@link #maxCallsInService(int)} calls in
- * service, or work waiting longer than {@link #maxQueueDelay(Duration)} for a thread of the
- * scheduler), the transport refuses new requests before they reach {@link #handle}: they are not
+ * service, or {@link #maxBlockingCalls(int)} calls of blocking methods, or work waiting longer than
+ * {@link #maxQueueDelay(Duration)} for a thread of the scheduler), the transport refuses new requests before they reach {@link #handle}: they are not
  * decoded and nothing runs, and the caller fails with UNAVAILABLE "server overloaded: not
  * executed", which is safe to retry for any method (see docs/architecture.md, "Overload").
  *
@@ -97,9 +97,13 @@ public class RpcDispatcher implements HomaRequestHandler {
     public static final int DEFAULT_OFFLOAD_BYTES = 16 * 1024;
     /** Smallest default of {@link #maxCallsInService(int)}, whatever the threads: reactive methods that wait (for a downstream call, say) hold no thread. */
     public static final int MIN_DEFAULT_MAX_CALLS_IN_SERVICE = 128;
-    /** Calls in service per thread that runs them, in the default of {@link #maxCallsInService(int)}. */
+    /**
+     * Calls in service per thread that runs them, in the defaults of {@link #maxCallsInService(int)}
+     * and {@link #maxBlockingCalls(int)}: one running and three waiting, so that a queued call waits
+     * about three of its own service times at most.
+     */
     public static final int DEFAULT_CALLS_IN_SERVICE_PER_THREAD = 4;
-    /** Most {@link #maxCallsInService(int)} may be. */
+    /** Most {@link #maxCallsInService(int)} and {@link #maxBlockingCalls(int)} may be. */
     public static final int MAX_CALLS_IN_SERVICE = 1_000_000;
     /**
      * Default longest wait of work for a thread of the scheduler before new requests are refused:
@@ -118,6 +122,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     private final DispatcherDrain drain = new DispatcherDrain();
     private final DispatcherLoad load = new DispatcherLoad(
             defaultMaxCallsInService(10 * Runtime.getRuntime().availableProcessors(), 1),
+            defaultMaxBlockingCalls(10 * Runtime.getRuntime().availableProcessors()),
             DEFAULT_MAX_QUEUE_DELAY.toNanos());
     private volatile int streamBatchBytes = DEFAULT_STREAM_BATCH_BYTES;
     private volatile int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
@@ -215,6 +220,44 @@ public class RpcDispatcher implements HomaRequestHandler {
     }
 
     /**
+     * The default of {@link #maxBlockingCalls(int)}: {@value #DEFAULT_CALLS_IN_SERVICE_PER_THREAD}
+     * per thread of the scheduler.
+     *
+     * @param handlerThreads threads of the scheduler blocking methods run on ({@code homa.server.threads}), at least 1
+     * @return 4 x handlerThreads, at most {@value #MAX_CALLS_IN_SERVICE}
+     * @throws IllegalArgumentException if {@code handlerThreads} is below 1
+     */
+    public static int defaultMaxBlockingCalls(int handlerThreads) {
+        if (handlerThreads < 1) {
+            throw new IllegalArgumentException("handlerThreads must be at least 1, was " + handlerThreads);
+        }
+        return (int) Math.min(MAX_CALLS_IN_SERVICE, (long) DEFAULT_CALLS_IN_SERVICE_PER_THREAD * handlerThreads);
+    }
+
+    /**
+     * Bounds the blocking calls in service: unary calls of {@link RpcMethod#blocking() blocking}
+     * methods from their dispatch until their response, waiting for a thread of the scheduler or
+     * running on one. They hold a thread each, so this bound, unlike {@link #maxCallsInService(int)},
+     * follows the scheduler's threads: with this many in service, {@link #overloaded()} is true and
+     * the transport refuses new requests unexecuted, so a call that is admitted waits behind at
+     * most this many others. With CPU-bound methods on a scheduler of one thread per core, a call's
+     * latency under overload stays within a few service times. Default
+     * {@link #defaultMaxBlockingCalls defaultMaxBlockingCalls}(10 x available processors), the
+     * starter's {@code homa.server.threads} default; the starter sets it from its properties.
+     *
+     * @param calls 1..{@value #MAX_CALLS_IN_SERVICE}
+     * @return this dispatcher
+     * @throws IllegalArgumentException if {@code calls} is out of range
+     */
+    public RpcDispatcher maxBlockingCalls(int calls) {
+        if (calls < 1 || calls > MAX_CALLS_IN_SERVICE) {
+            throw new IllegalArgumentException("maxBlockingCalls must be 1 to " + MAX_CALLS_IN_SERVICE + ", was " + calls);
+        }
+        load.maxBlockingCalls(calls);
+        return this;
+    }
+
+    /**
      * Bounds how long work (a blocking method, a long request to decode) may wait for a thread of
      * the scheduler: while the oldest waiting work has waited longer, {@link #overloaded()} is true
      * and the transport refuses new requests unexecuted. Zero: no bound. Default
@@ -238,6 +281,16 @@ public class RpcDispatcher implements HomaRequestHandler {
         return load.maxCallsInService();
     }
 
+    /** The bound on blocking calls in service ({@link #maxBlockingCalls(int)}). */
+    public int maxBlockingCalls() {
+        return load.maxBlockingCalls();
+    }
+
+    /** Unary calls of blocking methods in service now (see {@link #maxBlockingCalls(int)}). */
+    public int blockingCalls() {
+        return load.blockingCalls();
+    }
+
     /** The bound on the wait for a thread ({@link #maxQueueDelay(Duration)}). */
     public Duration maxQueueDelay() {
         return Duration.ofNanos(load.maxQueueDelayNs());
@@ -249,8 +302,9 @@ public class RpcDispatcher implements HomaRequestHandler {
     }
 
     /**
-     * Whether this dispatcher is full: {@link #maxCallsInService(int)} calls in service, or work
-     * that has waited longer than {@link #maxQueueDelay(Duration)} for a thread. The transport asks
+     * Whether this dispatcher is full: {@link #maxCallsInService(int)} calls in service,
+     * {@link #maxBlockingCalls(int)} blocking ones, or work that has waited longer than
+     * {@link #maxQueueDelay(Duration)} for a thread. The transport asks
      * before it hands over each request, and refuses the request unexecuted while this is true
      * (UNAVAILABLE "server overloaded: not executed" at the caller). Cheap, never blocks.
      */
@@ -559,10 +613,10 @@ public class RpcDispatcher implements HomaRequestHandler {
         HomaCallContext context = new HomaCallContext(call);
         Mono<?> result;
         if (method.blocking() && !onScheduler) {
-            result = load.onScheduler(Mono.defer(() -> {
+            result = load.blocking(load.onScheduler(Mono.defer(() -> {
                         checkDeadline(call, deadlineNs, clock);
                         return Mono.<Object>from(invoke(method, arguments));
-                    }), scheduler, clock);
+                    }), scheduler, clock));
         } else {
             // Runs the method now, on the thread that subscribed (it does not block). A result it
             // holds already (Mono.just, Mono.empty, Mono.error) is answered at once: it cannot have

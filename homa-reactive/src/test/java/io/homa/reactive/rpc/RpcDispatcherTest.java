@@ -358,7 +358,9 @@ class RpcDispatcherTest {
 
     @Test
     void shouldBoundStreamBatchesByBytesAndRejectBadStreamMetadata() {
-        dispatcher.streamBatchBytes(20)
+        // A linger far above any pause of this thread: a batch ends because it is full, never because
+        // a pause between two items let the linger run out.
+        dispatcher.streamBatchBytes(20).streamBatchLinger(Duration.ofSeconds(1))
                 .register(RpcMethod.stream("calc", "words", new java.lang.reflect.Type[0],
                         args -> Flux.just("aaaa", "bbbb", "cccc", "x".repeat(30))));
 
@@ -452,6 +454,44 @@ class RpcDispatcherTest {
     }
 
     @Test
+    void shouldBeOverloadedWithMaxBlockingCallsAndCountOnlyBlockingMethods() {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        reactor.core.publisher.Sinks.One<String> downstream = reactor.core.publisher.Sinks.one();
+        Scheduler threads = Schedulers.newBoundedElastic(1, 100, "rpc-blocking");
+        try {
+            RpcDispatcher loaded = new RpcDispatcher(codec, threads).maxBlockingCalls(2)
+                    .register(new RpcMethod("calc", "wait", null, arg -> downstream.asMono()))
+                    .register(new RpcMethod("calc", "hold", null, arg -> Mono.fromCallable(() -> {
+                        release.await();
+                        return "done";
+                    })).withBlocking(true));
+            List<reactor.core.Disposable> held = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                held.add(loaded.handle(request("calc", "wait", codec.encode(null))).subscribe());
+            }
+            assertThat(loaded.callsInService()).isEqualTo(3);
+            assertThat(loaded.blockingCalls()).as("a reactive method that waits holds no thread").isZero();
+            assertThat(loaded.overloaded()).isFalse();
+
+            held.add(loaded.handle(request("calc", "hold", codec.encode(null))).subscribe());
+            assertThat(loaded.blockingCalls()).isEqualTo(1);
+            assertThat(loaded.overloaded()).as("one blocking call of at most two").isFalse();
+            held.add(loaded.handle(request("calc", "hold", codec.encode(null))).subscribe());
+            assertThat(loaded.blockingCalls()).as("one runs, one waits for the one thread").isEqualTo(2);
+            assertThat(loaded.overloaded()).as("two blocking calls of at most two").isTrue();
+
+            release.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> loaded.blockingCalls() == 0);
+            assertThat(loaded.overloaded()).isFalse();
+            downstream.tryEmitValue("late");
+            await().atMost(Duration.ofSeconds(10)).until(() -> loaded.callsInService() == 0);
+            held.forEach(reactor.core.Disposable::dispose);
+        } finally {
+            threads.dispose();
+        }
+    }
+
+    @Test
     void shouldBeOverloadedWhileQueuedWorkWaitsLongerThanMaxQueueDelay() throws InterruptedException {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
@@ -489,6 +529,14 @@ class RpcDispatcherTest {
         assertThat(RpcDispatcher.defaultMaxCallsInService(100, 2)).isEqualTo(408);
         assertThat(RpcDispatcher.defaultMaxCallsInService(10_000, 64)).isEqualTo(40_256);
         assertThat(dispatcher.maxQueueDelay()).isEqualTo(RpcDispatcher.DEFAULT_MAX_QUEUE_DELAY);
+        assertThat(RpcDispatcher.defaultMaxBlockingCalls(1)).isEqualTo(4);
+        assertThat(RpcDispatcher.defaultMaxBlockingCalls(10_000)).isEqualTo(40_000);
+        assertThat(dispatcher.maxBlockingCalls())
+                .isEqualTo(RpcDispatcher.defaultMaxBlockingCalls(10 * Runtime.getRuntime().availableProcessors()));
+        assertThatThrownBy(() -> RpcDispatcher.defaultMaxBlockingCalls(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("handlerThreads");
+        assertThatThrownBy(() -> dispatcher.maxBlockingCalls(1_000_001))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxBlockingCalls must be 1 to 1000000, was 1000001");
         assertThatThrownBy(() -> RpcDispatcher.defaultMaxCallsInService(0, 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("handlerThreads");
         assertThatThrownBy(() -> dispatcher.maxCallsInService(0))

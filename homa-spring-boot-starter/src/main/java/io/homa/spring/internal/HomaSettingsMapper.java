@@ -74,6 +74,10 @@ public final class HomaSettingsMapper {
             checkRange("homa.server.max-calls-in-service", server.getMaxCallsInService(), 1,
                     RpcDispatcher.MAX_CALLS_IN_SERVICE);
         }
+        if (server.getMaxBlockingCalls() != null) {
+            checkRange("homa.server.max-blocking-calls", server.getMaxBlockingCalls(), 1,
+                    RpcDispatcher.MAX_CALLS_IN_SERVICE);
+        }
         checkDuration("homa.server.max-queue-delay", server.getMaxQueueDelay(), Duration.ZERO,
                 RpcDispatcher.MAX_QUEUE_DELAY, "between 0ms (no bound) and 1m");
         DataSize offloadSize = server.getOffloadSize();
@@ -132,6 +136,23 @@ public final class HomaSettingsMapper {
     public static int maxCallsInService(HomaProperties.Server server, int loops) {
         Integer configured = server.getMaxCallsInService();
         return configured != null ? configured : RpcDispatcher.defaultMaxCallsInService(server.getThreads(), loops);
+    }
+
+    /**
+     * The bound on blocking calls in service of the server's dispatcher ({@link RpcDispatcher#maxBlockingCalls(int)}):
+     * {@code homa.server.max-blocking-calls}, or when unset
+     * {@link RpcDispatcher#defaultMaxBlockingCalls}({@code homa.server.threads}); with virtual threads,
+     * whose number has no bound, {@code callsInService} (the bound on all calls).
+     *
+     * @param virtualThreads whether blocking methods run on a virtual thread each
+     * @param callsInService the dispatcher's bound on calls in service ({@link #maxCallsInService})
+     */
+    public static int maxBlockingCalls(HomaProperties.Server server, boolean virtualThreads, int callsInService) {
+        Integer configured = server.getMaxBlockingCalls();
+        if (configured != null) {
+            return configured;
+        }
+        return virtualThreads ? callsInService : RpcDispatcher.defaultMaxBlockingCalls(server.getThreads());
     }
 
     private static void checkRange(String name, int value, int min, int max) {
