@@ -14,6 +14,6 @@ import reactor.blockhound.integration.BlockHoundIntegration;
 public final class HomaBlockHoundIntegration implements BlockHoundIntegration {
     @Override
     public void applyTo(BlockHound.Builder builder) {
-        builder.allowBlockingCallsInside(BusyPollLoops.class.getName(), "strategy");
+        builder.allowBlockingCallsInside(BusyPollLoops.class.getName() + "$LoopPoll", "strategy");
     }
 }

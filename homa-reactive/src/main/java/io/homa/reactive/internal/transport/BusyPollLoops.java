@@ -24,9 +24,15 @@ import reactor.netty.resources.LoopResources;
 /**
  * Native epoll event loops that busy-poll before they sleep
  * ({@link HomaTransportConfig#busyPollNs()}): when a pass of the loop finds no I/O and no task, it
- * keeps calling the non-blocking {@code epoll_wait} for up to {@code busyPollNs}, yielding the
- * core between calls ({@link Thread#yield()}, so a thread that wants the core gets it), and
- * sleeps in the blocking {@code epoll_wait} only when that time has passed with nothing to do.
+ * keeps calling the non-blocking {@code epoll_wait} for up to its poll budget, yielding the core
+ * between calls ({@link Thread#yield()}, so a thread that wants the core gets it), and sleeps in
+ * the blocking {@code epoll_wait} only when that time has passed with nothing to do.
+ *
+ * <p>Each loop polls only while its traffic makes that pay ({@link PollBudget}): while at least half
+ * of its recent idle spells ended with work within {@code busyPollNs}, so that a poll would have
+ * caught it. A loop whose traffic comes in quick succession (a round trip, a burst) keeps polling
+ * and saves its wake-ups; one whose packets come further apart than the poll window sleeps at once
+ * instead of burning its core on polls that find nothing, as DPDK's power-aware loops back off.
  * A task another thread submits meanwhile ends the poll at once (Netty writes its wake-up
  * eventfd only to a sleeping loop, so the poll watches the task queue itself); a scheduled task
  * that falls due during a poll runs at its end, at most {@code busyPollNs} late.
@@ -46,12 +52,14 @@ public final class BusyPollLoops implements LoopResources {
     private @Nullable EventLoopGroup nioGroup;
     /** Polls that found work before the deadline (a sleep and a wake-up saved), over all loops. */
     private final LongAdder hits = new LongAdder();
+    /** Polls started, over all loops. */
+    private final LongAdder polls = new LongAdder();
 
     private final int threads;
 
     private BusyPollLoops(long busyPollNs, int threads, Method newEpollFactory) throws ReflectiveOperationException {
         this.busyPollNs = busyPollNs;
-        SelectStrategyFactory strategies = () -> this::strategy;
+        SelectStrategyFactory strategies = () -> new LoopPoll(new PollBudget(busyPollNs))::strategy;
         IoHandlerFactory factory = (IoHandlerFactory) newEpollFactory.invoke(null, 0, strategies);
         this.threads = threads;
         this.group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("homa-epoll", true), factory);
@@ -101,33 +109,67 @@ public final class BusyPollLoops implements LoopResources {
         }
     }
 
-    /** Netty's select strategy: ready events, {@link SelectStrategy#CONTINUE} for tasks, or {@link SelectStrategy#SELECT} to sleep. */
-    private int strategy(IntSupplier selectNow, boolean hasTasks) throws Exception {
-        int ready = selectNow.get();
-        if (ready > 0 || hasTasks) {
-            return ready;
+    /** One loop's select strategy, with its own {@link PollBudget} (Netty asks the factory once per loop). */
+    private final class LoopPoll {
+        private final PollBudget budget;
+        /**
+         * Whether this loop last went to sleep: Netty handles what woke it without asking the
+         * strategy, so the next pass counts as work found (a timer's wake-up too, which errs on
+         * the side of polling).
+         */
+        private boolean slept;
+
+        LoopPoll(PollBudget budget) {
+            this.budget = budget;
         }
-        EventExecutor executor = ThreadExecutorMap.currentExecutor();
-        SingleThreadEventExecutor loop = executor instanceof SingleThreadEventExecutor single ? single : null;
-        long deadlineNs = clock.nanoTime() + busyPollNs;
-        while (clock.nanoTime() - deadlineNs < 0) {
-            Thread.yield();
-            ready = selectNow.get();
-            if (ready > 0) {
-                hits.increment();
-                return ready;
+
+        /** Ready events, {@link SelectStrategy#CONTINUE} for tasks, or {@link SelectStrategy#SELECT} to sleep. */
+        int strategy(IntSupplier selectNow, boolean hasTasks) throws Exception {
+            int ready = selectNow.get();
+            long nowNs = clock.nanoTime();
+            if (ready > 0 || hasTasks || slept) {
+                slept = false;
+                budget.work(nowNs);
+                if (ready > 0 || hasTasks) {
+                    return ready;
+                }
             }
-            if (loop != null && loop.pendingTasks() > 0) {
-                hits.increment();
-                return SelectStrategy.CONTINUE;
+            long pollNs = budget.idle(nowNs);
+            if (pollNs == 0) {
+                slept = true;
+                return SelectStrategy.SELECT;
             }
+            EventExecutor executor = ThreadExecutorMap.currentExecutor();
+            SingleThreadEventExecutor loop = executor instanceof SingleThreadEventExecutor single ? single : null;
+            long deadlineNs = nowNs + pollNs;
+            polls.increment();
+            while (clock.nanoTime() - deadlineNs < 0) {
+                Thread.yield();
+                ready = selectNow.get();
+                if (ready > 0) {
+                    hits.increment();
+                    budget.work(clock.nanoTime());
+                    return ready;
+                }
+                if (loop != null && loop.pendingTasks() > 0) {
+                    hits.increment();
+                    budget.work(clock.nanoTime());
+                    return SelectStrategy.CONTINUE;
+                }
+            }
+            slept = true;
+            return SelectStrategy.SELECT;
         }
-        return SelectStrategy.SELECT;
     }
 
     /** Polls that found a datagram or a task before their deadline. */
     long hits() {
         return hits.sum();
+    }
+
+    /** Polls started (each ends in a hit or, with nothing found, in a sleep). */
+    long polls() {
+        return polls.sum();
     }
 
     /**

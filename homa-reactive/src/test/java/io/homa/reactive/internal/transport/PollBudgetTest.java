@@ -1,0 +1,73 @@
+package io.homa.reactive.internal.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class PollBudgetTest {
+    private static final long MAX_NS = 50_000;
+
+    /** One idle spell from {@code startNs} that ends with work {@code gapNs} later; returns the poll it got. */
+    private static long spell(PollBudget budget, long startNs, long gapNs) {
+        long pollNs = budget.idle(startNs);
+        budget.work(startNs + gapNs);
+        return pollNs;
+    }
+
+    @Test
+    void shouldPollWhileSpellsAreShorterThanTheWindow() {
+        PollBudget budget = new PollBudget(MAX_NS);
+        long nowNs = 0;
+        for (int i = 0; i < 1_000; i++, nowNs += 100_000) {
+            assertThat(spell(budget, nowNs, 15_000)).as("a round trip's spells").isEqualTo(MAX_NS);
+        }
+        assertThat(budget.shortFraction()).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldStopPollingWhenMostSpellsOutlastTheWindowAndResumeWhenTrafficQuickens() {
+        PollBudget budget = new PollBudget(MAX_NS);
+        long nowNs = 0;
+        int polled = 0;
+        for (int i = 0; i < 100; i++, nowNs += 1_000_000) {
+            polled += spell(budget, nowNs, 500_000) > 0 ? 1 : 0;
+        }
+        assertThat(polled).as("polls until the average drops below one half").isEqualTo(6);
+        assertThat(spell(budget, nowNs, 10_000)).isZero();
+
+        int quick = 0;
+        while (spell(budget, nowNs += 1_000_000, 10_000) == 0) {
+            quick++;
+        }
+        assertThat(quick).as("short spells measured while sleeping bring polling back").isBetween(3, 8);
+    }
+
+    @Test
+    void shouldKeepPollingThroughAFewLongSpells() {
+        PollBudget budget = new PollBudget(MAX_NS);
+        long nowNs = 0;
+        for (int i = 0; i < 100; i++, nowNs += 100_000) {
+            spell(budget, nowNs, 15_000);
+        }
+        for (int i = 0; i < 3; i++, nowNs += 10_000_000) {
+            spell(budget, nowNs, 5_000_000); // a pause: a collection, a slow peer
+        }
+        assertThat(spell(budget, nowNs, 15_000)).isEqualTo(MAX_NS);
+    }
+
+    @Test
+    void shouldMeasureASpellFromItsFirstIdlePass() {
+        PollBudget budget = new PollBudget(MAX_NS);
+        budget.idle(0);
+        budget.idle(40_000); // a pass after a spurious wake-up: the same spell
+        budget.work(MAX_NS + 1);
+        assertThat(budget.shortFraction()).isEqualTo(1.0 - 1.0 / PollBudget.WEIGHT);
+    }
+
+    @Test
+    void shouldRejectANonPositiveMaximum() {
+        assertThatThrownBy(() -> new PollBudget(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxNs must be at least 1, was 0");
+    }
+}
