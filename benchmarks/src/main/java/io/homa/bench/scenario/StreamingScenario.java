@@ -96,7 +96,7 @@ public final class StreamingScenario {
 
         /** Under a second per part and system: about 10 s for three systems. */
         public static Plan quick() {
-            return new Plan(250, 100, 400, 1, 2_000);
+            return new Plan(300, 100, 400, 1, 2_000);
         }
 
         /** 10 s of window per part and system, in slices of 2 s: about 50 s per system. */
