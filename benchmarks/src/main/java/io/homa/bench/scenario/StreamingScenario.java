@@ -11,8 +11,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
@@ -21,6 +25,7 @@ import org.reactivestreams.Subscription;
 import reactor.core.Disposable;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
 
 /**
@@ -239,7 +244,7 @@ public final class StreamingScenario {
     private void upload(EchoStreams streams, long warmupMs, Tally tally) {
         byte[] chunk = StreamProtocol.item(LARGE_BYTES);
         AtomicLong taken = new AtomicLong();
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean stop = new AtomicBoolean();
         Flux<byte[]> source = Flux.generate(sink -> {
             if (stop.get()) {
                 sink.complete();
@@ -248,7 +253,7 @@ public final class StreamingScenario {
                 sink.next(chunk);
             }
         });
-        java.util.concurrent.CompletableFuture<Long> answer = streams.upload(0, source).toFuture();
+        CompletableFuture<Long> answer = streams.upload(0, source).toFuture();
         try {
             ClosedLoop.sleepMs(warmupMs);
             long startNs = System.nanoTime();
@@ -265,9 +270,9 @@ public final class StreamingScenario {
                 tally.fail("client stream: the server counted " + total + " bytes, the client sent "
                         + taken.get() * LARGE_BYTES);
             }
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             tally.fail("client stream: no answer within " + plan.endMs() + " ms after its source completed");
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             tally.fail("client stream failed: " + e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -379,7 +384,7 @@ public final class StreamingScenario {
         }
 
         @Override
-        protected void hookFinally(reactor.core.publisher.SignalType type) {
+        protected void hookFinally(SignalType type) {
             ended.countDown();
         }
 
