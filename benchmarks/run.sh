@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the side-by-side load generator (issue 5): Homa (message and RPC layers), gRPC-java, RSocket-java
-# and plain UDP/TCP ping-pong floors on scenarios S1-S6, and writes a report.
+# and plain UDP/TCP ping-pong floors on scenarios S1-S6, S10 (streaming) and S11 (overload), and writes a report.
 #
 #   benchmarks/run.sh [quick|full] [extra args]     e.g.  benchmarks/run.sh quick --systems=homa,grpc --scenarios=s1
 #   benchmarks/run.sh full --net=testbed             across the emulated rack (benchmarks/testbed.sh up first; root)

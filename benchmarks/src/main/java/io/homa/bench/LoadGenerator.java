@@ -47,7 +47,7 @@ import picocli.CommandLine.Option;
  * never change the exit code.
  */
 @Command(name = "homa-bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Runs Homa, gRPC-java, RSocket-java and UDP/TCP floors side by side on scenarios S1-S6 and S11 and writes a report.")
+        description = "Runs Homa, gRPC-java, RSocket-java and UDP/TCP floors side by side on scenarios S1-S6, S10 and S11 and writes a report.")
 public final class LoadGenerator implements Callable<Integer> {
     /** The two modes. */
     public enum Mode {
@@ -71,7 +71,7 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--systems", split = ",", description = "Systems, comma-separated: homa, homa-rpc, grpc, rsocket, udp, tcp, and the opt-in homa-auth and homa-rpc-auth (Homa with packet authentication, to measure its cost in the same run). Default: all but the opt-in ones.")
     List<String> systems = List.of(SystemKind.defaultIds().split(","));
 
-    @Option(names = "--scenarios", split = ",", description = "Scenarios, comma-separated: s1..s6, s11, and the opt-in s11-scaling (S11's handler on a server not pinned to a core: throughput and CPU use). Default: all but the opt-in one.")
+    @Option(names = "--scenarios", split = ",", description = "Scenarios, comma-separated: s1..s6, s10 (streaming), s11, and the opt-in s11-scaling (S11's handler on a server not pinned to a core: throughput and CPU use). Default: all but the opt-in one.")
     List<String> scenarios = List.of(Scenario.defaultIds().split(","));
 
     @Option(names = "--out", description = "Report directory. Default: ${DEFAULT-VALUE}.")
@@ -351,6 +351,9 @@ public final class LoadGenerator implements Callable<Integer> {
                         sliced.put(measurement.system(), measurement.result());
                     }
                 }
+                Map<SystemKind, ScenarioResult> streaming = scenario == Scenario.S10
+                        ? s10(runner, systemKinds, connectErrors)
+                        : Map.of();
                 Map<SystemKind, ScenarioResult> scaling = scenario == Scenario.S11_SCALING
                         ? s11Scaling(plan, placement, cores, systemKinds, settings, clientSettings, connectErrors)
                         : Map.of();
@@ -376,6 +379,7 @@ public final class LoadGenerator implements Callable<Integer> {
                     ScenarioResult result = switch (scenario) {
                         case S6 -> run(scenario, system, () -> runner.withCounters(system, () -> runner.s6(system)));
                         case S11 -> run(scenario, system, () -> runner.s11(system));
+                        case S10 -> streaming.get(system);
                         case S11_SCALING -> scaling.get(system);
                         default -> sliced.get(system);
                     };
@@ -427,6 +431,23 @@ public final class LoadGenerator implements Callable<Integer> {
         }
         progress("every selected scenario ran for every system");
         return 0;
+    }
+
+    /**
+     * S10 for every system it applies to and that connected, the systems taking turns slice by
+     * slice ({@link io.homa.bench.scenario.StreamingScenario}); a crash fails every one of them.
+     */
+    private static Map<SystemKind, ScenarioResult> s10(ScenarioRunner runner, List<SystemKind> systemKinds,
+            Map<SystemKind, String> connectErrors) {
+        List<SystemKind> measured = systemKinds.stream()
+                .filter(s -> Scenario.S10.notApplicable(s) == null && !connectErrors.containsKey(s)).toList();
+        try {
+            return runner.s10(measured);
+        } catch (RuntimeException e) {
+            Map<SystemKind, ScenarioResult> results = new EnumMap<>(SystemKind.class);
+            measured.forEach(s -> results.put(s, ScenarioResult.failed(Scenario.S10.id(), s.id(), "crashed: " + e)));
+            return results;
+        }
     }
 
     /**
@@ -522,6 +543,7 @@ public final class LoadGenerator implements Callable<Integer> {
             case "s4" -> String.format(Locale.ROOT, "%.3f Gbit/s, p50 %.1f µs", r.number("goodput_gbps"), r.number("p50_us"));
             case "s6" -> String.format(Locale.ROOT, "N=%.0f in %.1f ms, %.0f failed calls in all", r.number("max_n"),
                     r.number("completion_ms_at_max_n"), r.number("failures"));
+            case "s10" -> io.homa.bench.scenario.StreamingScenario.summary(r);
             case "s11" -> io.homa.bench.scenario.OverloadScenario.summary(r);
             default -> "done" + (r.note().isEmpty() ? "" : " (" + r.note() + ")");
         };

@@ -85,6 +85,11 @@ public final class Ratios {
         metrics.add(new Metric("s6", "completion ms at max N", true,
                 r -> Objects.equals(value(r, "failures_at_max_n"), 0.0) ? value(r, "completion_ms_at_max_n") : null));
         metrics.add(new Metric("s6", "failed calls (all N)", true, r -> value(r, "failures")));
+        metrics.add(new Metric("s10", "server stream 100 B items/s", false, r -> value(r, "items_per_s_100b")));
+        metrics.add(new Metric("s10", "server stream 64 KiB Gbit/s", false, r -> value(r, "gbit_per_s_64kb_server")));
+        metrics.add(new Metric("s10", "client stream 64 KiB Gbit/s", false, r -> value(r, "gbit_per_s_64kb_client")));
+        metrics.add(new Metric("s10", "bidi ping-pong p50 µs", true, r -> value(r, "bidi_p50_us")));
+        metrics.add(new Metric("s10", "bidi ping-pong p99 µs", true, r -> value(r, "bidi_p99_us")));
         return metrics;
     }
 

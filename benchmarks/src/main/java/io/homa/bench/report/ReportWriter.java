@@ -203,6 +203,7 @@ public final class ReportWriter {
 
         markdownS5(report, md);
         markdownS6(report, md);
+        markdownS10(report, md);
         markdownS11(report, md);
         markdownS11Scaling(report, md);
 
@@ -435,6 +436,71 @@ public final class ReportWriter {
 
     private static String percent(Object value) {
         return value instanceof Number n ? String.format(Locale.ROOT, "%.1f%%", n.doubleValue() * 100) : "–";
+    }
+
+    /** The S10 peers of Homa's RPC layer, in the order of its ratio table's columns. */
+    static final List<String> S10_PEERS = List.of("grpc", "rsocket");
+
+    private static void markdownS10(BenchReport report, StringBuilder md) {
+        List<ScenarioResult> s10 = of(report, "s10");
+        if (s10.isEmpty()) {
+            return;
+        }
+        md.append("## S10 streaming: each system's own streams, one stream at a time to one server\n\n");
+        md.append("Server stream of 100 B items: items received per second; server stream of 64 KiB items and client "
+                + "stream of 64 KiB chunks: Gbit/s of payload (a client stream counts the chunks the system took from "
+                + "its source, each system's flow control keeping it at most about 1 MiB ahead of the server); "
+                + "ping-pong over one open bidirectional stream: send 100 B, wait for the server's echo of it, send the "
+                + "next: p50 / p99 per exchange. A stream's consumer asks for items with Reactor's limitRate: ")
+                .append(num(first(s10, "prefetch_100b"))).append(" items of 100 B, ").append(num(first(s10, "prefetch_64kb")))
+                .append(" of 64 KiB; a server's upload consumer ").append(num(first(s10, "upload_prefetch_64kb")))
+                .append(" chunks (gRPC: its stub's flow control). Window per figure: ").append(num(first(s10, "window_s")))
+                .append(" s per system, in slices with the systems taking turns. How each system streams:\n\n");
+        for (ScenarioResult r : s10) {
+            if (r.metrics().get("api") instanceof String api) {
+                md.append("- `").append(r.system()).append("`: ").append(api).append('\n');
+            }
+        }
+        md.append('\n');
+        List<String> keys = List.of("items_per_s_100b", "gbit_per_s_64kb_server", "gbit_per_s_64kb_client", "bidi_p50_us",
+                "bidi_p99_us", "bidi_p99.9_us", "bidi_exchanges_per_s", "failed_streams");
+        List<List<String>> rows = new ArrayList<>();
+        for (ScenarioResult r : s10) {
+            if (r.status().equals(ScenarioResult.OK) || !r.metrics().isEmpty()) {
+                List<String> row = new ArrayList<>(List.of(r.status().equals(ScenarioResult.OK) ? r.system()
+                        : r.system() + " (**" + r.status() + "**)"));
+                keys.forEach(key -> row.add(num(r.metrics().get(key))));
+                rows.add(row);
+            } else {
+                rows.add(metricRow(r, keys));
+            }
+        }
+        table(md, List.of("system", "server stream 100 B items/s", "server stream 64 KiB Gbit/s",
+                "client stream 64 KiB Gbit/s", "bidi p50 µs", "bidi p99 µs", "bidi p99.9 µs", "bidi exchanges/s",
+                "failed streams"), rows);
+
+        List<Ratios.Row> ratios = Ratios.compute(s10, List.of()).stream().filter(row -> row.scenario().equals("s10")).toList();
+        if (ratios.isEmpty()) {
+            return;
+        }
+        md.append("Homa's RPC layer against each peer: Homa / peer, above 1 better for Homa where higher is better "
+                + "(throughput), below 1 where lower is better (latency).\n\n");
+        List<List<String>> ratioRows = new ArrayList<>();
+        for (Ratios.Row row : ratios) {
+            List<String> cells = new ArrayList<>(List.of(row.metric() + (row.lowerIsBetter() ? " (lower better)"
+                    : " (higher better)"), row.homaSystem(), num(row.homa())));
+            S10_PEERS.forEach(peer -> cells.add(num(row.peers().get(peer))));
+            S10_PEERS.forEach(peer -> cells.add(ratio(row.ratios().get(peer))));
+            ratioRows.add(cells);
+        }
+        List<String> header = new ArrayList<>(List.of("metric", "Homa system", "Homa"));
+        header.addAll(S10_PEERS);
+        S10_PEERS.forEach(peer -> header.add("Homa/" + peer));
+        table(md, header, ratioRows);
+    }
+
+    private static @org.jspecify.annotations.Nullable Object first(List<ScenarioResult> results, String key) {
+        return results.stream().map(r -> r.metrics().get(key)).filter(Objects::nonNull).findFirst().orElse(null);
     }
 
     private static void markdownS11(BenchReport report, StringBuilder md) {

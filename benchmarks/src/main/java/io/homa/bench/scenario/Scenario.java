@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** The scenarios S1-S6 and S11 of the benchmark, and S11's opt-in scaling variant. */
+/** The scenarios S1-S6, S10 and S11 of the benchmark, and S11's opt-in scaling variant. */
 public enum Scenario {
     S1("unloaded 100 B echo round trip, 1 outstanding: p50 / p99 / p99.9"),
     S2("head-of-line: 100 B echoes measured while the same client streams 1 MiB echoes to the same server"),
@@ -15,6 +15,9 @@ public enum Scenario {
             + "RTT and slowdown per decile of message length"),
     S6("incast: N concurrent RPCs (100 B requests, 10 KB responses) fanned out to several server processes: "
             + "completion time and failures per N"),
+    S10("streaming, each system's own streams to one server: a server stream of " + StreamingScenario.SMALL_BYTES
+            + " B items (items/s), server and client streams of 64 KiB items (Gbit/s of payload), and ping-pong of "
+            + StreamingScenario.SMALL_BYTES + " B items over one open bidirectional stream (p50 / p99 per exchange)"),
     S11("overload: a handler that spends " + OverloadScenario.SPIN_US + " µs of CPU per call (run where each system"
             + " runs blocking work) on a server pinned to one core; its capacity (closed loop), then Poisson arrivals"
             + " at 0.5x, 1x, 1.5x and 2x of it, every call with a deadline: goodput, p99 of answered calls, refused and"
@@ -46,10 +49,10 @@ public enum Scenario {
 
     /**
      * Whether the scenario is a closed loop of calls over a window (S1-S4), measured in slices with
-     * the systems taking turns ({@link ScenarioRunner#interleave}); S5 and S6 have their own shapes.
+     * the systems taking turns ({@link ScenarioRunner#interleave}); S5, S6, S10 and S11 have their own shapes.
      */
     public boolean closedLoop() {
-        return this != S5 && this != S6 && this != S11 && this != S11_SCALING;
+        return this != S5 && this != S6 && this != S10 && this != S11 && this != S11_SCALING;
     }
 
     /** Why this scenario does not apply to a system, or {@code null} when it does. */
@@ -61,6 +64,13 @@ public enum Scenario {
         if (system.floor() && this == S5) {
             return "S5 compares the RPC systems (workload messages up to 1,000,000 B; the floors have no "
                     + "multiplexing or segmentation)";
+        }
+        if (this == S10 && (system == SystemKind.HOMA || system == SystemKind.HOMA_AUTH)) {
+            return "the Homa message layer has no streams (one message each way per call); S10 streams through"
+                    + " Homa's RPC layer (homa-rpc)";
+        }
+        if (this == S10 && system.floor()) {
+            return "the floors have no streams, only ping-pong of single messages";
         }
         if (system.floor() && (this == S11 || this == S11_SCALING)) {
             return "S11 needs a server that does CPU work per call; the floors only echo";

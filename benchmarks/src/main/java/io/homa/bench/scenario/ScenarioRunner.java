@@ -168,6 +168,31 @@ public final class ScenarioRunner {
                 .run(system, client(system));
     }
 
+    /**
+     * S10, streaming, for several systems taking turns slice by slice; see {@link StreamingScenario}.
+     * A system whose client has no streams fails (S10 is n/a for those: {@link Scenario#notApplicable}).
+     */
+    public Map<SystemKind, ScenarioResult> s10(List<SystemKind> systems) {
+        Map<SystemKind, io.homa.bench.systems.EchoStreams> streams = new LinkedHashMap<>();
+        Map<SystemKind, ScenarioResult> results = new LinkedHashMap<>();
+        for (SystemKind system : systems) {
+            io.homa.bench.systems.EchoStreams s = client(system).streams();
+            if (s == null) {
+                results.put(system, ScenarioResult.failed(Scenario.S10.id(), system.id(), "the client has no streams"));
+            } else {
+                streams.put(system, s);
+            }
+        }
+        Map<SystemKind, ScenarioResult> measured = new StreamingScenario(StreamingScenario.Plan.of(plan.mode())).run(streams);
+        for (SystemKind system : systems) {
+            ScenarioResult result = measured.get(system);
+            if (result != null) {
+                results.put(system, result);
+            }
+        }
+        return results;
+    }
+
     private EchoClient client(SystemKind system) {
         EchoClient client = clients.get(system);
         if (client == null) {
@@ -276,7 +301,7 @@ public final class ScenarioRunner {
                     new ClosedLoop(client, 0, fixed(SMALL_BYTES), 32, plan.callTimeoutMs()));
             case S4 -> new Measurement(scenario, system, plan.s4MeasureMs(),
                     new ClosedLoop(client, 0, fixed(LARGE_BYTES), 4, plan.callTimeoutMs()));
-            case S5, S6, S11, S11_SCALING -> throw new IllegalArgumentException(scenario.id() + " is not a closed-loop scenario");
+            case S5, S6, S10, S11, S11_SCALING -> throw new IllegalArgumentException(scenario.id() + " is not a closed-loop scenario");
         };
     }
 
@@ -406,7 +431,7 @@ public final class ScenarioRunner {
                     m.putAll(loopMetrics(first, windowMs, ""));
                     yield m;
                 }
-                case S5, S6, S11, S11_SCALING -> throw new IllegalStateException("unreachable");
+                case S5, S6, S10, S11, S11_SCALING -> throw new IllegalStateException("unreachable");
             };
             metrics.put("slices", slicesRun);
             return withCounterChange(system, countersBefore, finish(scenario, system, metrics, loops));

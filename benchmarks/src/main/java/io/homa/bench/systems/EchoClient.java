@@ -35,6 +35,14 @@ public interface EchoClient extends AutoCloseable {
         return java.util.Map.of();
     }
 
+    /**
+     * The system's streaming calls to the same servers (S10), or {@code null} for a system without
+     * streams: the Homa message layer (one message each way per call) and the floors.
+     */
+    default @org.jspecify.annotations.Nullable EchoStreams streams() {
+        return null;
+    }
+
     /** Number of servers this client talks to. */
     int targets();
 

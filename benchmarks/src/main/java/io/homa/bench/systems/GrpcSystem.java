@@ -23,7 +23,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
-/** gRPC-java over grpc-netty-shaded: one unary method with a {@code byte[]} marshaller, no protobuf. */
+/**
+ * gRPC-java over grpc-netty-shaded: one unary method with a {@code byte[]} marshaller, no protobuf,
+ * and S10's streaming methods on the same marshaller ({@link GrpcStreams}).
+ */
 final class GrpcSystem {
     static final int MAX_INBOUND_BYTES = 16 * 1024 * 1024;
 
@@ -72,7 +75,8 @@ final class GrpcSystem {
                 .build();
         NettyServerBuilder builder = NettyServerBuilder.forAddress(settings.bindSocket(0))
                 .maxInboundMessageSize(MAX_INBOUND_BYTES)
-                .addService(service);
+                .addService(service)
+                .addService(GrpcStreams.service());
         if (settings.grpcDirectExecutor()) {
             builder.directExecutor();
         }
@@ -130,7 +134,13 @@ final class GrpcSystem {
             }
             return builder.build();
         }).toArray(ManagedChannel[]::new);
+        EchoStreams streams = GrpcStreams.client(channels);
         return new EchoClient() {
+            @Override
+            public EchoStreams streams() {
+                return streams;
+            }
+
             @Override
             public CompletableFuture<byte[]> call(int target, byte[] request) {
                 return call(target, request, CallOptions.DEFAULT);

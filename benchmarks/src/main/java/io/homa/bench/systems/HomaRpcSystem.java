@@ -7,11 +7,15 @@ import io.homa.reactive.rpc.JsonPayloadCodec;
 import io.homa.reactive.rpc.RpcDispatcher;
 import io.homa.reactive.rpc.RpcMethod;
 import io.homa.reactive.rpc.StaticServiceResolver;
+import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -19,7 +23,9 @@ import reactor.core.scheduler.Schedulers;
  * Homa's RPC layer with the JSON codec: service {@code bench}, method {@code echo}, a
  * {@code byte[]} argument and result (which the codec carries raw, one tag byte before the
  * bytes, not as base64 JSON; the engine's message limit is raised to {@value #MAX_MESSAGE_BYTES}
- * bytes so that the envelope around a 1 MiB payload fits).
+ * bytes so that the envelope around a 1 MiB payload fits). S10's streams are three more methods of
+ * the same service: {@value #ITEMS_METHOD} (server streaming), {@value #UPLOAD_METHOD} (client
+ * streaming) and {@value #ECHO_STREAM_METHOD} (bidirectional), {@code byte[]} items.
  */
 final class HomaRpcSystem {
     static final String SERVICE = "bench";
@@ -29,6 +35,14 @@ final class HomaRpcSystem {
     /** S11's scaling variant: {@link EchoProtocol#SPIN_INLINE} requests, a reactive method (run on the event loop). */
     static final String SPIN_INLINE_METHOD = "spinInline";
     static final int MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+    /** S10's server stream ({@link StreamProtocol#items}): {@code RpcMethod.stream}, consumed with {@code HomaClient.stream}. */
+    static final String ITEMS_METHOD = "items";
+    /** S10's client stream: a method with a {@code Flux<byte[]>} parameter returning a {@code Mono<Long>}. */
+    static final String UPLOAD_METHOD = "upload";
+    /** S10's bidirectional stream: a method with a {@code Flux<byte[]>} parameter returning it. */
+    static final String ECHO_STREAM_METHOD = "echoStream";
+    /** The type {@code Flux<byte[]>}, a request stream's parameter type. */
+    static final Type BYTES_FLUX = bytesFlux();
 
     private HomaRpcSystem() {}
 
@@ -48,10 +62,34 @@ final class HomaRpcSystem {
                         argument -> Mono.just(EchoProtocol.respond((byte[]) argument))).withBlocking(true))
                 // The same work in a reactive method, on the event loop (what more loops would spread).
                 .register(new RpcMethod(SERVICE, SPIN_INLINE_METHOD, byte[].class,
-                        argument -> Mono.fromCallable(() -> EchoProtocol.respond((byte[]) argument))));
+                        argument -> Mono.fromCallable(() -> EchoProtocol.respond((byte[]) argument))))
+                // S10: streaming methods as an application declares them (reactive, on the event loop).
+                .register(RpcMethod.stream(SERVICE, ITEMS_METHOD, new Type[] {byte[].class},
+                        arguments -> StreamProtocol.items((byte[]) arguments[0])))
+                .register(RpcMethod.clientStream(SERVICE, UPLOAD_METHOD, new Type[] {BYTES_FLUX},
+                        arguments -> StreamProtocol.receive(requestStream(arguments[0]))))
+                .register(RpcMethod.bidiStream(SERVICE, ECHO_STREAM_METHOD, new Type[] {BYTES_FLUX},
+                        arguments -> requestStream(arguments[0])));
         HomaTransport transport = HomaTransport.bindNow(
                 HomaMessageSystem.config(settings, MAX_MESSAGE_BYTES), dispatcher, HomaMessageSystem.BIND_TIMEOUT);
         return HomaMessageSystem.server(transport, settings);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Flux<byte[]> requestStream(@Nullable Object argument) {
+        return (Flux<byte[]>) argument;
+    }
+
+    /** A parameter of this method's is the one place Java spells {@code Flux<byte[]>} as a {@link Type}. */
+    @SuppressWarnings("unused")
+    private static void bytesFluxParameter(Flux<byte[]> items) {}
+
+    private static Type bytesFlux() {
+        try {
+            return HomaRpcSystem.class.getDeclaredMethod("bytesFluxParameter", Flux.class).getGenericParameterTypes()[0];
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The method that serves a request: echo, or one of S11's spins. */
@@ -91,6 +129,31 @@ final class HomaRpcSystem {
             public Map<String, Long> counters() {
                 return HomaMessageSystem.counters(transport);
             }
+
+            @Override
+            public EchoStreams streams() {
+                return streams;
+            }
+
+            private final EchoStreams streams = new EchoStreams() {
+                @Override
+                public Flux<byte[]> serverStream(int target, int itemBytes, long count) {
+                    return clients[target].stream(SERVICE, ITEMS_METHOD,
+                            new Object[] {StreamProtocol.request(itemBytes, count)}, byte[].class, CallOptions.defaults());
+                }
+
+                @Override
+                public Mono<Long> upload(int target, Publisher<byte[]> chunks) {
+                    return clients[target].channel(SERVICE, UPLOAD_METHOD, new Object[] {Flux.from(chunks)}, Long.class,
+                            CallOptions.defaults()).singleOrEmpty();
+                }
+
+                @Override
+                public Flux<byte[]> echo(int target, Publisher<byte[]> items) {
+                    return clients[target].channel(SERVICE, ECHO_STREAM_METHOD, new Object[] {Flux.from(items)},
+                            byte[].class, CallOptions.defaults());
+                }
+            };
 
             @Override
             public int targets() {

@@ -120,7 +120,7 @@ class OverloadScenarioTest {
     void shouldParseTheScalingVariantAndLeaveItOutByDefault() {
         assertThat(Scenario.fromId("s11-scaling")).isEqualTo(Scenario.S11_SCALING);
         assertThat(Scenario.S11_SCALING.id()).isEqualTo("s11-scaling");
-        assertThat(Scenario.defaultIds()).endsWith("s6,s11");
+        assertThat(Scenario.defaultIds()).endsWith("s6,s10,s11");
         assertThat(Scenario.S11.notApplicable(SystemKind.UDP)).isNotNull();
         assertThat(Scenario.S11.notApplicable(SystemKind.HOMA_RPC)).isNull();
     }

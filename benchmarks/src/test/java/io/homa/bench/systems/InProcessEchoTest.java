@@ -6,12 +6,16 @@ import io.homa.bench.report.ScenarioResult;
 import io.homa.bench.scenario.RunPlan;
 import io.homa.bench.scenario.Scenario;
 import io.homa.bench.scenario.ScenarioRunner;
+import io.homa.bench.scenario.StreamingScenario;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** One round per system with server and client in this JVM, and a tiny S1 and S6 through the runner. */
+/**
+ * One round per system with server and client in this JVM (and each streaming call where the system
+ * has streams), a tiny S1 and S6 through the runner, and a tiny S10.
+ */
 class InProcessEchoTest {
     private static final RunPlan TINY = new RunPlan("test", 500, 100, 500, 200, 1, 200, 200, 3, 100, 4, 200,
             List.of(4), 1, 100, 5_000, 5_000, 2);
@@ -28,6 +32,81 @@ class InProcessEchoTest {
                 assertThat(echo).as(system.id()).isEqualTo(EchoProtocol.echoRequest(100));
                 assertThat(sized).as(system.id()).hasSize(10_000);
             }
+        }
+    }
+
+    private static final java.time.Duration WAIT = java.time.Duration.ofSeconds(10);
+
+    /** The systems S10 measures, and every other one without streams. */
+    @Test
+    void shouldStreamTheRightBytesOnEverySystemWithStreams() throws Exception {
+        byte[] first = EchoProtocol.request(100, 7);
+        byte[] second = EchoProtocol.request(100, 8);
+        byte[] third = EchoProtocol.echoRequest(3_000);
+        for (SystemKind system : SystemKind.values()) {
+            SystemSettings settings = SystemSettings.defaults();
+            try (EchoServer server = system.startServer(settings);
+                    EchoClient client = system.connect(List.of(settings.bindSocket(server.port())), settings)) {
+                EchoStreams streams = client.streams();
+                boolean hasStreams = Scenario.S10.notApplicable(system) == null;
+                assertThat(streams != null).as(system.id()).isEqualTo(hasStreams);
+                if (streams == null) {
+                    continue;
+                }
+                List<byte[]> small = streams.serverStream(0, 100, 5).collectList().block(WAIT);
+                List<byte[]> large = streams.serverStream(0, 64 * 1024, 3).collectList().block(WAIT);
+                // An unending stream cancelled by its subscriber, then the same system again.
+                List<byte[]> taken = streams.serverStream(0, 100, Long.MAX_VALUE / 2).limitRate(4).take(10)
+                        .collectList().block(WAIT);
+                Long uploaded = streams.upload(0, reactor.core.publisher.Flux.range(0, 4)
+                        .map(i -> StreamProtocol.item(64 * 1024))).block(WAIT);
+                List<byte[]> echoed = streams.echo(0, reactor.core.publisher.Flux.just(first, second, third))
+                        .collectList().block(WAIT);
+
+                assertThat(small).as(system.id()).hasSize(5).allSatisfy(item ->
+                        assertThat(item).isEqualTo(EchoProtocol.echoRequest(100)));
+                assertThat(large).as(system.id()).hasSize(3).allSatisfy(item ->
+                        assertThat(item).isEqualTo(EchoProtocol.echoRequest(64 * 1024)));
+                assertThat(taken).as(system.id()).hasSize(10);
+                assertThat(uploaded).as(system.id()).isEqualTo(4L * 64 * 1024);
+                assertThat(echoed).as(system.id()).containsExactly(first, second, third);
+            }
+        }
+    }
+
+    @Test
+    void shouldMeasureS10OnEverySystemWithStreams() throws Exception {
+        SystemSettings settings = SystemSettings.defaults();
+        List<SystemKind> systems = List.of(SystemKind.HOMA_RPC, SystemKind.GRPC, SystemKind.RSOCKET);
+        java.util.Map<SystemKind, EchoServer> servers = new java.util.EnumMap<>(SystemKind.class);
+        java.util.Map<SystemKind, EchoClient> clients = new java.util.EnumMap<>(SystemKind.class);
+        try {
+            for (SystemKind system : systems) {
+                servers.put(system, system.startServer(settings));
+                clients.put(system, system.connect(List.of(settings.bindSocket(servers.get(system).port())), settings));
+            }
+            java.util.Map<SystemKind, EchoStreams> streams = new java.util.LinkedHashMap<>();
+            clients.forEach((system, client) -> streams.put(system, client.streams()));
+            StreamingScenario scenario = new StreamingScenario(new StreamingScenario.Plan(100, 20, 150, 2, 5_000));
+
+            java.util.Map<SystemKind, ScenarioResult> results = scenario.run(streams);
+
+            assertThat(results).containsOnlyKeys(systems);
+            results.forEach((system, result) -> {
+                assertThat(result.status()).as(system.id() + ": " + result.note()).isEqualTo(ScenarioResult.OK);
+                assertThat(result.number("items_per_s_100b")).as(system.id()).isPositive();
+                assertThat(result.number("gbit_per_s_64kb_server")).as(system.id()).isPositive();
+                assertThat(result.number("gbit_per_s_64kb_client")).as(system.id()).isPositive();
+                assertThat(result.number("bidi_p50_us")).as(system.id()).isPositive();
+                assertThat(result.number("bidi_p99_us")).as(system.id()).isGreaterThanOrEqualTo(result.number("bidi_p50_us"));
+                assertThat(result.number("slices")).isEqualTo(2);
+                assertThat(result.number("failed_streams")).as(system.id() + ": " + result.note()).isZero();
+                // The window is the slices' measured time (the sleeps, at least).
+                assertThat(result.number("window_s")).isGreaterThanOrEqualTo(0.3);
+            });
+        } finally {
+            clients.values().forEach(EchoClient::close);
+            servers.values().forEach(EchoServer::close);
         }
     }
 
