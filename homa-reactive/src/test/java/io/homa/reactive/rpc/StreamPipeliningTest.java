@@ -2,8 +2,10 @@ package io.homa.reactive.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.homa.engine.EngineCounters;
 import io.homa.reactive.HomaRequest;
 import io.homa.reactive.HomaStatus;
+import io.homa.reactive.HomaTransport;
 import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import io.homa.reactive.internal.rpc.FrameCodec;
 import io.netty.buffer.ByteBufUtil;
@@ -13,16 +15,23 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -54,9 +63,13 @@ class StreamPipeliningTest {
                             .doOnError(receivedError::set)
                             .count()));
 
+    /** Runs the dispatcher, one request at a time, as a server's event loop would. */
+    private final Scheduler serverLoop = Schedulers.newSingle("pipelining-server");
+
     @AfterEach
     void disposeScheduler() {
         scheduler.dispose();
+        serverLoop.dispose();
     }
 
     @SuppressWarnings("unchecked")
@@ -234,6 +247,96 @@ class StreamPipeliningTest {
         RpcDispatcherTest.awaitInFlight(dispatcher, 0);
     }
 
+    @Test
+    void shouldEmitStreamedItemsInOrderWhenBatchesArriveOutOfOrderAndAskTheServerForNoMoreThanTheDemand() {
+        int items = 2_000;
+        AtomicLong clientRequested = new AtomicLong();
+        AtomicLong mostAhead = new AtomicLong(Long.MIN_VALUE);
+        dispatcher.register(RpcMethod.stream("numbers", "watched", new Type[] {int.class},
+                args -> Flux.range(0, (Integer) args[0]).doOnRequest(n -> mostAhead.accumulateAndGet(
+                        requestedFromProducer.addAndGet(n) - clientRequested.get(), Math::max))));
+        ReorderingTransport transport = new ReorderingTransport();
+        HomaClient client = HomaClient.builder(transport)
+                .resolver(StaticServiceResolver.of("numbers", CLIENT))
+                .codecs(PayloadCodecs.of(codec))
+                .streamBatchSize(16)
+                .build();
+        List<Integer> emitted = new CopyOnWriteArrayList<>();
+        CountDownLatch finished = new CountDownLatch(1);
+        // asks for 50 at a time, each time it got the 50 before: four batch RPCs in flight at once
+        BaseSubscriber<Integer> subscriber = new BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(Subscription subscription) {
+                request(50);
+            }
+
+            @Override
+            protected void hookOnNext(Integer value) {
+                emitted.add(value);
+                if (emitted.size() % 50 == 0) {
+                    request(50);
+                }
+            }
+
+            @Override
+            protected void hookFinally(reactor.core.publisher.SignalType type) {
+                finished.countDown();
+            }
+        };
+
+        client.stream("numbers", "watched", new Object[] {items}, Integer.class, CallOptions.defaults())
+                .doOnRequest(clientRequested::addAndGet)
+                .subscribe(subscriber);
+
+        awaitLatch(finished);
+        assertThat(emitted).containsExactlyElementsOf(java.util.stream.IntStream.range(0, items).boxed().toList());
+        assertThat(transport.swapped("next")).as("batch RPCs delivered out of order").isPositive();
+        // The server's Flux is never asked for more than the subscriber asked for.
+        assertThat(mostAhead.get()).isLessThanOrEqualTo(0);
+        RpcDispatcherTest.awaitInFlight(dispatcher, 0);
+    }
+
+    @Test
+    void shouldHandPushedItemsToTheMethodInOrderWhenPushesArriveOutOfOrderAndNeverRunAheadOfItsDemand() {
+        int items = 2_000;
+        AtomicLong methodRequested = new AtomicLong();
+        AtomicLong sourceEmitted = new AtomicLong();
+        AtomicLong mostAhead = new AtomicLong(Long.MIN_VALUE);
+        dispatcher.register(RpcMethod.bidiStream("numbers", "doubled", new Type[] {INTEGERS},
+                args -> integers(args[0]).doOnRequest(methodRequested::addAndGet).limitRate(32).map(i -> 2 * i)));
+        ReorderingTransport transport = new ReorderingTransport();
+        HomaClient client = HomaClient.builder(transport)
+                .resolver(StaticServiceResolver.of("numbers", CLIENT))
+                .codecs(PayloadCodecs.of(codec))
+                .streamBatchSize(8)
+                .build();
+        Flux<Integer> source = Flux.range(0, items).doOnNext(i -> mostAhead.accumulateAndGet(
+                sourceEmitted.incrementAndGet() - methodRequested.get(), Math::max));
+
+        List<Integer> results = client.channel("numbers", "doubled", new Object[] {source}, Integer.class,
+                        CallOptions.defaults())
+                .limitRate(64)
+                .collectList()
+                .block(Duration.ofSeconds(60));
+
+        assertThat(results).containsExactlyElementsOf(
+                java.util.stream.IntStream.range(0, items).map(i -> 2 * i).boxed().toList());
+        assertThat(transport.swapped("push")).as("pushes delivered out of order").isPositive();
+        assertThat(transport.swapped("next")).as("batch RPCs delivered out of order").isPositive();
+        // The source never runs ahead of what the method asked for.
+        assertThat(mostAhead.get()).isLessThanOrEqualTo(0);
+        RpcDispatcherTest.awaitInFlight(dispatcher, 0);
+    }
+
+    private static void awaitLatch(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(60, TimeUnit.SECONDS)).as("the stream ended").isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     private RpcEnvelope.Response open(String method, int request, int argument) {
         return handle(EnvelopeCodec.encodeRequest("numbers", method, "json",
                 Map.of(RpcMetadata.STREAM, RpcMetadata.STREAM_OPEN, RpcMetadata.STREAM_REQUEST, Integer.toString(request)),
@@ -279,6 +382,138 @@ class StreamPipeliningTest {
 
     private static void await(AtomicReference<?> answer) {
         org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> answer.get() != null);
+    }
+
+    /**
+     * An in-memory transport to {@link #dispatcher} that reorders the numbered stream RPCs in pairs:
+     * it holds batch RPC (or push) 1 until 2 comes (for at most 50 ms), hands 2 to the server
+     * first (which must hold it until 1 comes), then 1, and completes 2 before 1 at the client
+     * (which must emit 1's items first); likewise 3 and 4, and so on.
+     */
+    private final class ReorderingTransport extends HomaTransport {
+        private final Map<String, Held> waitingForPartner = new HashMap<>();
+        private final Map<String, AtomicInteger> swaps = new java.util.concurrent.ConcurrentHashMap<>();
+        private final AtomicLong rpcIds = new AtomicLong();
+
+        private record Held(byte[] request, MonoSink<byte[]> sink) {}
+
+        int swapped(String phase) {
+            return swaps.getOrDefault(phase, new AtomicInteger()).get();
+        }
+
+        @Override
+        public Mono<byte[]> call(InetSocketAddress address, byte[] request) {
+            return Mono.create(sink -> {
+                Map<String, String> metadata = EnvelopeCodec.decodeRequest(request).metadata();
+                String phase = metadata.get(RpcMetadata.STREAM);
+                String seq = metadata.get(RpcMetadata.STREAM_SEQ);
+                if (seq == null) {
+                    answer(dispatch(request), sink);
+                    return;
+                }
+                long number = Long.parseLong(seq);
+                String pair = phase + ":" + metadata.get(RpcMetadata.STREAM_ID) + ":" + (number + 1) / 2;
+                Held earlier;
+                synchronized (this) {
+                    earlier = waitingForPartner.remove(pair);
+                    if (earlier == null && number % 2 == 1) {
+                        Held held = new Held(request, sink);
+                        waitingForPartner.put(pair, held);
+                        Schedulers.parallel().schedule(() -> release(pair, held), 50, TimeUnit.MILLISECONDS);
+                        return;
+                    }
+                }
+                if (earlier == null) {
+                    answer(dispatch(request), sink);
+                    return;
+                }
+                swaps.computeIfAbsent(phase, key -> new AtomicInteger()).incrementAndGet();
+                Mono<byte[]> later = dispatch(request).cache();
+                later.subscribe(bytes -> {}, error -> {});
+                Mono<byte[]> first = dispatch(earlier.request).cache();
+                first.subscribe(bytes -> {}, error -> {});
+                Mono.zip(later, first).publishOn(Schedulers.parallel()).subscribe(both -> {
+                    sink.success(both.getT1());
+                    earlier.sink.success(both.getT2());
+                }, error -> {
+                    sink.error(error);
+                    earlier.sink.error(error);
+                });
+            });
+        }
+
+        /** A held RPC whose partner did not come in time goes on alone. */
+        private void release(String pair, Held held) {
+            synchronized (this) {
+                if (waitingForPartner.get(pair) != held) {
+                    return;
+                }
+                waitingForPartner.remove(pair);
+            }
+            answer(dispatch(held.request), held.sink);
+        }
+
+        private void answer(Mono<byte[]> response, MonoSink<byte[]> sink) {
+            response.publishOn(Schedulers.parallel()).subscribe(sink::success, sink::error);
+        }
+
+        /** The dispatcher's answer, handled on the server's loop. */
+        private Mono<byte[]> dispatch(byte[] request) {
+            return Mono.defer(() -> dispatcher.handle(
+                            new HomaRequest(CLIENT, rpcIds.incrementAndGet(), Unpooled.wrappedBuffer(request))))
+                    .subscribeOn(serverLoop)
+                    .map(response -> {
+                        try {
+                            return ByteBufUtil.getBytes(response);
+                        } finally {
+                            response.release();
+                        }
+                    });
+        }
+
+        @Override
+        public Mono<io.netty.buffer.ByteBuf> call(InetSocketAddress server, io.netty.buffer.ByteBuf request) {
+            byte[] bytes = ByteBufUtil.getBytes(request);
+            request.release();
+            return call(server, bytes).map(Unpooled::wrappedBuffer);
+        }
+
+        @Override
+        public void startServing() {
+        }
+
+        @Override
+        public boolean isServing() {
+            return true;
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return CLIENT;
+        }
+
+        @Override
+        public Mono<EngineCounters> counters() {
+            return Mono.empty();
+        }
+
+        @Override
+        public long droppedDatagrams() {
+            return 0;
+        }
+
+        @Override
+        public void dispose() {
+        }
+
+        @Override
+        public void disposeNow(Duration timeout) {
+        }
+
+        @Override
+        public Mono<Void> onDispose() {
+            return Mono.empty();
+        }
     }
 
     private RpcEnvelope.Response handle(byte[] envelope) {
