@@ -66,23 +66,33 @@ class StreamThroughputLoopbackTest {
         return (Flux<byte[]>) argument;
     }
 
+    /**
+     * Prints the throughput with a window of 0 (one batch RPC and one push in flight at a time, as
+     * before streams pipelined) and with the default window; {@code -Dhoma.test.streamWindows=0,1048576,...}
+     * prints other windows (bytes) instead.
+     */
     @Test
     void shouldPrintTheThroughputOfA16MiBClientStreamAndServerStream() {
-        HomaClient client = HomaClient.builder(clientTransport)
-                .resolver(StaticServiceResolver.ofPeers(Map.of("bulk", List.of(server))))
-                .build();
-        String upload = rate(() -> {
-            Long received = client.channel("bulk", "upload", new Object[] {Flux.range(0, CHUNKS).map(i -> chunk)},
-                    Long.class, CallOptions.defaults()).singleOrEmpty().block(TIMEOUT);
-            assertThat(received).isEqualTo(TOTAL_BYTES);
-        });
-        String download = rate(() -> {
-            Long received = client.stream("bulk", "download", new Object[] {CHUNKS}, byte[].class,
-                    CallOptions.defaults()).map(bytes -> (long) bytes.length).reduce(0L, Long::sum).block(TIMEOUT);
-            assertThat(received).isEqualTo(TOTAL_BYTES);
-        });
-        System.out.printf("stream throughput (16 MiB of 64 KiB chunks, loopback, json, median of %d): "
-                + "client stream %s, server stream %s%n", RUNS, upload, download);
+        String windows = System.getProperty("homa.test.streamWindows", "0," + HomaClient.DEFAULT_STREAM_WINDOW_BYTES);
+        for (String window : windows.split(",")) {
+            int windowBytes = Integer.parseInt(window.trim());
+            HomaClient client = HomaClient.builder(clientTransport)
+                    .resolver(StaticServiceResolver.ofPeers(Map.of("bulk", List.of(server))))
+                    .streamWindowBytes(windowBytes)
+                    .build();
+            String upload = rate(() -> {
+                Long received = client.channel("bulk", "upload", new Object[] {Flux.range(0, CHUNKS).map(i -> chunk)},
+                        Long.class, CallOptions.defaults()).singleOrEmpty().block(TIMEOUT);
+                assertThat(received).isEqualTo(TOTAL_BYTES);
+            });
+            String download = rate(() -> {
+                Long received = client.stream("bulk", "download", new Object[] {CHUNKS}, byte[].class,
+                        CallOptions.defaults()).map(bytes -> (long) bytes.length).reduce(0L, Long::sum).block(TIMEOUT);
+                assertThat(received).isEqualTo(TOTAL_BYTES);
+            });
+            System.out.printf("stream throughput (16 MiB of 64 KiB chunks, loopback, json, median of %d), window %d"
+                    + " bytes: client stream %s, server stream %s%n", RUNS, windowBytes, upload, download);
+        }
     }
 
     /** MiB/s of {@link #RUNS} runs after one warm-up run: the median and the best. */
