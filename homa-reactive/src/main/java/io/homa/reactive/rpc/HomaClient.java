@@ -282,6 +282,11 @@ public class HomaClient {
         return interceptors;
     }
 
+    /** The configured stream window in bytes ({@link Builder#streamWindowBytes(int)}). */
+    public int streamWindowBytes() {
+        return streamWindowBytes;
+    }
+
     // ------------------------------------------------------------------ exchanges
 
     /** The clock this client measures deadlines on. */

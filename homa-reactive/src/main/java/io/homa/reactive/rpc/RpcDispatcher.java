@@ -436,7 +436,8 @@ public class RpcDispatcher implements HomaRequestHandler {
         return streamBatchBytes;
     }
 
-    int streamWindowBytes() {
+    /** The stream window clients may use on this server, in bytes ({@link #streamWindowBytes(int)}). */
+    public int streamWindowBytes() {
         return streamWindowBytes;
     }
 
