@@ -51,9 +51,10 @@ public final class RpcMetadata {
     public static final String STREAM_ID = "homa-stream-id";
 
     /**
-     * Request (open, next): how many more items the client's subscriber asked for, a positive
-     * decimal integer; the batch in the response holds 1 to that many items (fewer only at the
-     * end of the stream).
+     * Request (open, next): how many more items this batch asks for, a positive decimal integer:
+     * a part of what the client's subscriber asked for (the batch requests in flight together ask
+     * for at most that); the batch in the response holds 1 to that many items (fewer at the end
+     * of the stream, when the batch is full by bytes, or once its linger passed).
      */
     public static final String STREAM_REQUEST = "homa-stream-request";
 
