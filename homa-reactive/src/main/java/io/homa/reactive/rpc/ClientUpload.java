@@ -237,13 +237,14 @@ final class ClientUpload implements CoreSubscriber<Object> {
                 request = room;
             }
         }
-        if (toRequest != null) {
-            toRequest.request(request);
-        }
+        // the pushes first: the source may emit (and items be encoded) within request()
         if (toSend != null) {
             for (Push push : toSend) {
                 send(push);
             }
+        }
+        if (toRequest != null) {
+            toRequest.request(request);
         }
     }
 

@@ -233,10 +233,11 @@ final class ServerStream implements CoreSubscriber<Object> {
                 return;
             }
             sink.onCancel(() -> forget(entry));
+            // the ready batches first: the method's Flux may emit (and items be encoded) within request()
+            deliver(batches);
             if (toRequest != null) {
                 toRequest.request(request);
             }
-            deliver(batches);
         });
     }
 
