@@ -301,9 +301,15 @@ final class ClientStream<T> {
                 }
                 Fetch fetch = fetches.remove(takeSeq);
                 takeSeq++;
-                asked -= fetch == null ? 0 : fetch.count;
+                int count = fetch == null ? 0 : fetch.count;
+                asked -= count;
                 if (done) {
                     continue;
+                }
+                if (answer.items.size() > count) {
+                    // more than this batch asked for would run past the subscriber's demand
+                    answer = Answer.failed(new HomaException(HomaStatus.INTERNAL, "bad stream batch from "
+                            + call.fullMethodName() + ": " + answer.items.size() + " items, " + count + " asked for"));
                 }
                 if (answer.error == null) {
                     if (demand != Long.MAX_VALUE) {

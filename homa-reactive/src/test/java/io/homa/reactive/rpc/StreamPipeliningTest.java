@@ -328,6 +328,32 @@ class StreamPipeliningTest {
         RpcDispatcherTest.awaitInFlight(dispatcher, 0);
     }
 
+    @Test
+    void shouldFailTheStreamWithInternalWhenABatchCarriesMoreItemsThanItAskedFor() {
+        ReorderingTransport transport = new ReorderingTransport();
+        // the server's answers carry one item more than they should
+        transport.rewrite = bytes -> {
+            RpcEnvelope.Response response = EnvelopeCodec.decodeResponse(bytes);
+            List<byte[]> frames = new ArrayList<>(FrameCodec.decodeFrames(response.payload()));
+            frames.add(codec.encode(99));
+            return EnvelopeCodec.encodeResponse(response.status(), response.message(), response.metadata(),
+                    FrameCodec.encodeFrames(frames));
+        };
+        HomaClient client = HomaClient.builder(transport)
+                .resolver(StaticServiceResolver.of("numbers", CLIENT))
+                .codecs(PayloadCodecs.of(codec))
+                .build();
+
+        reactor.test.StepVerifier.create(client.stream("numbers", "range", new Object[] {10}, Integer.class,
+                        CallOptions.defaults()), 2)
+                .expectErrorSatisfies(e -> {
+                    assertThat(e).hasMessage("bad stream batch from numbers.range: 3 items, 2 asked for");
+                    assertThat(((io.homa.reactive.HomaException) e).status()).isEqualTo(HomaStatus.INTERNAL);
+                })
+                .verify(TIMEOUT);
+        RpcDispatcherTest.awaitInFlight(dispatcher, 0);
+    }
+
     private static void awaitLatch(CountDownLatch latch) {
         try {
             assertThat(latch.await(60, TimeUnit.SECONDS)).as("the stream ended").isTrue();
@@ -394,6 +420,8 @@ class StreamPipeliningTest {
         private final Map<String, Held> waitingForPartner = new HashMap<>();
         private final Map<String, AtomicInteger> swaps = new java.util.concurrent.ConcurrentHashMap<>();
         private final AtomicLong rpcIds = new AtomicLong();
+        /** Applied to the stream RPCs' answers (not the cancels') on their way to the client. */
+        volatile java.util.function.UnaryOperator<byte[]> rewrite = java.util.function.UnaryOperator.identity();
 
         private record Held(byte[] request, MonoSink<byte[]> sink) {}
 
@@ -408,7 +436,8 @@ class StreamPipeliningTest {
                 String phase = metadata.get(RpcMetadata.STREAM);
                 String seq = metadata.get(RpcMetadata.STREAM_SEQ);
                 if (seq == null) {
-                    answer(dispatch(request), sink);
+                    Mono<byte[]> response = dispatch(request);
+                    answer(RpcMetadata.STREAM_CANCEL.equals(phase) ? response : response.map(rewrite), sink);
                     return;
                 }
                 long number = Long.parseLong(seq);
