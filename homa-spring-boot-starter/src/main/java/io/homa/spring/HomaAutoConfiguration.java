@@ -196,6 +196,7 @@ public final class HomaAutoConfiguration {
         RpcDispatcher dispatcher = new RpcDispatcher(PayloadCodecs.of(accepted.toArray(new PayloadCodec[0])),
                 serverScheduler)
                 .offloadBytes((int) properties.getServer().getOffloadSize().toBytes())
+                .streamWindowBytes((int) properties.getServer().getStreamWindowSize().toBytes())
                 .maxCallsInService(maxCallsInService)
                 .maxBlockingCalls(HomaSettingsMapper.maxBlockingCalls(properties.getServer(),
                         Threading.VIRTUAL.isActive(environment), maxCallsInService))
@@ -319,6 +320,7 @@ public final class HomaAutoConfiguration {
                 .defaultTimeout(client.getDefaultTimeout())
                 .timeouts((service, method) -> HomaSettingsMapper.configuredTimeout(client, service, method))
                 .streamBatchSize(client.getStreamBatchSize())
+                .streamWindowBytes((int) client.getStreamWindowSize().toBytes())
                 .interceptors(interceptors.orderedStream().toList())
                 .build();
     }

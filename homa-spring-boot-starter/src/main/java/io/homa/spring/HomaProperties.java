@@ -175,6 +175,15 @@ public class HomaProperties implements InitializingBean {
         private DataSize offloadSize = DataSize.ofKilobytes(16);
 
         /**
+         * Most bytes a client may keep in flight on one stream in each direction, 0B..64MB: the
+         * batch requests of a server stream (each counted at the stream batch limit, 512KB) and the
+         * pushes of a request stream. Pushes that arrive ahead of their turn wait on the server, so
+         * this also bounds what one channel holds. A client uses the smaller of this and its own
+         * homa.client.stream-window-size.
+         */
+        private DataSize streamWindowSize = DataSize.ofMegabytes(8);
+
+        /**
          * Most calls in service (unary calls and stream opens from their arrival until their
          * response, on the event loop or on a thread): with this many in service the server
          * refuses new requests before decoding them, and their callers fail with UNAVAILABLE
@@ -248,6 +257,14 @@ public class HomaProperties implements InitializingBean {
 
         public void setOffloadSize(DataSize offloadSize) {
             this.offloadSize = offloadSize;
+        }
+
+        public DataSize getStreamWindowSize() {
+            return this.streamWindowSize;
+        }
+
+        public void setStreamWindowSize(DataSize streamWindowSize) {
+            this.streamWindowSize = streamWindowSize;
         }
 
         /** The codecs set in {@code homa.server.codecs}, or {@code null} (every codec of the registry) when unset. */
@@ -344,6 +361,17 @@ public class HomaProperties implements InitializingBean {
         private int streamBatchSize = 256; // HomaClient.DEFAULT_STREAM_BATCH_SIZE, as a literal for the metadata
 
         /**
+         * Bytes a stream keeps in flight in each direction, 0B..64MB: the batch requests of a
+         * server stream (each counted at the server's batch limit, 512KB by default) and the pushes
+         * of a request stream. Size it to the bandwidth-delay product of the path, counting a batch's
+         * encoding and decoding in the delay; below one batch, one batch request and one push are in
+         * flight at a time. The server may allow less (homa.server.stream-window-size, 8MB).
+         * Backpressure does not depend on it: a stream never asks for more items than its
+         * subscriber demanded, nor pushes more than the server's method asked for.
+         */
+        private DataSize streamWindowSize = DataSize.ofMegabytes(2);
+
+        /**
          * Services this application calls on its own endpoint instead of resolving them: service
          * names, or * for every service it exports. Only services it exports go there; a service
          * in homa.client.peers still goes to its peers. Empty (the default): none. Tests annotated
@@ -365,6 +393,14 @@ public class HomaProperties implements InitializingBean {
 
         public void setStreamBatchSize(int streamBatchSize) {
             this.streamBatchSize = streamBatchSize;
+        }
+
+        public DataSize getStreamWindowSize() {
+            return this.streamWindowSize;
+        }
+
+        public void setStreamWindowSize(DataSize streamWindowSize) {
+            this.streamWindowSize = streamWindowSize;
         }
 
         public Map<String, String> getPeers() {

@@ -209,6 +209,8 @@ class HomaAutoConfigurationTests {
             homa.client.default-timeout        | 2d      | between 0 (no deadline) and 1d
             homa.client.stream-batch-size      | 0       | between 1 and 65536
             homa.client.stream-batch-size      | 65537   | between 1 and 65536
+            homa.client.stream-window-size     | -1B     | between 0B and 64MB
+            homa.client.stream-window-size     | 65MB    | between 0B and 64MB
             homa.client.services.kv.timeout    | -5ms    | between 0 (no deadline) and 1d
             homa.client.services.kv.methods.get.timeout | 25h | between 0 (no deadline) and 1d
             homa.client.codec                  | xml     | must be one of the codecs available: json, smile, cbor
@@ -223,6 +225,7 @@ class HomaAutoConfigurationTests {
             homa.server.threads                | 0       | between 1 and 10000
             homa.server.queue-capacity         | 0       | between 1 and 10000000
             homa.server.offload-size           | 65MB    | between 0B and 64MB
+            homa.server.stream-window-size     | 65MB    | between 0B and 64MB
             homa.server.max-calls-in-service   | 0       | between 1 and 1000000
             homa.server.max-calls-in-service   | 1000001 | between 1 and 1000000
             homa.server.max-blocking-calls     | 0       | between 1 and 1000000
@@ -258,6 +261,19 @@ class HomaAutoConfigurationTests {
                     assertThat(dispatcher.maxBlockingCalls()).isEqualTo(3);
                     assertThat(dispatcher.maxQueueDelay()).as("a plain number is milliseconds")
                             .isEqualTo(Duration.ofMillis(20));
+                });
+    }
+
+    @Test
+    void shouldSetTheStreamWindowsAsConfigured() {
+        this.contextRunner.run((context) -> {
+            assertThat(context.getBean(RpcDispatcher.class).streamWindowBytes()).isEqualTo(8 * 1024 * 1024);
+            assertThat(context.getBean(HomaClient.class).streamWindowBytes()).isEqualTo(2 * 1024 * 1024);
+        });
+        this.contextRunner.withPropertyValues("homa.server.stream-window-size=1MB", "homa.client.stream-window-size=0B")
+                .run((context) -> {
+                    assertThat(context.getBean(RpcDispatcher.class).streamWindowBytes()).isEqualTo(1024 * 1024);
+                    assertThat(context.getBean(HomaClient.class).streamWindowBytes()).isZero();
                 });
     }
 

@@ -36,11 +36,11 @@ class HomaPropertiesMetadataTests {
         assertThat(core).containsOnlyKeys("homa.server.port", "homa.server.bind-address",
                 "homa.server.enabled", "homa.server.reflection.enabled", "homa.server.codecs", "homa.server.shutdown-grace-period",
                 "homa.server.shutdown-ack-timeout", "homa.server.threads",
-                "homa.server.queue-capacity", "homa.server.offload-size",
+                "homa.server.queue-capacity", "homa.server.offload-size", "homa.server.stream-window-size",
                 "homa.server.max-calls-in-service", "homa.server.max-blocking-calls", "homa.server.max-queue-delay",
                 "homa.client.peers", "homa.client.default-timeout", "homa.client.codec", "homa.client.services",
                 "homa.client.local-services",
-                "homa.client.stream-batch-size", "homa.protocol.mtu", "homa.protocol.unscheduled-bytes",
+                "homa.client.stream-batch-size", "homa.client.stream-window-size", "homa.protocol.mtu", "homa.protocol.unscheduled-bytes",
                 "homa.protocol.max-message-size", "homa.protocol.resend-interval", "homa.protocol.peer-silence-timeout", "homa.protocol.timeout-resends",
                 "homa.transport.receive-buffer-size", "homa.transport.send-buffer-size", "homa.transport.native",
                 "homa.protocol.link-mbps", "homa.protocol.max-nic-queue", "homa.transport.device-mtu",
@@ -71,6 +71,8 @@ class HomaPropertiesMetadataTests {
         assertThat(properties.get("homa.client.codec").get("defaultValue").asString()).isEqualTo("json");
         assertThat(properties.get("homa.security.mode").get("defaultValue").asString()).isEqualTo("off");
         assertThat(properties.get("homa.client.stream-batch-size").get("defaultValue").asInt()).isEqualTo(256);
+        assertThat(properties.get("homa.client.stream-window-size").get("defaultValue").asString()).isEqualTo("2MB");
+        assertThat(properties.get("homa.server.stream-window-size").get("defaultValue").asString()).isEqualTo("8MB");
         assertThat(properties.get("homa.server.shutdown-grace-period").get("defaultValue").asString())
                 .isEqualTo("10s");
         assertThat(properties.get("homa.server.shutdown-ack-timeout").get("defaultValue").asString())

@@ -6,6 +6,7 @@ import io.homa.reactive.internal.rpc.FrameCodec;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -20,10 +21,16 @@ import reactor.util.context.Context;
 
 /**
  * The client side of one stream call: turns the subscriber's demand into batch RPCs (open, then
- * next), one at a time, each asking for at most the outstanding demand, and emits the items.
- * Cancelling sends a cancel RPC. A channel (a call with a request stream) opens at subscription,
- * without items, and then runs a {@link ClientUpload} beside the batch RPCs. State is guarded by
- * {@code this}; sink signals happen outside it.
+ * next), each asking for a part of the outstanding demand, and emits the items in order. Once the
+ * open's answer names the server's window ({@link RpcMetadata#STREAM_WINDOW_BYTES}), several batch
+ * RPCs are in flight at once, as many as the smaller of the two windows holds batches of the
+ * server's batch limit: they are numbered ({@link RpcMetadata#STREAM_SEQ}) and their answers, which
+ * may arrive in any order, are taken in that order, an early one waiting for those before it.
+ * Together they never ask for more than the subscriber's outstanding demand, so the server's
+ * {@code Flux} is never asked for more than the subscriber asked for. Cancelling sends a cancel
+ * RPC. A channel (a call with a request stream) opens at subscription, without items, and then
+ * runs a {@link ClientUpload} beside the batch RPCs. State is guarded by {@code this}; sink
+ * signals happen outside it, from one thread at a time.
  */
 final class ClientStream<T> {
     private static final Logger log = LoggerFactory.getLogger(ClientStream.class);
@@ -42,8 +49,10 @@ final class ClientStream<T> {
     private final @Nullable Object[] wireArguments;
     private @Nullable ClientUpload upload;
 
+    /** Items the subscriber asked for and did not get yet. */
     private long demand;
-    private boolean fetching;
+    /** Items the batch RPCs in flight ask for together. */
+    private long asked;
     /** The stream ended here: completed, failed, timed out or cancelled. */
     private boolean done;
     private boolean cancelled;
@@ -51,9 +60,26 @@ final class ClientStream<T> {
     private long streamId;
     /** Set when the service is resolved. */
     private @Nullable InetSocketAddress server;
-    private @Nullable Disposable fetch;
-    /** Counts batch RPCs, so a late {@link #drain} does not store a finished one as {@link #fetch}. */
-    private long fetchNumber;
+    /** Batch RPCs in flight at most: 1 until the open's answer names the window. */
+    private int windowBatches = 1;
+    /** Bytes of pushes in flight at most (the channel's request stream): 0 until the open's answer names the window. */
+    private long windowBytes;
+    /** Pushes in flight at most: what the server takes. */
+    private int windowPushes = 1;
+    /** The server's batch limit in bytes, 0 while unknown. */
+    private long serverBatchBytes;
+    /** Most items a batch RPC asks for: those that fit in the server's batch limit, as far as seen. */
+    private int itemsPerBatch;
+    /** The number of the next batch RPC: 0 is the open. */
+    private long nextSeq;
+    /** The number of the next answer to take. */
+    private long takeSeq;
+    /** The batch RPCs not taken yet, by number. */
+    private final TreeMap<Long, Fetch> fetches = new TreeMap<>();
+    /** Answers that came before one numbered lower, by number. */
+    private final TreeMap<Long, Answer<T>> arrived = new TreeMap<>();
+    /** A thread is emitting answers. */
+    private boolean emitting;
     private @Nullable Disposable deadlineTimer;
 
     /**
@@ -68,6 +94,7 @@ final class ClientStream<T> {
         this.timeoutNs = timeoutNs;
         this.startNs = client.clock().nanoTime();
         this.batchSize = batchSize;
+        this.itemsPerBatch = batchSize;
         this.resultScheduler = resultScheduler;
         this.sink = sink;
         @Nullable Object[] arguments = call.arguments();
@@ -94,12 +121,11 @@ final class ClientStream<T> {
         }
         sink.onCancel(this::cancel);
         if (requestStream != null) {
-            long number;
             synchronized (this) {
-                fetching = true;
-                number = ++fetchNumber;
+                nextSeq = 1;
+                fetches.put(0L, new Fetch(0));
             }
-            send(0, 0, number);
+            send(0, 0, 0);
         }
         sink.onRequest(this::request);
     }
@@ -111,27 +137,32 @@ final class ClientStream<T> {
         drain();
     }
 
-    /** Starts the next batch RPC if there is demand and none is in flight. */
+    /** Starts batch RPCs while there is demand no RPC asks for yet and the window has room. */
     private void drain() {
-        int count;
-        long id;
-        long number;
-        synchronized (this) {
-            if (fetching || done || demand == 0) {
-                return;
+        while (true) {
+            int count;
+            long id;
+            long seq;
+            synchronized (this) {
+                long unasked = demand - asked;
+                boolean opened = streamId != 0;
+                if (done || unasked <= 0 || (nextSeq > 0 && !opened) || fetches.size() >= windowBatches) {
+                    return;
+                }
+                count = (int) Math.min(unasked, itemsPerBatch);
+                seq = nextSeq++;
+                id = streamId;
+                asked += count;
+                fetches.put(seq, new Fetch(count));
             }
-            fetching = true;
-            number = ++fetchNumber;
-            count = (int) Math.min(demand, batchSize);
-            id = streamId;
+            send(count, id, seq);
         }
-        send(count, id, number);
     }
 
-    /** Sends one batch RPC: the open ({@code id} 0; a channel's asks for no items) or the next batch. */
-    private void send(int count, long id, long number) {
+    /** Sends one batch RPC: the open ({@code seq} 0; a channel's asks for no items) or the next batch. */
+    private void send(int count, long id, long seq) {
         Mono<byte[]> exchange;
-        if (id == 0 && requestStream != null) {
+        if (seq == 0 && requestStream != null) {
             exchange = client.resolve(call).flatMap(address -> {
                 synchronized (this) {
                     server = address;
@@ -141,7 +172,7 @@ final class ClientStream<T> {
                         RpcMetadata.STREAM_UPLOAD, "true"), codec.encodeArguments(wireArguments));
                 return client.transport().call(address, request);
             });
-        } else if (id == 0) {
+        } else if (seq == 0) {
             exchange = client.resolve(call).flatMap(address -> {
                 synchronized (this) {
                     server = address;
@@ -156,7 +187,8 @@ final class ClientStream<T> {
             exchange = Mono.fromCallable(() -> client.encodeRequest(call, codec, startNs, timeoutNs, Map.of(
                             RpcMetadata.STREAM, RpcMetadata.STREAM_NEXT,
                             RpcMetadata.STREAM_ID, Long.toString(id),
-                            RpcMetadata.STREAM_REQUEST, Integer.toString(count)), new byte[0]))
+                            RpcMetadata.STREAM_REQUEST, Integer.toString(count),
+                            RpcMetadata.STREAM_SEQ, Long.toString(seq)), new byte[0]))
                     .flatMap(request -> client.transport().call(address, request));
         }
         if (resultScheduler != null) {
@@ -164,10 +196,12 @@ final class ClientStream<T> {
         }
         // The subscriber's Reactor Context (tracing, routing keys) reaches the resolver and the
         // transport call of every batch, as it does for unary calls.
-        Disposable subscription = exchange.contextWrite(sink.contextView()).subscribe(this::onBatch, this::onFailure);
+        Disposable subscription = exchange.contextWrite(sink.contextView())
+                .subscribe(bytes -> onAnswer(seq, bytes), error -> arrive(seq, Answer.failed(error)));
         synchronized (this) {
-            if (fetching && fetchNumber == number) {
-                fetch = subscription;
+            Fetch fetch = fetches.get(seq);
+            if (fetch != null && !done) {
+                fetch.subscription = subscription;
             }
         }
     }
@@ -180,70 +214,159 @@ final class ClientStream<T> {
         return address;
     }
 
-    private void onBatch(byte[] bytes) {
-        RpcEnvelope.Response response;
-        List<T> items;
+    /** A batch RPC's answer, on the thread that completed it: decoded here, taken in order. */
+    private void onAnswer(long seq, byte[] bytes) {
+        Answer<T> answer;
         boolean startUpload = false;
+        boolean sendCancel = false;
+        RpcEnvelope.Response response = null;
         try {
             response = ClientErrors.decodeResponse(call, bytes);
-            String id = response.metadata().get(RpcMetadata.STREAM_ID);
-            if (id != null) {
+            if (seq == 0) {
+                String id = response.metadata().get(RpcMetadata.STREAM_ID);
+                boolean end = "true".equals(response.metadata().get(RpcMetadata.STREAM_END))
+                        || response.status() != HomaStatus.OK;
                 synchronized (this) {
-                    if (streamId == 0) {
+                    if (id != null && streamId == 0) {
                         streamId = Long.parseLong(id);
-                        if (requestStream != null && response.status() == HomaStatus.OK && !done) {
-                            startUpload = true;
-                        }
+                        openWindow(response.metadata());
+                        startUpload = requestStream != null && !end && !done;
+                        // cancelled while the open was in flight: tell the server now that its id is known
+                        sendCancel = cancelled && !end;
                     }
                 }
             }
-            items = decodeItems(response);
+            answer = Answer.of(response, decodeItems(response), response.payload().length);
         } catch (RuntimeException e) {
-            onFailure(e instanceof HomaException ? e : new HomaException(HomaStatus.INTERNAL,
+            answer = Answer.failed(e instanceof HomaException ? e : new HomaException(HomaStatus.INTERNAL,
                     "bad stream batch from " + call.fullMethodName() + ": " + e, e));
-            return;
-        }
-        boolean end = "true".equals(response.metadata().get(RpcMetadata.STREAM_END))
-                || response.status() != HomaStatus.OK;
-        if (startUpload) {
-            startUpload(response);
-        }
-        boolean sendCancel = false;
-        synchronized (this) {
-            fetch = null;
-            fetching = false;
-            if (done) {
-                // cancelled (or expired) while this batch was in flight: tell the server unless it ended
-                sendCancel = cancelled && !end && streamId != 0;
-                items = List.of();
-            } else if (demand != Long.MAX_VALUE) {
-                demand -= items.size();
-            }
-            if (end) {
-                done = true;
-                dispose(deadlineTimer);
-            }
-        }
-        if (end || sendCancel) {
-            stopUpload();
         }
         if (sendCancel) {
             sendCancel();
+        }
+        if (startUpload && response != null) {
+            startUpload(response);
+        }
+        arrive(seq, answer);
+    }
+
+    /** Under the lock: the window the open's answer names (none: one batch RPC and one push in flight). */
+    private void openWindow(Map<String, String> metadata) {
+        InetSocketAddress address = server;
+        long ownWindowBytes = address == null ? 0 : client.streamWindowBytes(address);
+        try {
+            String window = metadata.get(RpcMetadata.STREAM_WINDOW_BYTES);
+            String batch = metadata.get(RpcMetadata.STREAM_BATCH_BYTES);
+            if (window == null || batch == null) {
+                return;
+            }
+            long serverWindowBytes = Long.parseLong(window);
+            long batchBytes = Long.parseLong(batch);
+            if (serverWindowBytes < 0 || batchBytes < 1) {
+                return;
+            }
+            serverBatchBytes = batchBytes;
+            windowBytes = Math.min(ownWindowBytes, serverWindowBytes);
+            windowBatches = RpcMetadata.batchesInFlight(windowBytes, batchBytes);
+            windowPushes = RpcMetadata.batchesInFlight(serverWindowBytes, batchBytes);
+        } catch (NumberFormatException e) {
+            log.debug("stream {} of {}: the open named a malformed window: {}", streamId, call.fullMethodName(),
+                    e.toString());
+        }
+    }
+
+    /** Records an answer (or the failure of a batch RPC) and emits what is due, in order. */
+    private void arrive(long seq, Answer<T> answer) {
+        synchronized (this) {
+            if (!fetches.containsKey(seq)) {
+                return;
+            }
+            arrived.put(seq, answer);
+        }
+        emitInOrder();
+    }
+
+    /** Emits the answers whose turn it is, one thread at a time; then asks for more. */
+    private void emitInOrder() {
+        while (true) {
+            Answer<T> answer;
+            boolean sendCancel = false;
+            synchronized (this) {
+                if (emitting) {
+                    return;
+                }
+                answer = arrived.remove(takeSeq);
+                if (answer == null) {
+                    break;
+                }
+                Fetch fetch = fetches.remove(takeSeq);
+                takeSeq++;
+                int count = fetch == null ? 0 : fetch.count;
+                asked -= count;
+                if (done) {
+                    continue;
+                }
+                if (answer.items.size() > count) {
+                    // more than this batch asked for would run past the subscriber's demand
+                    answer = Answer.failed(new HomaException(HomaStatus.INTERNAL, "bad stream batch from "
+                            + call.fullMethodName() + ": " + answer.items.size() + " items, " + count + " asked for"));
+                }
+                if (answer.error == null) {
+                    if (demand != Long.MAX_VALUE) {
+                        demand -= answer.items.size();
+                    }
+                    learnItemSize(answer);
+                }
+                if (answer.ends()) {
+                    done = true;
+                    sendCancel = answer.error != null && streamId != 0;
+                    dispose(deadlineTimer);
+                    disposeFetches();
+                }
+                emitting = true;
+            }
+            try {
+                emit(answer, sendCancel);
+            } finally {
+                synchronized (this) {
+                    emitting = false;
+                }
+            }
+        }
+        drain();
+    }
+
+    /** Under the lock: how many items fit in a batch, from the bytes per item of {@code answer}. */
+    private void learnItemSize(Answer<T> answer) {
+        if (serverBatchBytes > 0 && !answer.items.isEmpty()) {
+            long perItemBytes = Math.max(4, (answer.payloadBytes - 4) / answer.items.size());
+            itemsPerBatch = (int) Math.max(1, Math.min(batchSize, serverBatchBytes / perItemBytes));
+        }
+    }
+
+    /** Outside the lock: one answer's items, then the end or failure it carries. */
+    private void emit(Answer<T> answer, boolean sendCancel) {
+        if (answer.error != null) {
+            stopUpload();
+            if (sendCancel) {
+                sendCancel();
+            }
+            sink.error(answer.error);
             return;
         }
-        for (T item : items) {
+        for (T item : answer.items) {
             sink.next(item);
         }
-        if (end) {
+        RpcEnvelope.Response response = answer.response;
+        if (response != null && answer.ends()) {
+            stopUpload();
             if (response.status() == HomaStatus.OK) {
                 sink.complete();
             } else {
                 sink.error(ClientErrors.remoteError(call, ClientErrors.remoteException(response), startNs, timeoutNs,
                         client.clock()));
             }
-            return;
         }
-        drain();
     }
 
     @SuppressWarnings("unchecked")
@@ -253,17 +376,17 @@ final class ClientStream<T> {
                 call.fullMethodName());
     }
 
+    /** The request stream failed, or a push did: the call fails with {@code error} now. */
     private void onFailure(Throwable error) {
         boolean sendCancel;
         synchronized (this) {
-            fetch = null;
-            fetching = false;
             if (done) {
                 return;
             }
             done = true;
             sendCancel = streamId != 0;
             dispose(deadlineTimer);
+            disposeFetches();
         }
         stopUpload();
         if (sendCancel) {
@@ -299,11 +422,10 @@ final class ClientStream<T> {
             done = true;
             cancelled = true;
             dispose(deadlineTimer);
-            // with an open in flight the id is still unknown: onBatch sends the cancel when it arrives
+            // with an open in flight the id is still unknown: onAnswer sends the cancel when it arrives
             sendCancel = streamId != 0;
             if (sendCancel) {
-                dispose(fetch);
-                fetch = null;
+                disposeFetches();
             }
         }
         stopUpload();
@@ -311,6 +433,16 @@ final class ClientStream<T> {
             sendCancel();
         }
         return true;
+    }
+
+    /** Under the lock: gives up the batch RPCs in flight and the answers not taken. */
+    private void disposeFetches() {
+        for (Fetch fetch : fetches.values()) {
+            dispose(fetch.subscription);
+        }
+        fetches.clear();
+        arrived.clear();
+        asked = 0;
     }
 
     /** After the channel's open: pushes the request stream with the credit the open granted. */
@@ -328,7 +460,7 @@ final class ClientStream<T> {
             }
             created = new ClientUpload(this, client, call, codec, currentServer(), streamId, startNs, timeoutNs,
                     batchSize, RpcDispatcher.DEFAULT_STREAM_BATCH_BYTES, RpcDispatcher.DEFAULT_STREAM_BATCH_LINGER.toNanos(),
-                    requestStream, Context.of(sink.contextView()), Math.max(0, credit));
+                    windowBytes, windowPushes, requestStream, Context.of(sink.contextView()), Math.max(0, credit));
             upload = created;
         }
         created.start();
@@ -380,6 +512,34 @@ final class ClientStream<T> {
     private static void dispose(@Nullable Disposable disposable) {
         if (disposable != null) {
             disposable.dispose();
+        }
+    }
+
+    /** A batch RPC in flight: the items it asks for, and its subscription once sent. */
+    private static final class Fetch {
+        final int count;
+        @Nullable Disposable subscription;
+
+        Fetch(int count) {
+            this.count = count;
+        }
+    }
+
+    /** A batch RPC's answer (its items, and whether it ends the stream) or its failure. */
+    private record Answer<T>(RpcEnvelope.@Nullable Response response, List<T> items, long payloadBytes,
+                             @Nullable Throwable error) {
+        static <T> Answer<T> of(RpcEnvelope.Response response, List<T> items, long payloadBytes) {
+            return new Answer<>(response, items, payloadBytes, null);
+        }
+
+        static <T> Answer<T> failed(Throwable error) {
+            return new Answer<>(null, List.of(), 0, error);
+        }
+
+        /** Whether this answer ends the stream: its end, an error status, or the RPC's failure. */
+        boolean ends() {
+            return error != null || (response != null && (response.status() != HomaStatus.OK
+                    || "true".equals(response.metadata().get(RpcMetadata.STREAM_END))));
         }
     }
 }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -20,11 +21,14 @@ import reactor.util.context.Context;
 
 /**
  * The client side of a channel's request stream: subscribes to the caller's {@code Publisher}
- * and pushes its items to the server in batches, one push RPC at a time, never more than the
- * credit the server granted (what the method asked for). It requests from the source at most one
- * batch ahead within that credit, so it holds at most one batch besides the one in flight. With
- * no credit left and nothing to send it sends a push without items, which the server answers
- * when credit is due.
+ * and pushes its items to the server in batches, never more than the credit the server granted
+ * (what the method asked for). Several pushes may be in flight, numbered
+ * ({@link RpcMetadata#STREAM_SEQ}): as many as the server takes, their payloads together within
+ * the stream window unless one is alone in flight; their answers, which may arrive in any order,
+ * are taken in order. It requests from the source at most one batch ahead within that credit, so
+ * it holds at most one batch besides those in flight. With no credit left, nothing to send and
+ * nothing in flight it sends a push without items, which the server answers when credit is due;
+ * the end of the request stream goes out even while that push waits.
  *
  * <p>State is guarded by {@code this}; source calls, RPCs and the owner's callbacks happen
  * outside it.
@@ -41,6 +45,8 @@ final class ClientUpload implements CoreSubscriber<Object> {
     private final int batchSize;
     private final int batchBytes;
     private final long lingerNs;
+    private final long windowBytes;
+    private final int windowPushes;
     private final Publisher<?> source;
     private final Context context;
 
@@ -53,18 +59,34 @@ final class ClientUpload implements CoreSubscriber<Object> {
     private long bufferBytes;
     private boolean sourceDone;
     private @Nullable Throwable sourceError;
-    private boolean pushing;
-    /** The push in flight carries no items: it waits at the server for credit. */
+    /** The pushes in flight, by number. */
+    private final TreeMap<Long, Push> inFlight = new TreeMap<>();
+    /** The payload bytes of {@link #inFlight}. */
+    private long inFlightBytes;
+    /** A push without items is in flight: it waits at the server for credit. */
     private boolean polling;
+    /** The number of the next push. */
+    private long nextSeq = 1;
+    /** The number of the next answer to take. */
+    private long takeSeq = 1;
+    /** Answers that came before one numbered lower, by number. */
+    private final TreeMap<Long, byte[]> arrived = new TreeMap<>();
+    /** A thread is taking answers. */
+    private boolean taking;
+    /** The push carrying the end of the request stream was sent. */
+    private boolean endSent;
     private boolean lingerExpired;
     private @Nullable Disposable lingerTimer;
-    private @Nullable Disposable inFlight;
     /** Nothing more happens: the end was pushed, the server cancelled, or the channel ended. */
     private boolean finished;
 
+    /**
+     * @param windowBytes the most payload bytes of pushes in flight, unless one is alone in flight
+     * @param windowPushes the most pushes in flight (one without items waiting for credit aside)
+     */
     ClientUpload(ClientStream<?> owner, HomaClient client, RpcCall call, PayloadCodec codec, InetSocketAddress server,
                  long streamId, long startNs, long timeoutNs, int batchSize, int batchBytes, long lingerNs,
-                 Publisher<?> source, Context context, long initialCredit) {
+                 long windowBytes, int windowPushes, Publisher<?> source, Context context, long initialCredit) {
         this.owner = owner;
         this.client = client;
         this.call = call;
@@ -76,6 +98,8 @@ final class ClientUpload implements CoreSubscriber<Object> {
         this.batchSize = batchSize;
         this.batchBytes = batchBytes;
         this.lingerNs = lingerNs;
+        this.windowBytes = windowBytes;
+        this.windowPushes = windowPushes;
         this.source = source;
         this.context = context;
         this.credit = initialCredit;
@@ -161,77 +185,109 @@ final class ClientUpload implements CoreSubscriber<Object> {
         pump();
     }
 
-    /** Requests from the source and sends the next push when one is due. */
+    /** Requests from the source and sends the pushes that are due and fit in the window. */
     private void pump() {
         Subscription toRequest = null;
         long request = 0;
-        List<byte[]> items = null;
-        boolean end = false;
-        Throwable failure = null;
-        Disposable abandoned = null;
+        List<Push> toSend = null;
         synchronized (this) {
             if (finished) {
                 return;
             }
-            if (pushing && polling && sourceDone) {
-                // The end need not wait for credit: give up the poll (the server answers a held poll
-                // when the next push arrives) and send the end now.
-                abandoned = inFlight;
-                inFlight = null;
-                pushing = false;
-                polling = false;
+            while (!endSent) {
+                boolean full = buffer.size() >= batchSize || buffer.size() >= credit || bufferBytes >= batchBytes / 2;
+                boolean poll = buffer.isEmpty() && credit == 0 && !sourceDone;
+                boolean send = sourceDone || (!buffer.isEmpty() && (full || lingerExpired)) || (poll && inFlight.isEmpty());
+                // a push without items waiting for credit takes no room in the window: the end goes out beside it
+                int pushes = inFlight.size() - (polling ? 1 : 0);
+                if (!send || pushes >= windowPushes) {
+                    break;
+                }
+                int count = batchCount();
+                long lengthBytes = 4 + lengthOf(count);
+                if (pushes > 0 && inFlightBytes + lengthBytes > windowBytes) {
+                    break;
+                }
+                List<byte[]> items = takeBatch(count);
+                boolean end = sourceDone && buffer.isEmpty();
+                Push push = new Push(nextSeq++, items, lengthBytes, end, end ? sourceError : null);
+                inFlight.put(push.seq, push);
+                inFlightBytes += lengthBytes;
+                endSent = end;
+                polling |= items.isEmpty() && !end;
+                lingerExpired = false;
+                dispose(lingerTimer);
+                lingerTimer = null;
+                if (toSend == null) {
+                    toSend = new ArrayList<>(2);
+                }
+                toSend.add(push);
+                if (items.isEmpty()) {
+                    break;
+                }
             }
+            if (!buffer.isEmpty() && !endSent && !lingerExpired && lingerTimer == null) {
+                lingerTimer = Schedulers.parallel().schedule(this::onLinger, lingerNs, TimeUnit.NANOSECONDS);
+            }
+            // after the pushes took what they could: a batch ahead, within the credit
             long room = Math.min(credit, batchSize) - buffer.size() - outstanding;
             if (room > 0 && !sourceDone && subscription != null) {
                 outstanding += room;
                 toRequest = subscription;
                 request = room;
             }
-            if (!pushing) {
-                boolean full = buffer.size() >= batchSize || buffer.size() >= credit || bufferBytes >= batchBytes / 2;
-                boolean send = sourceDone || (!buffer.isEmpty() && (full || lingerExpired))
-                        || (buffer.isEmpty() && credit == 0);
-                if (send) {
-                    items = takeBatch();
-                    end = sourceDone && buffer.isEmpty();
-                    failure = end ? sourceError : null;
-                    pushing = true;
-                    polling = items.isEmpty() && !end;
-                    lingerExpired = false;
-                    dispose(lingerTimer);
-                    lingerTimer = null;
-                } else if (!buffer.isEmpty() && lingerTimer == null) {
-                    lingerTimer = Schedulers.parallel().schedule(this::onLinger, lingerNs, TimeUnit.NANOSECONDS);
-                }
-            }
         }
-        if (abandoned != null) {
-            abandoned.dispose();
+        // the pushes first: the source may emit (and items be encoded) within request()
+        if (toSend != null) {
+            for (Push push : toSend) {
+                send(push);
+            }
         }
         if (toRequest != null) {
             toRequest.request(request);
         }
-        if (items != null) {
-            send(items, end, failure);
-        }
     }
 
-    /** Under the lock: the buffered items that fit one push. */
-    private List<byte[]> takeBatch() {
-        List<byte[]> items = new ArrayList<>(Math.min(buffer.size(), batchSize));
+    /** Under the lock: how many buffered items one push takes. */
+    private int batchCount() {
+        int count = 0;
         long lengthBytes = 0;
-        while (!buffer.isEmpty() && items.size() < batchSize) {
-            byte[] item = buffer.get(0);
-            if (!items.isEmpty() && lengthBytes + 4 + item.length > batchBytes) {
+        while (count < buffer.size() && count < batchSize) {
+            byte[] item = buffer.get(count);
+            if (count > 0 && lengthBytes + 4 + item.length > batchBytes) {
                 break;
             }
-            buffer.remove(0);
-            items.add(item);
             lengthBytes += 4 + item.length;
+            count++;
         }
-        bufferBytes -= lengthBytes;
+        return count;
+    }
+
+    /** Under the lock: the frame bytes of the first {@code count} buffered items. */
+    private long lengthOf(int count) {
+        long lengthBytes = 0;
+        for (int i = 0; i < count; i++) {
+            lengthBytes += 4 + buffer.get(i).length;
+        }
+        return lengthBytes;
+    }
+
+    /** Under the lock: takes the first {@code count} buffered items for a push. */
+    private List<byte[]> takeBatch(int count) {
+        List<byte[]> head = buffer.subList(0, count);
+        List<byte[]> items = new ArrayList<>(head);
+        head.clear();
+        bufferBytes -= lengthOf(items);
         credit -= items.size();
         return items;
+    }
+
+    private static long lengthOf(List<byte[]> items) {
+        long lengthBytes = 0;
+        for (byte[] item : items) {
+            lengthBytes += 4 + item.length;
+        }
+        return lengthBytes;
     }
 
     private void onLinger() {
@@ -242,13 +298,15 @@ final class ClientUpload implements CoreSubscriber<Object> {
         pump();
     }
 
-    private void send(List<byte[]> items, boolean end, @Nullable Throwable failure) {
+    private void send(Push push) {
         Map<String, String> extra = new LinkedHashMap<>();
         extra.put(RpcMetadata.STREAM, RpcMetadata.STREAM_PUSH);
         extra.put(RpcMetadata.STREAM_ID, Long.toString(streamId));
-        if (end) {
+        extra.put(RpcMetadata.STREAM_SEQ, Long.toString(push.seq));
+        if (push.end) {
             extra.put(RpcMetadata.STREAM_END, "true");
         }
+        Throwable failure = push.failure;
         if (failure != null) {
             HomaStatus status = failure instanceof HomaException homa ? homa.status() : HomaStatus.CANCELLED;
             extra.put(RpcMetadata.STREAM_ERROR_STATUS, status.name());
@@ -257,25 +315,67 @@ final class ClientUpload implements CoreSubscriber<Object> {
         }
         byte[] request;
         try {
-            request = client.encodeRequest(call, codec, startNs, timeoutNs, extra, FrameCodec.encodeFrames(items));
+            request = client.encodeRequest(call, codec, startNs, timeoutNs, extra, FrameCodec.encodeFrames(push.items));
         } catch (RuntimeException e) {
             pushFailed(e);
             return;
         }
         Disposable subscription = client.transport().call(server, request)
                 .contextWrite(context)
-                .subscribe(bytes -> onPushed(bytes, end, failure), this::pushFailed);
+                .subscribe(bytes -> onPushed(push.seq, bytes), this::pushFailed);
         synchronized (this) {
-            if (pushing && !finished) {
-                inFlight = subscription;
+            if (inFlight.get(push.seq) == push && !finished) {
+                push.subscription = subscription;
             }
         }
     }
 
-    private void onPushed(byte[] bytes, boolean end, @Nullable Throwable failure) {
+    /** A push's answer: taken in the order of the pushes. */
+    private void onPushed(long seq, byte[] bytes) {
         synchronized (this) {
-            polling = false;
+            if (finished || !inFlight.containsKey(seq)) {
+                return;
+            }
+            arrived.put(seq, bytes);
         }
+        while (true) {
+            Push push;
+            byte[] answer;
+            synchronized (this) {
+                if (taking || finished) {
+                    return;
+                }
+                answer = arrived.remove(takeSeq);
+                if (answer == null) {
+                    break;
+                }
+                push = inFlight.remove(takeSeq);
+                takeSeq++;
+                inFlightBytes -= push.lengthBytes;
+                if (push.items.isEmpty() && !push.end) {
+                    polling = false;
+                }
+                taking = true;
+            }
+            try {
+                if (!take(push, answer)) {
+                    return;
+                }
+            } finally {
+                synchronized (this) {
+                    taking = false;
+                }
+            }
+        }
+        pump();
+    }
+
+    /**
+     * One push's answer, in order: the credit it grants, or the end of the request stream.
+     *
+     * @return whether pushing goes on
+     */
+    private boolean take(Push push, byte[] bytes) {
         RpcEnvelope.Response response;
         long granted;
         try {
@@ -283,7 +383,7 @@ final class ClientUpload implements CoreSubscriber<Object> {
             if (response.status() != HomaStatus.OK) {
                 pushFailed(ClientErrors.remoteError(call, ClientErrors.remoteException(response), startNs, timeoutNs,
                         client.clock()));
-                return;
+                return false;
             }
             granted = Long.parseLong(response.metadata().getOrDefault(RpcMetadata.STREAM_CREDIT, "0"));
             if (granted < 0) {
@@ -292,41 +392,55 @@ final class ClientUpload implements CoreSubscriber<Object> {
         } catch (RuntimeException e) {
             pushFailed(e instanceof HomaException ? e : new HomaException(HomaStatus.INTERNAL,
                     "bad push response from " + call.fullMethodName() + ": " + e, e));
-            return;
+            return false;
         }
         boolean cancelledByServer = "true".equals(response.metadata().get(RpcMetadata.STREAM_UPLOAD_CANCELLED));
         Subscription toCancel = null;
+        List<Disposable> abandoned = List.of();
         synchronized (this) {
-            pushing = false;
-            inFlight = null;
             if (finished) {
-                return;
+                return false;
             }
             credit = credit + granted < 0 ? Long.MAX_VALUE : credit + granted;
-            if (end || cancelledByServer) {
+            if (push.end || cancelledByServer) {
                 finished = true;
                 dispose(lingerTimer);
-                toCancel = end ? null : subscription;
+                toCancel = push.end ? null : subscription;
                 buffer.clear();
+                abandoned = takeInFlight();
             }
         }
+        abandoned.forEach(Disposable::dispose);
         if (toCancel != null) {
             toCancel.cancel();
         }
-        if (end && failure != null) {
-            owner.requestStreamFailed(failure);
-            return;
+        if (push.end && push.failure != null) {
+            owner.requestStreamFailed(push.failure);
+            return false;
         }
-        pump();
+        return !push.end && !cancelledByServer;
+    }
+
+    /** Under the lock: the subscriptions of the pushes in flight, which are forgotten. */
+    private List<Disposable> takeInFlight() {
+        List<Disposable> subscriptions = new ArrayList<>(inFlight.size());
+        for (Push push : inFlight.values()) {
+            if (push.subscription != null) {
+                subscriptions.add(push.subscription);
+            }
+        }
+        inFlight.clear();
+        arrived.clear();
+        inFlightBytes = 0;
+        return subscriptions;
     }
 
     /** A push failed (its RPC or the server's answer): the whole call fails, unless it ended already. */
     private void pushFailed(Throwable error) {
         Subscription toCancel;
         Throwable local;
+        List<Disposable> abandoned;
         synchronized (this) {
-            pushing = false;
-            inFlight = null;
             if (finished) {
                 return;
             }
@@ -335,7 +449,9 @@ final class ClientUpload implements CoreSubscriber<Object> {
             toCancel = sourceDone ? null : subscription;
             local = sourceError;
             buffer.clear();
+            abandoned = takeInFlight();
         }
+        abandoned.forEach(Disposable::dispose);
         if (toCancel != null) {
             toCancel.cancel();
         }
@@ -345,15 +461,14 @@ final class ClientUpload implements CoreSubscriber<Object> {
     /** The channel ended here (completed, failed, cancelled or expired): cancel the source, push no more. */
     void stop() {
         Subscription toCancel;
-        Disposable push;
+        List<Disposable> abandoned;
         synchronized (this) {
             if (finished) {
                 return;
             }
             finished = true;
             toCancel = sourceDone ? null : subscription;
-            push = inFlight;
-            inFlight = null;
+            abandoned = takeInFlight();
             dispose(lingerTimer);
             lingerTimer = null;
             buffer.clear();
@@ -361,14 +476,30 @@ final class ClientUpload implements CoreSubscriber<Object> {
         if (toCancel != null) {
             toCancel.cancel();
         }
-        if (push != null) {
-            push.dispose();
-        }
+        abandoned.forEach(Disposable::dispose);
     }
 
     private static void dispose(@Nullable Disposable disposable) {
         if (disposable != null) {
             disposable.dispose();
+        }
+    }
+
+    /** One push: its number, items, payload bytes, whether it ends the request stream, and its RPC once sent. */
+    private static final class Push {
+        final long seq;
+        final List<byte[]> items;
+        final long lengthBytes;
+        final boolean end;
+        final @Nullable Throwable failure;
+        @Nullable Disposable subscription;
+
+        Push(long seq, List<byte[]> items, long lengthBytes, boolean end, @Nullable Throwable failure) {
+            this.seq = seq;
+            this.items = items;
+            this.lengthBytes = lengthBytes;
+            this.end = end;
+            this.failure = failure;
         }
     }
 }

@@ -30,7 +30,8 @@ import reactor.core.scheduler.Schedulers;
  * <p>Each unary call encodes the arguments with the call's codec (named in the request envelope,
  * so the server answers in it), resolves the service's endpoint and sends one Homa RPC on the
  * transport. A {@link #stream stream} call fetches items in batches, one Homa RPC each, driven by
- * the subscriber's demand.
+ * the subscriber's demand, several in flight at once within the {@link Builder#streamWindowBytes
+ * stream window}.
  *
  * <p>Deadlines: a call's timeout ({@link CallOptions#timeout()}, else the client's default)
  * starts at subscription, travels with the request as {@link RpcMetadata#TIMEOUT_MS} and, when it
@@ -47,6 +48,16 @@ import reactor.core.scheduler.Schedulers;
 public class HomaClient {
     /** Default most items fetched by one stream batch RPC. */
     public static final int DEFAULT_STREAM_BATCH_SIZE = 256;
+    /**
+     * Default stream window (2 MiB): the bytes a stream keeps in flight in each direction, four
+     * batches of the server's default 512 KiB ({@link RpcDispatcher#DEFAULT_STREAM_BATCH_BYTES}).
+     * One batch's round trip on a datacenter network is its transmission (0.4 ms for 512 KiB at
+     * 10 Gbit/s) plus a few tens of microseconds of propagation and switching, plus encoding it at
+     * the server and decoding it at the client: with four in flight the server encodes one while
+     * the network carries another and the client decodes a third, so the pipe never drains; more
+     * only adds to what waits in buffers. See docs/streaming.md.
+     */
+    public static final int DEFAULT_STREAM_WINDOW_BYTES = 2 * 1024 * 1024;
     /** Default longest response decoded on the event loop (as the server's {@link RpcDispatcher#DEFAULT_OFFLOAD_BYTES}). */
     public static final int DEFAULT_OFFLOAD_BYTES = RpcDispatcher.DEFAULT_OFFLOAD_BYTES;
 
@@ -59,6 +70,7 @@ public class HomaClient {
     private final List<HomaClientInterceptor> interceptors;
     private final @Nullable Scheduler resultScheduler;
     private final int streamBatchSize;
+    private final int streamWindowBytes;
     private final NanoClock clock;
     private final UnaryExchange unaryExchange;
 
@@ -98,6 +110,7 @@ public class HomaClient {
         this.interceptors = List.copyOf(builder.interceptors);
         this.resultScheduler = builder.resultScheduler;
         this.streamBatchSize = builder.streamBatchSize;
+        this.streamWindowBytes = builder.streamWindowBytes;
         this.unaryExchange = new UnaryExchange(this, transport, resolver, resultScheduler, builder.offloadBytes, clock);
     }
 
@@ -176,7 +189,10 @@ public class HomaClient {
     /**
      * Calls a streaming method and emits its items. Items are fetched in batches of at most the
      * subscriber's outstanding demand (and at most the client's stream batch size), one Homa RPC
-     * per batch, so a slow subscriber slows the server's producer. Cancelling the returned
+     * per batch, several in flight within the {@link Builder#streamWindowBytes stream window}; the
+     * batches in flight together never ask for more than the outstanding demand, so a slow
+     * subscriber slows the server's producer, and the items are emitted in the server's order
+     * whatever order the batches arrive in. Cancelling the returned
      * {@code Flux} cancels the server's subscription. The timeout bounds the whole stream.
      *
      * @param arguments the arguments, in order; empty for none
@@ -193,9 +209,10 @@ public class HomaClient {
      * Calls a method that takes a request stream (a {@code Flux} parameter: client streaming or
      * bidirectional streaming) and emits its results. The request stream is the one argument that
      * is a {@code Publisher}; the others travel in the open. The call opens at subscription; then
-     * the request stream's items are pushed in batches, one Homa RPC each, never more than the
-     * server's method asked for (so a slow method slows the source: it is requested at most one
-     * batch ahead of what the server granted), while results are fetched as {@link #stream} does,
+     * the request stream's items are pushed in batches, one Homa RPC each, several in flight within
+     * the stream window, never more than the server's method asked for (so a slow method slows the
+     * source: it is requested at most one batch ahead of what was pushed, within what the server
+     * granted), while results are fetched as {@link #stream} does,
      * driven by the subscriber's demand. For a method returning a {@code Mono}, take the result
      * with {@code singleOrEmpty()}.
      *
@@ -265,11 +282,27 @@ public class HomaClient {
         return interceptors;
     }
 
+    /** The configured stream window in bytes ({@link Builder#streamWindowBytes(int)}). */
+    public int streamWindowBytes() {
+        return streamWindowBytes;
+    }
+
     // ------------------------------------------------------------------ exchanges
 
     /** The clock this client measures deadlines on. */
     NanoClock clock() {
         return clock;
+    }
+
+    /**
+     * The stream window to use with {@code server}, in bytes: how much a stream keeps in flight in
+     * each direction (the server may name a smaller one). The hook for a per-peer window: today
+     * every peer gets the configured {@link Builder#streamWindowBytes}; an estimate of the path's
+     * bandwidth-delay product (the transport's smoothed RTT to that peer times the link rate, plus
+     * a batch's encoding and decoding time) would go here.
+     */
+    int streamWindowBytes(InetSocketAddress server) {
+        return streamWindowBytes;
     }
 
     /** A unary exchange wrapped in the interceptors, the first one outermost. */
@@ -378,6 +411,7 @@ public class HomaClient {
         private List<HomaClientInterceptor> interceptors = List.of();
         private @Nullable Scheduler resultScheduler;
         private int streamBatchSize = DEFAULT_STREAM_BATCH_SIZE;
+        private int streamWindowBytes = DEFAULT_STREAM_WINDOW_BYTES;
         private int offloadBytes = DEFAULT_OFFLOAD_BYTES;
         private @Nullable NanoClock clock;
 
@@ -441,6 +475,29 @@ public class HomaClient {
                 throw new IllegalArgumentException("streamBatchSize must be 1 to 65536 items, was " + items);
             }
             this.streamBatchSize = items;
+            return this;
+        }
+
+        /**
+         * The stream window: how many bytes a stream or channel keeps in flight in each direction,
+         * in batch RPCs (each counted at the server's batch limit, 512 KiB by default) and in pushes
+         * (their payloads). Size it to the bandwidth-delay product of the path, counting a batch's
+         * encoding and decoding time in the delay; the server may name a smaller one
+         * ({@link RpcDispatcher#streamWindowBytes(int)}, 8 MiB by default), and then that one
+         * holds. Below one batch, one batch RPC and one push are in flight at a time. Backpressure
+         * does not depend on it: the batches in flight never ask for more than the subscriber's
+         * demand, nor the pushes carry more than the server's method asked for. Default
+         * {@value HomaClient#DEFAULT_STREAM_WINDOW_BYTES} (2 MiB).
+         *
+         * @param windowBytes 0..64 MiB
+         * @throws IllegalArgumentException if {@code windowBytes} is out of range
+         */
+        public Builder streamWindowBytes(int windowBytes) {
+            if (windowBytes < 0 || windowBytes > RpcDispatcher.MAX_STREAM_WINDOW_BYTES) {
+                throw new IllegalArgumentException("streamWindowBytes must be 0 to "
+                        + RpcDispatcher.MAX_STREAM_WINDOW_BYTES + " bytes, was " + windowBytes);
+            }
+            this.streamWindowBytes = windowBytes;
             return this;
         }
 

@@ -68,15 +68,28 @@ import reactor.core.scheduler.Scheduler;
  * <p>Streaming methods ({@link RpcMethod.Kind#STREAM}) are served in batches: the client opens
  * the stream, the dispatcher subscribes to the method's {@code Flux} and requests from it only
  * what the client asked for; each batch RPC returns 1..n items (see {@link RpcMetadata#STREAM}).
- * A waiting batch is answered as soon as it is full, the stream ended, or
- * {@link #streamBatchLinger} passed since its first item. A stream that is not fetched for
- * {@link #streamIdleTimeout} is cancelled.
+ * A waiting batch is answered as soon as it is full (by count or by {@link #streamBatchBytes}),
+ * the stream ended, or {@link #streamBatchLinger} passed since its first item. A client may keep
+ * several batch requests and pushes of a stream in flight, within {@link #streamWindowBytes}; they
+ * are numbered ({@link RpcMetadata#STREAM_SEQ}) and taken in order, whatever order they arrive in.
+ * A stream that is not fetched for {@link #streamIdleTimeout} is cancelled.
  *
  * <p>Thread-safe: methods, mappers and interceptors may be added while requests are served.
  */
 public class RpcDispatcher implements HomaRequestHandler {
     /** Default bound on the encoded items of one stream batch. */
     public static final int DEFAULT_STREAM_BATCH_BYTES = 512 * 1024;
+
+    /**
+     * Default stream window of the server (8 MiB): the most bytes a client may keep in flight on
+     * one stream in each direction, in batch requests counted at {@link #streamBatchBytes(int)} each
+     * and in pushes' payloads. The client's own window, 2 MiB by default
+     * ({@link HomaClient#DEFAULT_STREAM_WINDOW_BYTES}), is what decides; this bounds what a server
+     * holds for one stream (pushes that arrive ahead of their turn) whatever clients ask for.
+     */
+    public static final int DEFAULT_STREAM_WINDOW_BYTES = 8 * 1024 * 1024;
+    /** Largest stream window, of a server ({@link #streamWindowBytes(int)}) or a client. */
+    public static final int MAX_STREAM_WINDOW_BYTES = 64 * 1024 * 1024;
 
     /**
      * Default largest response: the protocol's cap on any message (64 MiB). Set the transport's
@@ -125,6 +138,7 @@ public class RpcDispatcher implements HomaRequestHandler {
             defaultMaxBlockingCalls(10 * Runtime.getRuntime().availableProcessors()),
             DEFAULT_MAX_QUEUE_DELAY.toNanos());
     private volatile int streamBatchBytes = DEFAULT_STREAM_BATCH_BYTES;
+    private volatile int streamWindowBytes = DEFAULT_STREAM_WINDOW_BYTES;
     private volatile int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
     private volatile int offloadBytes = DEFAULT_OFFLOAD_BYTES;
     private volatile Duration streamBatchLinger = DEFAULT_STREAM_BATCH_LINGER;
@@ -350,6 +364,28 @@ public class RpcDispatcher implements HomaRequestHandler {
     }
 
     /**
+     * Bounds the stream window a client may use on this server, in each direction: the batch
+     * requests a client keeps in flight (each counted at {@link #streamBatchBytes(int)}) and the
+     * bytes of the pushes it keeps in flight. The server names it in the answer to every stream
+     * open ({@link RpcMetadata#STREAM_WINDOW_BYTES}); the client uses the smaller of it and its own
+     * window. Pushes that arrive ahead of their turn wait here, so this also bounds what one
+     * channel holds. Below one batch the client keeps one request of each kind in flight, as
+     * without pipelining. Default {@value #DEFAULT_STREAM_WINDOW_BYTES} (8 MiB).
+     *
+     * @param windowBytes 0..64 MiB
+     * @return this dispatcher
+     * @throws IllegalArgumentException if {@code windowBytes} is out of range
+     */
+    public RpcDispatcher streamWindowBytes(int windowBytes) {
+        if (windowBytes < 0 || windowBytes > MAX_STREAM_WINDOW_BYTES) {
+            throw new IllegalArgumentException("streamWindowBytes must be 0 to " + MAX_STREAM_WINDOW_BYTES
+                    + " bytes, was " + windowBytes);
+        }
+        this.streamWindowBytes = windowBytes;
+        return this;
+    }
+
+    /**
      * The largest response the transport sends: set it to the transport's {@code maxMessageBytes}
      * ({@code homa.protocol.max-message-size}, which the starter does; default 64 MiB, the
      * protocol's cap). A result whose encoded response is longer is answered RESOURCE_EXHAUSTED,
@@ -398,6 +434,11 @@ public class RpcDispatcher implements HomaRequestHandler {
 
     int streamBatchBytes() {
         return streamBatchBytes;
+    }
+
+    /** The stream window clients may use on this server, in bytes ({@link #streamWindowBytes(int)}). */
+    public int streamWindowBytes() {
+        return streamWindowBytes;
     }
 
     Duration streamBatchLinger() {

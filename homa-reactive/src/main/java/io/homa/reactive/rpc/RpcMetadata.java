@@ -36,7 +36,8 @@ public final class RpcMetadata {
      * channel (a method with a {@code Flux} parameter), at most the credit the server granted. The
      * payload is the items' frames ({@code u32 count | count x (u32 length | bytes)}), possibly
      * none: a push without items asks for credit and is answered once the method asks for more
-     * items (or the channel ends). At most one push of a channel is in flight.
+     * items (or the channel ends). Several pushes may be in flight, each numbered
+     * ({@link #STREAM_SEQ}), within the window the open's answer names ({@link #STREAM_WINDOW_BYTES}).
      */
     public static final String STREAM_PUSH = "push";
 
@@ -50,9 +51,10 @@ public final class RpcMetadata {
     public static final String STREAM_ID = "homa-stream-id";
 
     /**
-     * Request (open, next): how many more items the client's subscriber asked for, a positive
-     * decimal integer; the batch in the response holds 1 to that many items (fewer only at the
-     * end of the stream).
+     * Request (open, next): how many more items this batch asks for, a positive decimal integer:
+     * a part of what the client's subscriber asked for (the batch requests in flight together ask
+     * for at most that); the batch in the response holds 1 to that many items (fewer at the end
+     * of the stream, when the batch is full by bytes, or once its linger passed).
      */
     public static final String STREAM_REQUEST = "homa-stream-request";
 
@@ -97,7 +99,48 @@ public final class RpcMetadata {
     /** Request (push): the message of the request stream's failure (see {@link #STREAM_ERROR_STATUS}). */
     public static final String STREAM_ERROR_MESSAGE = "homa-stream-error-message";
 
+    /**
+     * Request (next, push): the position of this batch request among the stream's batch requests,
+     * or of this push among its pushes, a decimal {@code long}. Batch requests count from 1 (the
+     * open of a stream without a request stream is batch 0), pushes from 1. The server takes them
+     * in this order whatever order they arrive in: a batch request is answered with the items
+     * after those of the batch before it, a push's items reach the method after those of the push
+     * before it; one that arrives early waits for those before it. A number taken already, or one
+     * at or beyond the oldest not taken yet plus the window (see {@link #STREAM_WINDOW_BYTES}),
+     * fails the stream with INVALID_ARGUMENT. Absent: the next in order (a client that keeps one
+     * request of each kind in flight).
+     */
+    public static final String STREAM_SEQ = "homa-stream-seq";
+
+    /**
+     * Response (open): the server's stream window in bytes, a decimal integer (0 or more): the
+     * client keeps at most max(1, min(window, its own window) / {@link #STREAM_BATCH_BYTES}), and
+     * at most {@value #MAX_STREAM_BATCHES_IN_FLIGHT}, batch requests in flight and as many pushes,
+     * the pushes' payloads together at most that many bytes unless one push is alone in flight.
+     * Absent (a server that takes one at a time): one batch request and one push in flight.
+     */
+    public static final String STREAM_WINDOW_BYTES = "homa-stream-window-bytes";
+
+    /**
+     * Response (open): the most bytes of item frames the server puts in one batch, a positive
+     * decimal integer; the client sizes its window in batches of this many bytes and pushes at
+     * most this many bytes of frames at a time.
+     */
+    public static final String STREAM_BATCH_BYTES = "homa-stream-batch-bytes";
+
+    /** Most batch requests, and most pushes, of one stream in flight at once, whatever the window. */
+    public static final int MAX_STREAM_BATCHES_IN_FLIGHT = 64;
+
     private RpcMetadata() {}
+
+    /**
+     * How many batch requests (and pushes) of a stream may be in flight: {@code windowBytes} in
+     * batches of {@code batchBytes}, 1 to {@value #MAX_STREAM_BATCHES_IN_FLIGHT}.
+     */
+    static int batchesInFlight(long windowBytes, long batchBytes) {
+        long batches = windowBytes / Math.max(1, batchBytes);
+        return (int) Math.max(1, Math.min(MAX_STREAM_BATCHES_IN_FLIGHT, batches));
+    }
 
     /** Whether {@code key} is reserved for the RPC layer. */
     public static boolean isReserved(String key) {

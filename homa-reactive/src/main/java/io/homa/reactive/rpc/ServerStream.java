@@ -8,6 +8,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
@@ -20,10 +21,13 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * The server side of one open stream: subscribes to the method's {@code Flux}, requests from it
- * only what the client's batch RPCs asked for, buffers encoded items and answers one waiting
- * batch at a time. A channel (a method with a request stream) also has a {@link ServerUpload}
- * that takes the client's pushes. The stream is cancelled when no batch request or push arrived or
- * was answered for the idle timeout while none was waiting. State is guarded by {@code this}; sinks
+ * only what the client's batch RPCs asked for, buffers encoded items and answers the waiting
+ * batch requests in order. Several batch requests may be in flight: they are taken in the order
+ * of their numbers ({@link RpcMetadata#STREAM_SEQ}), one that arrives early waiting (within the
+ * window) for those before it, and answered in that order, each with the items after those of the
+ * one before it. A channel (a method with a request stream) also has a {@link ServerUpload} that
+ * takes the client's pushes. The stream is cancelled when no batch request or push arrived or was
+ * answered for the idle timeout while none was waiting. State is guarded by {@code this}; sinks
  * and upstream calls happen outside the lock.
  */
 final class ServerStream implements CoreSubscriber<Object> {
@@ -36,6 +40,9 @@ final class ServerStream implements CoreSubscriber<Object> {
     private final int batchBytes;
     private final long lingerNs;
     private final long idleTimeoutNs;
+    private final int windowBytes;
+    /** Batch requests taken at once at most: the window in batches. */
+    private final int windowBatches;
     private final @Nullable ServerUpload upload;
 
     private @Nullable Subscription upstream;
@@ -44,12 +51,20 @@ final class ServerStream implements CoreSubscriber<Object> {
     /** Items requested from upstream and not yet received. */
     private long outstanding;
     private final ArrayDeque<byte[]> buffer = new ArrayDeque<>();
+    /** The frame bytes of {@link #buffer}: 4 + length per item. */
+    private long bufferBytes;
     private boolean terminated;
     private @Nullable Throwable error;
     /** The end was delivered, or the stream was cancelled: nothing more happens. */
     private boolean finished;
-    private @Nullable MonoSink<RpcEnvelope.Response> waiting;
-    private int waitingCount;
+    /** Batch requests taken, in order, not answered yet; the first is answered first. */
+    private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+    /** The items {@link #waiting} asks for together. */
+    private long waitingItems;
+    /** Batch requests that arrived before one numbered lower, by number. */
+    private final TreeMap<Long, Waiting> early = new TreeMap<>();
+    /** The number of the next batch request to take: 0 is a stream's open, 1 the first next. */
+    private long nextSeq;
     private @Nullable Disposable lingerTimer;
     private @Nullable Disposable idleTimer;
     private @Nullable Disposable deadlineTimer;
@@ -57,7 +72,7 @@ final class ServerStream implements CoreSubscriber<Object> {
     private long lastActivityNs;
 
     ServerStream(RpcDispatcher owner, long id, ServerCall call, PayloadCodec codec, long deadlineNs, int batchBytes,
-                 long lingerNs, long idleTimeoutNs, @Nullable ServerUpload upload) {
+                 int windowBytes, long lingerNs, long idleTimeoutNs, @Nullable ServerUpload upload) {
         this.owner = owner;
         this.id = id;
         this.service = call.service();
@@ -67,7 +82,14 @@ final class ServerStream implements CoreSubscriber<Object> {
         this.batchBytes = batchBytes;
         this.lingerNs = lingerNs;
         this.idleTimeoutNs = idleTimeoutNs;
+        this.windowBytes = windowBytes;
+        this.windowBatches = RpcMetadata.batchesInFlight(windowBytes, batchBytes);
         this.upload = upload;
+        // a channel's open fetches nothing: its first batch request is the first next
+        this.nextSeq = upload == null ? 0 : 1;
+        if (upload != null) {
+            upload.onViolation(this::cancel);
+        }
     }
 
     long id() {
@@ -96,11 +118,17 @@ final class ServerStream implements CoreSubscriber<Object> {
         items.subscribe(this);
     }
 
-    /** The answer to a channel's open: its id and the request stream's first credit. */
+    /** The answer to a channel's open: its id, the window and the request stream's first credit. */
     RpcEnvelope.Response openResponse() {
         long credit = upload == null ? 0 : upload.openCredit();
-        return withStreamId(new RpcEnvelope.Response(HomaStatus.OK, "",
-                Map.of(RpcMetadata.STREAM_CREDIT, Long.toString(credit)), new byte[0]), false);
+        return withWindow(withStreamId(new RpcEnvelope.Response(HomaStatus.OK, "",
+                Map.of(RpcMetadata.STREAM_CREDIT, Long.toString(credit)), new byte[0]), false));
+    }
+
+    /** {@code open} (the answer to an open) naming the window and the batch limit. */
+    RpcEnvelope.Response withWindow(RpcEnvelope.Response open) {
+        return open.withMetadata(RpcMetadata.STREAM_WINDOW_BYTES, Integer.toString(windowBytes))
+                .withMetadata(RpcMetadata.STREAM_BATCH_BYTES, Integer.toString(batchBytes));
     }
 
     /**
@@ -108,13 +136,13 @@ final class ServerStream implements CoreSubscriber<Object> {
      *
      * @throws HomaException FAILED_PRECONDITION if this stream has no request stream
      */
-    Mono<RpcEnvelope.Response> push(byte[] payload, boolean end, @Nullable HomaRemoteException failure) {
+    Mono<RpcEnvelope.Response> push(byte[] payload, boolean end, @Nullable HomaRemoteException failure, long seq) {
         ServerUpload target = upload;
         if (target == null) {
             throw new HomaException(HomaStatus.FAILED_PRECONDITION, name() + " takes no request stream");
         }
         touch();
-        return target.push(payload, end, failure).doFinally(signal -> touch());
+        return target.push(payload, end, failure, seq).doFinally(signal -> touch());
     }
 
     private synchronized void touch() {
@@ -139,7 +167,7 @@ final class ServerStream implements CoreSubscriber<Object> {
             if (finished) {
                 return;
             }
-            boolean busy = waiting != null || (upload != null && upload.holdingPush());
+            boolean busy = !waiting.isEmpty() || !early.isEmpty() || (upload != null && upload.holdingPush());
             remainingNs = busy ? idleTimeoutNs : lastActivityNs + idleTimeoutNs - owner.clock().nanoTime();
         }
         if (remainingNs > 0) {
@@ -151,50 +179,74 @@ final class ServerStream implements CoreSubscriber<Object> {
 
     /**
      * Answers one batch RPC asking for {@code count} more items: 1..count items (fewer only at the
-     * end), the end, or the error.
+     * end, or when the batch is full by bytes or its linger passed), the end, or the error. The
+     * batch requests are answered in the order of their numbers.
+     *
+     * @param seq the request's number ({@link RpcMetadata#STREAM_SEQ}); -1 for the next in order
+     *     (an open, or a client that keeps one in flight)
      */
-    Mono<RpcEnvelope.Response> fetch(int count) {
+    Mono<RpcEnvelope.Response> fetch(int count, long seq) {
         return Mono.create(sink -> {
             Subscription toRequest = null;
             long request = 0;
-            Batch batch;
+            List<Batch> batches = List.of();
+            HomaException violation = null;
+            Waiting entry = new Waiting(sink, count);
             synchronized (this) {
-                if (waiting != null) {
-                    sink.error(new HomaException(HomaStatus.FAILED_PRECONDITION,
-                            "stream " + id + " of " + name() + " is already fetching a batch"));
-                    return;
-                }
                 if (finished) {
                     sink.error(new HomaException(HomaStatus.NOT_FOUND, "stream " + id + " of " + name() + " ended"));
                     return;
                 }
-                lastActivityNs = owner.clock().nanoTime();
-                waiting = sink;
-                waitingCount = count;
-                long need = count - buffer.size() - outstanding;
-                if (need > 0 && !terminated) {
-                    outstanding += need;
-                    if (upstream == null) {
-                        pendingRequest += need;
-                    } else {
-                        toRequest = upstream;
-                        request = need;
+                long number = seq < 0 ? nextSeq : seq;
+                if (number < nextSeq || early.containsKey(number)) {
+                    violation = new HomaException(HomaStatus.INVALID_ARGUMENT, "stream " + id + " of " + name()
+                            + " got batch request " + number + " twice");
+                } else if (number - nextSeq >= windowBatches) {
+                    violation = new HomaException(HomaStatus.INVALID_ARGUMENT, "stream " + id + " of " + name()
+                            + " got batch request " + number + " beyond its window: it takes " + nextSeq + " to "
+                            + (nextSeq + windowBatches - 1) + " now");
+                } else {
+                    lastActivityNs = owner.clock().nanoTime();
+                    early.put(number, entry);
+                    Waiting next;
+                    while ((next = early.remove(nextSeq)) != null) {
+                        waiting.add(next);
+                        waitingItems += next.count;
+                        nextSeq++;
                     }
+                    long need = waitingItems - buffer.size() - outstanding;
+                    if (need > 0 && !terminated) {
+                        outstanding += need;
+                        if (upstream == null) {
+                            pendingRequest += need;
+                        } else {
+                            toRequest = upstream;
+                            request = need;
+                        }
+                    }
+                    batches = takeBatches(false);
                 }
-                batch = takeBatch(false);
             }
-            sink.onCancel(() -> {
-                synchronized (this) {
-                    if (waiting == sink) {
-                        waiting = null;
-                    }
-                }
-            });
+            if (violation != null) {
+                cancel(violation);
+                sink.error(violation);
+                return;
+            }
+            sink.onCancel(() -> forget(entry));
+            // the ready batches first: the method's Flux may emit (and items be encoded) within request()
+            deliver(batches);
             if (toRequest != null) {
                 toRequest.request(request);
             }
-            deliver(batch);
         });
+    }
+
+    /** A batch request's RPC was cancelled (the transport gave it up): it takes no items. */
+    private synchronized void forget(Waiting entry) {
+        if (waiting.removeIf(w -> w == entry)) {
+            waitingItems -= entry.count;
+        }
+        early.values().removeIf(w -> w == entry);
     }
 
     @Override
@@ -236,24 +288,17 @@ final class ServerStream implements CoreSubscriber<Object> {
             onError(e);
             return;
         }
-        Batch batch;
+        List<Batch> batches;
         synchronized (this) {
             if (terminated || finished) {
                 return;
             }
             outstanding--;
             buffer.add(bytes);
-            batch = takeBatch(false);
-            if (batch == null && waiting != null && lingerTimer == null) {
-                lingerTimer = lingerNs == 0
-                        ? null
-                        : Schedulers.parallel().schedule(this::lingerExpired, lingerNs, TimeUnit.NANOSECONDS);
-                if (lingerNs == 0) {
-                    batch = takeBatch(true);
-                }
-            }
+            bufferBytes += 4 + bytes.length;
+            batches = takeBatches(false);
         }
-        deliver(batch);
+        deliver(batches);
     }
 
     @Override
@@ -267,46 +312,47 @@ final class ServerStream implements CoreSubscriber<Object> {
     }
 
     private void terminate(@Nullable Throwable failure) {
-        Batch batch;
+        List<Batch> batches;
         synchronized (this) {
             if (terminated || finished) {
                 return;
             }
             terminated = true;
             error = failure;
-            batch = takeBatch(false);
+            batches = takeBatches(false);
         }
-        deliver(batch);
+        deliver(batches);
     }
 
     private void lingerExpired() {
-        Batch batch;
+        List<Batch> batches;
         synchronized (this) {
             lingerTimer = null;
-            batch = takeBatch(true);
+            batches = takeBatches(true);
         }
-        deliver(batch);
+        deliver(batches);
     }
 
     /** The deadline passed: cancel the method's Flux and answer DEADLINE_EXCEEDED. */
     private void expire() {
         Subscription subscription;
-        Batch batch;
+        List<Batch> batches;
         synchronized (this) {
             if (terminated || finished) {
                 return;
             }
             subscription = upstream;
             buffer.clear();
+            bufferBytes = 0;
             terminated = true;
             error = new HomaException(HomaStatus.DEADLINE_EXCEEDED, "deadline passed while " + name() + " streamed");
-            batch = takeBatch(false);
+            batches = takeBatches(false);
         }
         if (subscription != null) {
             subscription.cancel();
         }
         failUpload(new HomaException(HomaStatus.DEADLINE_EXCEEDED, "deadline passed while " + name() + " streamed"));
-        deliver(batch);
+        deliver(batches);
     }
 
     private void failUpload(HomaException reason) {
@@ -315,10 +361,10 @@ final class ServerStream implements CoreSubscriber<Object> {
         }
     }
 
-    /** Cancels the method's Flux and answers a waiting batch with {@code reason}. Idempotent. */
+    /** Cancels the method's Flux and answers the waiting batch requests with {@code reason}. Idempotent. */
     void cancel(HomaException reason) {
         Subscription subscription;
-        MonoSink<RpcEnvelope.Response> sink;
+        List<Waiting> answer;
         synchronized (this) {
             if (finished) {
                 return;
@@ -327,8 +373,8 @@ final class ServerStream implements CoreSubscriber<Object> {
             subscription = terminated ? null : upstream;
             terminated = true;
             buffer.clear();
-            sink = waiting;
-            waiting = null;
+            bufferBytes = 0;
+            answer = drainWaiting();
             disposeTimers();
         }
         owner.streamEnded(this);
@@ -336,53 +382,86 @@ final class ServerStream implements CoreSubscriber<Object> {
             subscription.cancel();
         }
         failUpload(reason);
-        if (sink != null) {
-            sink.success(withStreamId(owner.errorResponse(reason, name()), true));
+        for (Waiting w : answer) {
+            w.sink.success(withStreamId(owner.errorResponse(reason, name()), true));
         }
+    }
+
+    /** Under the lock: every batch request taken or early, in order, and none left. */
+    private List<Waiting> drainWaiting() {
+        List<Waiting> all = new ArrayList<>(waiting);
+        all.addAll(early.values());
+        waiting.clear();
+        early.clear();
+        waitingItems = 0;
+        return all;
     }
 
     private void idleExpired() {
         cancel(new HomaException(HomaStatus.CANCELLED, "stream " + id + " of " + name() + " was not fetched in time"));
     }
 
-    /** Under the lock: the batch to answer the waiting RPC with, if it is ready. */
-    private @Nullable Batch takeBatch(boolean lingerExpired) {
-        MonoSink<RpcEnvelope.Response> sink = waiting;
-        if (sink == null || finished) {
-            return null;
-        }
-        boolean ready = terminated || buffer.size() >= waitingCount || (lingerExpired && !buffer.isEmpty());
-        if (!ready) {
-            return null;
-        }
-        List<byte[]> items = new ArrayList<>(Math.min(buffer.size(), waitingCount));
-        long lengthBytes = 0;
-        while (!buffer.isEmpty() && items.size() < waitingCount) {
-            byte[] item = buffer.peek();
-            if (!items.isEmpty() && lengthBytes + 4 + item.length > batchBytes) {
+    /**
+     * Under the lock: the batches to answer now, in order: the first waiting request's if it is
+     * ready (full by count or by bytes, the stream ended, or its linger passed), then the next's,
+     * and so on. The request that takes the end gets it; those after it get an empty end. Arms the
+     * linger of a first request that has items but is not ready.
+     */
+    private List<Batch> takeBatches(boolean lingerExpired) {
+        List<Batch> batches = null;
+        boolean linger = lingerExpired;
+        while (!finished && !waiting.isEmpty()) {
+            Waiting head = waiting.peek();
+            boolean full = buffer.size() >= head.count || (!buffer.isEmpty() && bufferBytes + 4 > batchBytes);
+            boolean ready = terminated || full || (!buffer.isEmpty() && (linger || lingerNs == 0));
+            if (!ready) {
                 break;
             }
-            buffer.poll();
-            items.add(item);
-            lengthBytes += 4 + item.length;
+            waiting.poll();
+            waitingItems -= head.count;
+            List<byte[]> items = new ArrayList<>(Math.min(buffer.size(), head.count));
+            long lengthBytes = 0;
+            while (!buffer.isEmpty() && items.size() < head.count) {
+                byte[] item = buffer.peek();
+                if (!items.isEmpty() && lengthBytes + 4 + item.length > batchBytes) {
+                    break;
+                }
+                buffer.poll();
+                items.add(item);
+                lengthBytes += 4 + item.length;
+            }
+            bufferBytes -= lengthBytes;
+            linger = false;
+            dispose(lingerTimer);
+            lingerTimer = null;
+            lastActivityNs = owner.clock().nanoTime();
+            if (batches == null) {
+                batches = new ArrayList<>(2);
+            }
+            boolean end = terminated && buffer.isEmpty();
+            batches.add(new Batch(head.sink, items, end, end ? error : null));
+            if (end) {
+                finished = true;
+                disposeTimers();
+                for (Waiting after : drainWaiting()) {
+                    batches.add(new Batch(after.sink, List.of(), true, error));
+                }
+            }
         }
-        boolean end = terminated && buffer.isEmpty();
-        waiting = null;
-        dispose(lingerTimer);
-        lingerTimer = null;
-        lastActivityNs = owner.clock().nanoTime();
-        if (end) {
-            finished = true;
-            disposeTimers();
+        if (!finished && !waiting.isEmpty() && !buffer.isEmpty() && lingerTimer == null) {
+            lingerTimer = Schedulers.parallel().schedule(this::lingerExpired, lingerNs, TimeUnit.NANOSECONDS);
         }
-        return new Batch(sink, items, end, end ? error : null);
+        return batches == null ? List.of() : batches;
     }
 
     /** Outside the lock. */
-    private void deliver(@Nullable Batch batch) {
-        if (batch == null) {
-            return;
+    private void deliver(List<Batch> batches) {
+        for (Batch batch : batches) {
+            deliver(batch);
         }
+    }
+
+    private void deliver(Batch batch) {
         RpcEnvelope.Response response;
         if (batch.error == null) {
             response = new RpcEnvelope.Response(HomaStatus.OK, "", Map.of(), FrameCodec.encodeFrames(batch.items));
@@ -420,4 +499,7 @@ final class ServerStream implements CoreSubscriber<Object> {
 
     private record Batch(MonoSink<RpcEnvelope.Response> sink, List<byte[]> items, boolean end,
                          @Nullable Throwable error) {}
+
+    /** A batch request taken or early: its RPC and how many items it asks for. */
+    private record Waiting(MonoSink<RpcEnvelope.Response> sink, int count) {}
 }

@@ -53,7 +53,8 @@ final class ServerStreams {
         @Nullable Object[] arguments = wireArguments;
         if (channel) {
             Type elementType = Objects.requireNonNull(method.requestElementType());
-            upload = new ServerUpload(call.fullMethodName(), elementType, codec);
+            upload = new ServerUpload(call.fullMethodName(), elementType, codec, owner.streamWindowBytes(),
+                    owner.streamBatchBytes());
             arguments = withRequestStream(wireArguments, method.requestStreamIndex(), Flux.from(upload));
         }
         @Nullable Object[] invokeWith = arguments;
@@ -62,7 +63,8 @@ final class ServerStreams {
         do {
             id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
             stream = new ServerStream(owner, id, call, codec, deadlineNs, owner.streamBatchBytes(),
-                    owner.streamBatchLinger().toNanos(), owner.streamIdleTimeout().toNanos(), upload);
+                    owner.streamWindowBytes(), owner.streamBatchLinger().toNanos(), owner.streamIdleTimeout().toNanos(),
+                    upload);
         } while (streams.putIfAbsent(id, stream) != null);
         owner.enter();
         Flux<?> items = Flux.defer(() -> {
@@ -74,18 +76,25 @@ final class ServerStreams {
             items = items.subscribeOn(owner.scheduler());
         }
         stream.start(items);
-        return channel ? Mono.just(stream.openResponse()) : stream.fetch(request);
+        if (channel) {
+            return Mono.just(stream.openResponse());
+        }
+        ServerStream opened = stream;
+        return stream.fetch(request, -1).map(opened::withWindow);
     }
 
     /** A batch RPC asking an open stream for its next items. */
     Mono<RpcEnvelope.Response> next(ServerCall call) {
-        return existing(call).fetch(streamRequest(call));
+        int count = streamRequest(call);
+        long seq = streamSeq(call);
+        return existing(call).fetch(count, seq);
     }
 
     /** A batch RPC carrying the next items of a channel's request stream. */
     Mono<RpcEnvelope.Response> push(ServerCall call, EnvelopeCodec.RequestView envelope) {
+        long seq = streamSeq(call);
         return existing(call).push(ByteBufUtil.getBytes(envelope.payload()),
-                "true".equals(call.metadata().get(RpcMetadata.STREAM_END)), pushFailure(call));
+                "true".equals(call.metadata().get(RpcMetadata.STREAM_END)), pushFailure(call), seq);
     }
 
     /** The client cancelling a stream: answered OK whether or not it was still open. */
@@ -163,6 +172,24 @@ final class ServerStreams {
         }
         throw new HomaException(HomaStatus.INVALID_ARGUMENT, "metadata " + RpcMetadata.STREAM_REQUEST
                 + " must be 1 to " + RpcDispatcher.MAX_STREAM_REQUEST + ", was '" + value + "'");
+    }
+
+    /** The request's {@link RpcMetadata#STREAM_SEQ}, or -1 when it names none (the next in order). */
+    private static long streamSeq(ServerCall call) {
+        String value = call.metadata().get(RpcMetadata.STREAM_SEQ);
+        if (value == null) {
+            return -1;
+        }
+        try {
+            long seq = Long.parseLong(value);
+            if (seq >= 1) {
+                return seq;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new HomaException(HomaStatus.INVALID_ARGUMENT,
+                "metadata " + RpcMetadata.STREAM_SEQ + " must be a positive whole number, was '" + value + "'");
     }
 
     private static long streamId(ServerCall call) {

@@ -5,8 +5,11 @@ import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.internal.rpc.FrameCodec;
 import java.lang.reflect.Type;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
@@ -19,9 +22,13 @@ import reactor.core.publisher.Operators;
  * The server side of a channel's request stream: the {@code Publisher} a method with a
  * {@code Flux} parameter receives. Credit is what the method's subscriber asked for: each push
  * response grants the client the demand not granted yet, so the client never sends more than the
- * method requested, and nothing is buffered here (items are signalled on the thread that handles
- * the push, one push at a time). A push without items while no credit is due is held until the
- * method asks for more, cancels, or the channel ends.
+ * method requested. Several pushes may be in flight: they are handled one at a time in the order
+ * of their numbers ({@link RpcMetadata#STREAM_SEQ}), a push that arrives before one numbered lower
+ * waiting here (within the window) until those before it are handled; so the method gets the
+ * items in the order the client's source emitted them, on the thread that handles the push (or
+ * the one that handled the push before it). Nothing else is buffered. A push without items while
+ * no credit is due is held until the method asks for more, cancels, the channel ends, or a later
+ * push is handled.
  *
  * <p>State is guarded by {@code this}; subscriber signals and sink answers happen outside it.
  */
@@ -32,6 +39,10 @@ final class ServerUpload implements Publisher<Object>, Subscription {
     private final String name;
     private final Type elementType;
     private final PayloadCodec codec;
+    private final long windowBytes;
+    private final int windowPushes;
+    /** Told when a push breaks the window or the order: the whole stream fails. */
+    private Consumer<HomaException> onViolation = violation -> {};
 
     private @Nullable Subscriber<? super Object> subscriber;
     /** Items the subscriber asked for, saturating at {@code Long.MAX_VALUE}. */
@@ -51,11 +62,29 @@ final class ServerUpload implements Publisher<Object>, Subscription {
     private boolean pushing;
     /** A push without items waiting for credit. */
     private @Nullable MonoSink<RpcEnvelope.Response> poll;
+    /** Pushes that arrived and are not handled yet, by number. */
+    private final TreeMap<Long, Pending> queued = new TreeMap<>();
+    /** The payload bytes of {@link #queued}. */
+    private long queuedBytes;
+    /** The number of the next push to handle. */
+    private long nextSeq = 1;
 
-    ServerUpload(String name, Type elementType, PayloadCodec codec) {
+    /**
+     * @param windowBytes the stream window: the most payload bytes of pushes waiting here, unless
+     *     one waits alone
+     * @param batchBytes the stream batch limit, which turns the window into pushes
+     */
+    ServerUpload(String name, Type elementType, PayloadCodec codec, int windowBytes, int batchBytes) {
         this.name = name;
         this.elementType = elementType;
         this.codec = codec;
+        this.windowBytes = windowBytes;
+        this.windowPushes = RpcMetadata.batchesInFlight(windowBytes, batchBytes);
+    }
+
+    /** Sets who is told that a push broke the window or the order (the stream, which then fails). */
+    void onViolation(Consumer<HomaException> listener) {
+        this.onViolation = listener;
     }
 
     @Override
@@ -128,9 +157,9 @@ final class ServerUpload implements Publisher<Object>, Subscription {
         return credit;
     }
 
-    /** Whether a push is waiting here (for credit) or being handled: the client is active. */
+    /** Whether a push is waiting here (for credit or its turn) or being handled: the client is active. */
     synchronized boolean holdingPush() {
-        return poll != null || pushing;
+        return poll != null || pushing || !queued.isEmpty();
     }
 
     /** The answer to the channel's open: the credit due so far (usually 0: the method has not subscribed yet). */
@@ -139,116 +168,174 @@ final class ServerUpload implements Publisher<Object>, Subscription {
     }
 
     /**
-     * Handles one push: signals its items to the method, then the end or failure it carries, and
-     * answers with new credit (at once when the push carried items or ended the stream, else once
-     * credit is due).
+     * Takes one push: handles it once those numbered before it are handled, signalling its items
+     * to the method, then the end or failure it carries, and answers with new credit (at once when
+     * the push carried items or ended the stream, else once credit is due or a later push is
+     * handled).
      *
      * @param payload the items' frames (may be empty)
      * @param end whether the request stream ends after these items
      * @param failure the request stream's failure (with {@code end}), or {@code null}
-     * @throws HomaException FAILED_PRECONDITION for a push while another is in flight, after the
-     *     end, or with more items than granted (the method's {@code Flux} then fails too);
-     *     INVALID_ARGUMENT for an item that does not decode (likewise)
+     * @param seq the push's number ({@link RpcMetadata#STREAM_SEQ}), or -1 for the next in order
+     * @throws HomaException (as the answer) INVALID_ARGUMENT for a push numbered as one taken
+     *     before or beyond the window, or past the window's bytes (the whole stream then fails);
+     *     FAILED_PRECONDITION for a push after the end, or with more items than granted (the
+     *     method's {@code Flux} then fails too); INVALID_ARGUMENT for an item that does not decode
+     *     (likewise)
      */
-    Mono<RpcEnvelope.Response> push(byte[] payload, boolean end, @Nullable HomaRemoteException failure) {
+    Mono<RpcEnvelope.Response> push(byte[] payload, boolean end, @Nullable HomaRemoteException failure, long seq) {
         return Mono.create(sink -> {
-            List<byte[]> frames;
-            List<Object> items;
-            Subscriber<? super Object> target;
-            MonoSink<RpcEnvelope.Response> abandoned;
+            HomaException violation = null;
+            synchronized (this) {
+                long number = seq < 0 ? nextSeq : seq;
+                if (number < nextSeq || queued.containsKey(number)) {
+                    violation = new HomaException(HomaStatus.INVALID_ARGUMENT,
+                            "the request stream of " + name + " got push " + number + " twice");
+                } else if (number - nextSeq >= windowPushes) {
+                    violation = new HomaException(HomaStatus.INVALID_ARGUMENT, "the request stream of " + name
+                            + " got push " + number + " beyond its window: it takes " + nextSeq + " to "
+                            + (nextSeq + windowPushes - 1) + " now");
+                } else if (!queued.isEmpty() && queuedBytes + payload.length > windowBytes) {
+                    violation = new HomaException(HomaStatus.INVALID_ARGUMENT, "the request stream of " + name
+                            + " got push " + number + " beyond its window: " + (queuedBytes + payload.length)
+                            + " bytes waiting, more than the window of " + windowBytes + " bytes");
+                } else {
+                    queued.put(number, new Pending(payload, end, failure, sink));
+                    queuedBytes += payload.length;
+                }
+            }
+            if (violation != null) {
+                // the method's Flux parameter fails with it, then the whole stream
+                fail(violation);
+                onViolation.accept(violation);
+                sink.error(violation);
+                return;
+            }
+            drain();
+        });
+    }
+
+    /** Handles the queued pushes whose turn it is, one at a time, unless another thread is at it. */
+    private void drain() {
+        while (true) {
+            Pending next;
             synchronized (this) {
                 if (pushing) {
-                    sink.error(new HomaException(HomaStatus.FAILED_PRECONDITION,
-                            "a push to the request stream of " + name + " is already in flight"));
                     return;
                 }
-                // A client sends a push while its poll is held only after giving the poll up.
-                abandoned = poll;
-                poll = null;
-                if (terminated) {
-                    sink.error(new HomaException(HomaStatus.FAILED_PRECONDITION,
-                            "the request stream of " + name + " has ended"));
+                next = queued.remove(nextSeq);
+                if (next == null) {
                     return;
                 }
-                if (cancelled) {
-                    sink.success(creditResponse(0, true));
-                    return;
-                }
+                queuedBytes -= next.payload.length;
+                nextSeq++;
                 pushing = true;
-                target = subscriber;
             }
-            if (abandoned != null) {
-                abandoned.success(creditResponse(0, false));
-            }
-            HomaException rejection = null;
-            frames = List.of();
-            items = List.of();
             try {
-                frames = payload.length == 0 ? List.of() : FrameCodec.decodeFrames(payload);
-                synchronized (this) {
-                    long allowed = granted - received;
-                    if (frames.size() > allowed) {
-                        rejection = new HomaException(HomaStatus.FAILED_PRECONDITION, "a push to the request stream of "
-                                + name + " carried " + frames.size() + " items, only " + allowed + " were granted");
-                    } else {
-                        received += frames.size();
-                    }
-                }
-                if (rejection == null) {
-                    items = FrameCodec.decodeItems(frames, codec, elementType, HomaStatus.INVALID_ARGUMENT,
-                            "the request stream of " + name);
-                }
-            } catch (HomaException e) {
-                rejection = e;
-            } catch (RuntimeException e) {
-                rejection = new HomaException(HomaStatus.INVALID_ARGUMENT,
-                        "bad push to the request stream of " + name + ": " + ServerErrors.describe(e), e);
-            }
-            if (rejection != null) {
+                handle(next.payload, next.end, next.failure, next.sink);
+            } finally {
                 synchronized (this) {
                     pushing = false;
                 }
-                fail(rejection);
-                sink.error(rejection);
-                return;
             }
-            if (target != null) {
-                for (Object item : items) {
-                    synchronized (this) {
-                        if (cancelled || terminated) {
-                            break;
-                        }
-                    }
-                    target.onNext(item);
-                }
-            }
-            if (end) {
-                terminate(failure);
-            }
-            long credit;
-            boolean nowCancelled;
-            boolean hold;
+        }
+    }
+
+    /** Handles one push whose turn it is; {@link #pushing} is set. */
+    private void handle(byte[] payload, boolean end, @Nullable HomaRemoteException failure,
+                        MonoSink<RpcEnvelope.Response> sink) {
+        List<byte[]> frames;
+        List<Object> items;
+        Subscriber<? super Object> target;
+        MonoSink<RpcEnvelope.Response> abandoned;
+        synchronized (this) {
+            // A client sends a push while its poll is held only once it has no more to wait for
+            // (the end): the poll is answered now.
+            abandoned = poll;
+            poll = null;
+            target = subscriber;
+        }
+        if (abandoned != null) {
+            abandoned.success(creditResponse(0, false));
+        }
+        boolean ended;
+        boolean refused;
+        synchronized (this) {
+            ended = terminated;
+            refused = cancelled;
+        }
+        if (ended) {
+            sink.error(new HomaException(HomaStatus.FAILED_PRECONDITION, "the request stream of " + name + " has ended"));
+            return;
+        }
+        if (refused) {
+            sink.success(creditResponse(0, true));
+            return;
+        }
+        HomaException rejection = null;
+        frames = List.of();
+        items = List.of();
+        try {
+            frames = payload.length == 0 ? List.of() : FrameCodec.decodeFrames(payload);
             synchronized (this) {
-                pushing = false;
-                credit = takeCredit();
-                nowCancelled = cancelled;
-                hold = credit == 0 && frames.isEmpty() && !end && !cancelled && !terminated;
-                if (hold) {
-                    poll = sink;
+                long allowed = granted - received;
+                if (frames.size() > allowed) {
+                    rejection = new HomaException(HomaStatus.FAILED_PRECONDITION, "a push to the request stream of "
+                            + name + " carried " + frames.size() + " items, only " + allowed + " were granted");
+                } else {
+                    received += frames.size();
                 }
             }
-            if (hold) {
-                sink.onCancel(() -> {
-                    synchronized (this) {
-                        if (poll == sink) {
-                            poll = null;
-                        }
-                    }
-                });
-            } else {
-                sink.success(creditResponse(credit, nowCancelled));
+            if (rejection == null) {
+                items = FrameCodec.decodeItems(frames, codec, elementType, HomaStatus.INVALID_ARGUMENT,
+                        "the request stream of " + name);
             }
-        });
+        } catch (HomaException e) {
+            rejection = e;
+        } catch (RuntimeException e) {
+            rejection = new HomaException(HomaStatus.INVALID_ARGUMENT,
+                    "bad push to the request stream of " + name + ": " + ServerErrors.describe(e), e);
+        }
+        if (rejection != null) {
+            fail(rejection);
+            sink.error(rejection);
+            return;
+        }
+        if (target != null) {
+            for (Object item : items) {
+                synchronized (this) {
+                    if (cancelled || terminated) {
+                        break;
+                    }
+                }
+                target.onNext(item);
+            }
+        }
+        if (end) {
+            terminate(failure);
+        }
+        long credit;
+        boolean nowCancelled;
+        boolean hold;
+        synchronized (this) {
+            credit = takeCredit();
+            nowCancelled = cancelled;
+            hold = credit == 0 && frames.isEmpty() && !end && !cancelled && !terminated;
+            if (hold) {
+                poll = sink;
+            }
+        }
+        if (hold) {
+            sink.onCancel(() -> {
+                synchronized (this) {
+                    if (poll == sink) {
+                        poll = null;
+                    }
+                }
+            });
+        } else {
+            sink.success(creditResponse(credit, nowCancelled));
+        }
     }
 
     /**
@@ -258,13 +345,20 @@ final class ServerUpload implements Publisher<Object>, Subscription {
      */
     void fail(Throwable reason) {
         MonoSink<RpcEnvelope.Response> answer;
+        List<Pending> waiting;
         synchronized (this) {
             answer = poll;
             poll = null;
+            waiting = new ArrayList<>(queued.values());
+            queued.clear();
+            queuedBytes = 0;
         }
         terminate(reason);
         if (answer != null) {
             answer.success(creditResponse(0, true));
+        }
+        for (Pending pending : waiting) {
+            pending.sink.success(creditResponse(0, true));
         }
     }
 
@@ -297,6 +391,10 @@ final class ServerUpload implements Publisher<Object>, Subscription {
             target.onError(failure);
         }
     }
+
+    /** A push that arrived and waits for its turn. */
+    private record Pending(byte[] payload, boolean end, @Nullable HomaRemoteException failure,
+                           MonoSink<RpcEnvelope.Response> sink) {}
 
     private static RpcEnvelope.Response creditResponse(long credit, boolean cancelled) {
         RpcEnvelope.Response response = new RpcEnvelope.Response(HomaStatus.OK, "",

@@ -86,10 +86,12 @@ public final class HomaSettingsMapper {
             throw new InvalidConfigurationPropertyValueException("homa.server.offload-size", offloadSize,
                     "must be between 0B and 64MB");
         }
+        checkStreamWindow("homa.server.stream-window-size", server.getStreamWindowSize());
         peerAddresses(client);
         checkDuration("homa.client.default-timeout", client.getDefaultTimeout(), Duration.ZERO, MAX_TIMEOUT,
                 "between 0 (no deadline) and 1d");
         checkRange("homa.client.stream-batch-size", client.getStreamBatchSize(), 1, 65_536);
+        checkStreamWindow("homa.client.stream-window-size", client.getStreamWindowSize());
         if (!StringUtils.hasText(client.getCodec())) {
             throw new InvalidConfigurationPropertyValueException("homa.client.codec", client.getCodec(),
                     "must name a codec, e.g. json, smile or cbor");
@@ -153,6 +155,12 @@ public final class HomaSettingsMapper {
             return configured;
         }
         return virtualThreads ? callsInService : RpcDispatcher.defaultMaxBlockingCalls(server.getThreads());
+    }
+
+    private static void checkStreamWindow(String name, @Nullable DataSize window) {
+        if (window == null || window.toBytes() < 0 || window.toBytes() > RpcDispatcher.MAX_STREAM_WINDOW_BYTES) {
+            throw new InvalidConfigurationPropertyValueException(name, window, "must be between 0B and 64MB");
+        }
     }
 
     private static void checkRange(String name, int value, int min, int max) {
