@@ -41,6 +41,11 @@ public final class TransportProbes {
         return members(transport).size();
     }
 
+    /** The local port of every socket of the transport (a loop group calls each server from one of them). */
+    public static List<Integer> localPorts(HomaTransport transport) {
+        return members(transport).stream().map(m -> m.localAddress().getPort()).toList();
+    }
+
     /** The event loop the engine is confined to. */
     public static EventLoop eventLoop(HomaTransport transport) {
         return netty(transport).driver().eventLoop();
