@@ -249,6 +249,7 @@ public final class LoadGenerator implements Callable<Integer> {
         Map<SystemKind, String> connectErrors = new EnumMap<>(SystemKind.class);
         List<ScenarioResult> results = new ArrayList<>();
         Map<String, Object> idle = new LinkedHashMap<>();
+        Map<String, Object> s5LoadGeneratorCpu = new LinkedHashMap<>();
         Thread cleanup = new Thread(() -> serverSets.forEach(ServerSet::close));
         Runtime.getRuntime().addShutdownHook(cleanup);
         try {
@@ -399,6 +400,14 @@ public final class LoadGenerator implements Callable<Integer> {
                         results.add(result);
                         progress(summary(result));
                     }
+                    if (s5ClientHosts == 0 && !s5AllToAll) {
+                        // The load generator's own share of every system's client CPU, at each workload's rate.
+                        Map<String, Object> own = runner.s5LoadGenerator(workloadList, s5Rates(s5));
+                        if (!own.isEmpty()) {
+                            s5LoadGeneratorCpu.putAll(own);
+                            progress("S5 load generator alone (a client that answers at once): " + own);
+                        }
+                    }
                 }
             }
         } finally {
@@ -427,6 +436,9 @@ public final class LoadGenerator implements Callable<Integer> {
         Map<String, Object> header = header(plan, placement, cores, settings, serverCount, systemKinds, testbed);
         if (!idle.isEmpty()) {
             header.put("idle_cpu", idle);
+        }
+        if (!s5LoadGeneratorCpu.isEmpty()) {
+            header.put("s5_load_generator_cpu", s5LoadGeneratorCpu);
         }
         Map<String, String> scenarioDescriptions = new LinkedHashMap<>();
         scenarioList.forEach(s -> scenarioDescriptions.put(s.id(), s.description()));
@@ -531,6 +543,24 @@ public final class LoadGenerator implements Callable<Integer> {
         targets.add(ScenarioRunner.self());
         targets.addAll(servers);
         return targets;
+    }
+
+    /**
+     * Each S5 workload's offered rate: the one every system got (--s5-rps, or the link load's), else
+     * the mean of the systems' (each a fraction of its own maximum).
+     */
+    private static Map<String, Double> s5Rates(List<ScenarioRunner.S5Raw> raws) {
+        Map<String, double[]> sums = new LinkedHashMap<>();
+        for (ScenarioRunner.S5Raw raw : raws) {
+            raw.workloads().forEach((name, w) -> {
+                double[] sum = sums.computeIfAbsent(name, k -> new double[2]);
+                sum[0] += w.offeredPerSecond();
+                sum[1]++;
+            });
+        }
+        Map<String, Double> rates = new LinkedHashMap<>();
+        sums.forEach((name, sum) -> rates.put(name, sum[0] / sum[1]));
+        return rates;
     }
 
     /**

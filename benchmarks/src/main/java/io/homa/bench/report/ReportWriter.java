@@ -287,6 +287,18 @@ public final class ReportWriter {
             }
             md.append(" (of one core; /proc counts in clock ticks, 10 ms).\n\n");
         }
+        if (report.header().get("s5_load_generator_cpu") instanceof Map<?, ?> own && !own.isEmpty()) {
+            List<String> parts = new ArrayList<>();
+            own.forEach((workload, figures) -> {
+                if (figures instanceof Map<?, ?> f) {
+                    parts.add(workload.toString().toUpperCase(Locale.ROOT) + " " + num(f.get("cpu_us_per_call_client"))
+                            + " µs at " + num(f.get("rate_per_s")) + "/s");
+                }
+            });
+            md.append("S5's load generator alone (the same Poisson loop to a client that answers every call at once: "
+                    + "arrivals, request bytes, timeouts, recording), per call: ").append(String.join(", ", parts))
+                    .append(". Every system's S5 client figure holds this much.\n\n");
+        }
         boolean withPerf = report.results().stream().anyMatch(r -> Boolean.TRUE.equals(r.metrics().get("cpu_with_perf")));
         if (withPerf) {
             md.append("S4 in one slice (quick mode): its CPU was sampled while perf counted the system calls, which "

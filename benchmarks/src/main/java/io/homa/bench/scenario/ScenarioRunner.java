@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -561,6 +562,57 @@ public final class ScenarioRunner {
         public S5Workload(double maxPerSecond, double offeredPerSecond, OpenLoop.Result result) {
             this(maxPerSecond, offeredPerSecond, result, 0, null);
         }
+    }
+
+    /** The longest window of {@link #s5LoadGenerator}, ms: its cost per call is steady long before. */
+    static final long LOAD_GENERATOR_MAX_MS = 3_000;
+
+    /**
+     * The load generator's own CPU per call in S5: the same Poisson loop, at {@code ratesPerSecond}
+     * of each workload, to a client that answers every call at once with its request (the loop's
+     * arrivals, request bytes, timeouts and recording, and no system), sampled the same way over a
+     * window of S5's length (at most {@value #LOAD_GENERATOR_MAX_MS} ms). Every system's client
+     * figure in S5 holds this much. Per workload: {@code rate_per_s}, {@code window_s} and
+     * {@code cpu_us_per_call_client}; empty when the CPU is not sampled.
+     */
+    public Map<String, Object> s5LoadGenerator(List<Workload> workloads, Map<String, Double> ratesPerSecond) {
+        Map<String, Object> byWorkload = new LinkedHashMap<>();
+        List<CpuSampler.Target> self = List.of(self());
+        EchoClient answersAtOnce = new EchoClient() {
+            @Override
+            public CompletableFuture<byte[]> call(int target, byte[] request) {
+                return CompletableFuture.completedFuture(request); // an echo request's answer has its length
+            }
+
+            @Override
+            public int targets() {
+                return 1;
+            }
+
+            @Override
+            public void close() {}
+        };
+        long seed = 42;
+        for (Workload workload : workloads) {
+            Double rate = ratesPerSecond.get(workload.name());
+            if (rate == null || !(rate > 0)) {
+                continue;
+            }
+            CpuCost cpu = new CpuCost(self);
+            long windowMs = Math.min(LOAD_GENERATOR_MAX_MS, S5Window.measureMs(plan.s5LoadMs(), s5MinCalls, rate));
+            OpenLoop.Result result = new OpenLoop(answersAtOnce, 0, OpenLoop.lengthsOf(workload), rate, S5_MAX_OUTSTANDING,
+                    plan.callTimeoutMs(), seed++).run(plan.scenarioWarmupMs(), windowMs, plan.callTimeoutMs(), cpu::start,
+                    cpu::stop);
+            Map<String, Object> perCall = cpu.perCall(result.recorded());
+            if (perCall.containsKey("cpu_us_per_call_client")) {
+                Map<String, Object> figures = new LinkedHashMap<>();
+                figures.put("rate_per_s", round1(rate));
+                figures.put("window_s", windowMs / 1000.0);
+                figures.put("cpu_us_per_call_client", perCall.get("cpu_us_per_call_client"));
+                byWorkload.put(workload.name(), figures);
+            }
+        }
+        return byWorkload;
     }
 
     /** S5 for one system: unloaded round trips per calibration length, then per workload its maximum and the Poisson load. */

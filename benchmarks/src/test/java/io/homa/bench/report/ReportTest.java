@@ -268,6 +268,11 @@ class ReportTest {
         idle.put("server_cpu_fraction", Map.of("0-homa", 0.0));
         Map<String, Object> header = new LinkedHashMap<>();
         header.put("idle_cpu", idle);
+        Map<String, Object> w3 = new LinkedHashMap<>();
+        w3.put("rate_per_s", 3000.0);
+        w3.put("window_s", 3.0);
+        w3.put("cpu_us_per_call_client", 28.5);
+        header.put("s5_load_generator_cpu", Map.of("w3", w3));
 
         ReportWriter.write(new BenchReport(header, Map.of(), results, List.of(), List.of(), List.of()), dir);
 
@@ -279,7 +284,8 @@ class ReportTest {
                 .contains("| S4 | 1 MiB echo, 4 outstanding (MiB of responses) | MiB | homa-rpc | 600 | 400 | 1,000 | – | – | – |")
                 .contains("| S11 | Poisson at 2x capacity | answered call | homa-rpc | 50.0 | 700 | 750 | 0.50x | 1.25x | 1.14x |")
                 .contains("Idle baseline (after the warm-up, every client connected, no call running, 3.00 s): client"
-                        + " process 0.3%; server-0-homa 0.0%");
+                        + " process 0.3%; server-0-homa 0.0%")
+                .contains("per call: W3 28.5 µs at 3,000/s. Every system's S5 client figure holds this much.");
         Map<String, Object> json = ReportWriter.readJson(dir.resolve(ReportWriter.JSON_FILE));
         assertThat((List<?>) json.get("cpu")).hasSize(9).first().satisfies(row -> assertThat(asMap(row))
                 .containsEntry("system", "homa").containsEntry("clientUs", 10.0).containsEntry("totalVsPeer", 0.5));
