@@ -79,9 +79,10 @@ public final class ServerProcess implements AutoCloseable {
     public static ServerProcess start(List<SystemKind> systems, SystemSettings settings, List<String> hostPrefix,
             Placement placement, List<String> extraJvmOptions, Path log) throws IOException {
         List<String> command = new ArrayList<>(hostPrefix);
-        command.addAll(placement.serverPrefix());
+        command.addAll(placement.serverStartPrefix());
         command.add(javaCommand());
         command.addAll(SERVER_JVM_OPTIONS);
+        command.addAll(placement.serverStartJvmOptions());
         command.addAll(extraJvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
@@ -91,19 +92,10 @@ public final class ServerProcess implements AutoCloseable {
         Process process = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(logFile))
                 .start();
-        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
-            try {
-                BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-                for (String next = reader.readLine(); next != null; next = reader.readLine()) {
-                    if (next.startsWith(ServerMain.PORTS_PREFIX)) {
-                        return next;
-                    }
-                }
-                return null;
-            } catch (IOException e) {
-                return null;
-            }
-        });
+        CompletableFuture<String> line = new CompletableFuture<>();
+        Thread reader = new Thread(() -> line.complete(portsLine(process)), "server-output");
+        reader.setDaemon(true);
+        reader.start();
         String ports;
         try {
             ports = line.get(60, TimeUnit.SECONDS);
@@ -119,12 +111,54 @@ public final class ServerProcess implements AutoCloseable {
             process.destroyForcibly();
             throw new IOException("server process exited before reporting its ports; see " + logFile);
         }
+        pin(process, placement, logFile);
         Map<SystemKind, Integer> parsed = new EnumMap<>(SystemKind.class);
         for (String pair : ports.substring(ServerMain.PORTS_PREFIX.length()).trim().split(" ")) {
             String[] parts = pair.split("=");
             parsed.put(SystemKind.fromId(parts[0]), Integer.parseInt(parts[1]));
         }
         return new ServerProcess(process, parsed, settings);
+    }
+
+    /** The line {@link ServerMain} prints with its ports, or null if its output ends first. */
+    private static String portsLine(Process process) {
+        try {
+            BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            for (String next = reader.readLine(); next != null; next = reader.readLine()) {
+                if (next.startsWith(ServerMain.PORTS_PREFIX)) {
+                    return next;
+                }
+            }
+            return null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Pins every thread of a process that started on the client's CPUs too to the servers' CPUs
+     * ({@link Placement#serverStartPrefix()}); the threads it starts later inherit that.
+     *
+     * @throws IOException (the process stopped) if taskset fails
+     */
+    private static void pin(Process process, Placement placement, File logFile) throws IOException {
+        List<String> command = placement.pinServerCommand(process.pid());
+        if (command.isEmpty()) {
+            return;
+        }
+        try {
+            Process taskset = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (taskset.waitFor(10, TimeUnit.SECONDS) && taskset.exitValue() == 0) {
+                return;
+            }
+            taskset.destroyForcibly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        process.destroyForcibly();
+        throw new IOException("could not pin server process " + process.pid() + " (" + String.join(" ", command)
+                + "); see " + logFile);
     }
 
     /** The {@code java} of this process's JDK, for the processes it spawns. */
