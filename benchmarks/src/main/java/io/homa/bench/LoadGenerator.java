@@ -338,8 +338,6 @@ public final class LoadGenerator implements Callable<Integer> {
                 }
             }
             progress("warm-up done");
-            idle.putAll(idleBaseline(plan, serverSet));
-            progress("idle CPU (every client connected, no calls): " + idle);
             for (Scenario scenario : scenarioList) {
                 List<ScenarioRunner.S5Raw> s5 = new ArrayList<>();
                 // S1-S4: every system's window in slices, the systems taking turns (ScenarioRunner.interleave).
@@ -410,6 +408,9 @@ public final class LoadGenerator implements Callable<Integer> {
                     }
                 }
             }
+            // After every scenario: every client connected and warm, the JIT compilers done with them.
+            idle.putAll(idleBaseline(plan, serverSet));
+            progress("idle CPU (every client connected, no calls): " + idle);
         } finally {
             clients.values().forEach(client -> {
                 try {
@@ -566,7 +567,8 @@ public final class LoadGenerator implements Callable<Integer> {
     /**
      * The CPU the run's processes use when no call runs, every client connected and warm: this
      * process (every system's client in it) and each server process, as fractions of one core
-     * over a window of 0.5 s (quick) or 3 s (full) after the warm-up. The client's bounds what the
+     * over a window of 0.5 s (quick) or 3 s (full) after the last scenario (and a pause of 0.2 s,
+     * full 1 s, for what it left running). The client's bounds what the
      * idle clients of the other systems add to a system's window; a system's own server idles
      * outside its windows.
      */
@@ -577,7 +579,7 @@ public final class LoadGenerator implements Callable<Integer> {
         CpuSampler sampler = new CpuSampler(targets);
         CpuSampler.Usage usage;
         try {
-            Thread.sleep(200); // what the warm-up left in flight
+            Thread.sleep("full".equals(plan.mode()) ? 1_000 : 200); // what the last scenario left running
             sampler.start();
             Thread.sleep("full".equals(plan.mode()) ? 3_000 : 500);
             usage = sampler.stop();

@@ -276,7 +276,7 @@ public final class ReportWriter {
         table(md, List.of("scenario", "figure", "per", "system", "client µs", "server µs", "total µs", "client / rsocket",
                 "server / rsocket", "total / rsocket"), rows);
         if (report.header().get("idle_cpu") instanceof Map<?, ?> idle) {
-            md.append("Idle baseline (after the warm-up, every client connected, no call running, ")
+            md.append("Idle baseline (after the last scenario, every client connected, no call running, ")
                     .append(num(idle.get("window_s"))).append(" s): client process ")
                     .append(idle.get("client_cpu_fraction") instanceof Number f ? percentOfCore(f) : "–");
             if (idle.get("server_cpu_fraction") instanceof Map<?, ?> servers) {

@@ -283,7 +283,7 @@ class ReportTest {
                 .contains("| S1 | 100 B echo, 1 outstanding | call | homa | 10.0 | 15.0 | 25.0 | 0.50x | 0.50x | 0.50x |")
                 .contains("| S4 | 1 MiB echo, 4 outstanding (MiB of responses) | MiB | homa-rpc | 600 | 400 | 1,000 | – | – | – |")
                 .contains("| S11 | Poisson at 2x capacity | answered call | homa-rpc | 50.0 | 700 | 750 | 0.50x | 1.25x | 1.14x |")
-                .contains("Idle baseline (after the warm-up, every client connected, no call running, 3.00 s): client"
+                .contains("Idle baseline (after the last scenario, every client connected, no call running, 3.00 s): client"
                         + " process 0.3%; server-0-homa 0.0%")
                 .contains("per call: W3 28.5 µs at 3,000/s. Every system's S5 client figure holds this much.");
         Map<String, Object> json = ReportWriter.readJson(dir.resolve(ReportWriter.JSON_FILE));

@@ -142,7 +142,8 @@ class InProcessEchoTest {
                 // Both sides are this process: the same CPU per call, over the window's calls.
                 assertThat(s1.number("cpu_us_per_call_client")).isPositive().isEqualTo(s1.number("cpu_us_per_call_server"));
                 assertThat(s1.number("cpu_window_s")).isBetween(TINY.s1MeasureMs() / 1000.0 * 0.9, 10.0);
-                assertThat(s6.number("cpu_us_per_call_client")).isPositive();
+                // A few bursts of 4 calls: possibly under one clock tick (10 ms) of CPU.
+                assertThat(s6.number("cpu_us_per_call_client")).isGreaterThanOrEqualTo(0);
                 assertThat((List<?>) s6.metrics().get("fanouts")).allSatisfy(row ->
                         assertThat(asMap(row)).containsKey("cpu_us_per_call_server"));
             }
