@@ -244,51 +244,60 @@ public final class LoadGenerator implements Callable<Integer> {
                 + ", scenarios " + scenarioList.stream().map(Scenario::id).toList() + "; " + placement.description());
 
         int serverCount = scenarioList.contains(Scenario.S6) ? servers : 1;
-        List<ServerProcess> serverProcesses = new ArrayList<>();
+        List<ServerSet> serverSets = new ArrayList<>(); // one, once started
         Map<SystemKind, EchoClient> clients = new EnumMap<>(SystemKind.class);
         Map<SystemKind, String> connectErrors = new EnumMap<>(SystemKind.class);
         List<ScenarioResult> results = new ArrayList<>();
-        Thread cleanup = new Thread(() -> serverProcesses.forEach(ServerProcess::close));
+        Map<String, Object> idle = new LinkedHashMap<>();
+        Map<String, Object> s5LoadGeneratorCpu = new LinkedHashMap<>();
+        Thread cleanup = new Thread(() -> serverSets.forEach(ServerSet::close));
         Runtime.getRuntime().addShutdownHook(cleanup);
         try {
-            List<Integer> serverHosts = new ArrayList<>(); // the testbed host of each server process (0: loopback)
+            Testbed rackOrNull = testbed;
+            SystemSettings serverSettings = settings;
+            // Each system's first server in a process of its own; S6's further ones shared (ServerSet).
+            ServerSet.Launcher launcher = (systemsServed, index, name) -> {
+                List<String> extra = serverJvmOptions.stream().map(o -> o.replace("{index}", name)).toList();
+                int host = rackOrNull == null ? 0 : rackOrNull.serverHost(index);
+                return ServerProcess.start(systemsServed,
+                        rackOrNull == null ? serverSettings : serverSettings.withBindHost(rackOrNull.address(host)),
+                        rackOrNull == null ? List.of() : rackOrNull.hostPrefix(host), placement, extra,
+                        out.resolve("server-" + name + ".log"));
+            };
+            ServerSet serverSet = ServerSet.start(systemKinds, serverCount, launcher);
+            serverSets.add(serverSet);
+            List<Integer> serverHosts = new ArrayList<>(); // the testbed host of each server index (0: loopback)
             for (int i = 0; i < serverCount; i++) {
-                List<String> extra = serverJvmOptions.stream().map(o -> o.replace("{index}", Integer.toString(serverProcesses.size()))).toList();
-                int host = testbed == null ? 0 : testbed.serverHost(i);
-                serverHosts.add(host);
-                serverProcesses.add(ServerProcess.start(systemKinds,
-                        testbed == null ? settings : settings.withBindHost(testbed.address(host)),
-                        testbed == null ? List.of() : testbed.hostPrefix(host), placement, extra,
-                        out.resolve("server-" + i + ".log")));
+                serverHosts.add(testbed == null ? 0 : testbed.serverHost(i));
             }
             if (s5AllToAll) {
                 // A server on every host: the hosts that have none yet (host 1, the load generator's, at least).
                 for (int host = 1; host <= testbed.hosts(); host++) {
                     if (!serverHosts.contains(host)) {
                         serverHosts.add(host);
-                        serverProcesses.add(ServerProcess.start(systemKinds, settings.withBindHost(testbed.address(host)),
-                                testbed.hostPrefix(host), placement, List.of(),
-                                out.resolve("server-" + serverProcesses.size() + ".log")));
+                        String name = Integer.toString(serverSet.count());
+                        serverSet.addShared(ServerProcess.start(systemKinds, settings.withBindHost(testbed.address(host)),
+                                testbed.hostPrefix(host), placement, List.of(), out.resolve("server-" + name + ".log")));
                     }
                 }
             }
-            progress(serverProcesses.size() + " server process(es) up: pids "
-                    + serverProcesses.stream().map(ServerProcess::pid).toList());
+            progress(serverSet.all().size() + " server process(es) up: pids " + serverSet.pids());
             for (SystemKind system : systemKinds) {
                 try {
                     // S1-S6 call the first serverCount servers (all-to-all's extra ones serve only its agents).
-                    List<java.net.InetSocketAddress> addresses = serverProcesses.subList(0, serverCount).stream()
-                            .map(p -> p.address(system)).toList();
-                    clients.put(system, system.connect(addresses, clientSettings));
+                    clients.put(system, system.connect(serverSet.addresses(system, serverCount), clientSettings));
                 } catch (Exception e) {
                     connectErrors.put(system, "client could not connect: " + e);
                     progress(system.id() + ": " + connectErrors.get(system));
                 }
             }
-            ScenarioRunner runner = new ScenarioRunner(plan, clients, s5Load, s5Rps,
-                    List.of(ProcessHandle.current().pid(), serverProcesses.get(0).pid()));
-            runner.s5MinCalls(s5MinCalls).cpuSampled(cpuTargets(serverProcesses))
-                    .overloadServer(List.of(new CpuSampler.Target("server", serverProcesses.get(0).pid())));
+            int s5Servers = s5AllToAll ? serverSet.count() : 1;
+            ScenarioRunner runner = new ScenarioRunner(plan, clients, s5Load, s5Rps);
+            runner.s5MinCalls(s5MinCalls)
+                    .syscallPids(system -> List.of(ProcessHandle.current().pid(), serverSet.process(system, 0).pid()))
+                    .cpuServers(system -> serverSet.cpuTargets(system, serverCount))
+                    .cpuSampledBySystem(system -> cpuTargets(serverSet.cpuTargets(system, s5Servers)))
+                    .overloadServer(system -> serverSet.cpuTargets(system, 1));
             if (testbed != null) {
                 runner.networkCounters(testbed::classCounters);
             }
@@ -303,12 +312,10 @@ public final class LoadGenerator implements Callable<Integer> {
                         clientHosts.add(host);
                     }
                 }
-                int calledServers = s5AllToAll ? serverProcesses.size() : 1;
+                int calledServers = s5AllToAll ? serverSet.count() : 1;
                 double rateFactor = s5AllToAll ? rack.hosts() / 2.0 : 1;
-                List<ServerProcess> processes = List.copyOf(serverProcesses);
                 List<Integer> hosts = List.copyOf(serverHosts);
                 RunPlan agentPlan = plan;
-                SystemSettings serverSettings = settings;
                 runner.s5RemoteLoad(rateFactor, (system, workload, rate, measureMs, seed, cpuSampled) -> AgentProcess.run(
                         rack, clientHosts, placement, system, serverSettings.withHomaDiagnostics(busyPollNs,
                                 homaTimetrace ? TimetraceReport.agentsDir(traceDir, system.id(), workload).toString() : ""),
@@ -316,7 +323,7 @@ public final class LoadGenerator implements Callable<Integer> {
                             List<java.net.InetSocketAddress> servers = new ArrayList<>();
                             for (int i = 0; i < calledServers; i++) {
                                 if (hosts.get(i) != host) {
-                                    servers.add(processes.get(i).address(system));
+                                    servers.add(serverSet.address(system, i));
                                 }
                             }
                             return servers;
@@ -391,8 +398,19 @@ public final class LoadGenerator implements Callable<Integer> {
                         results.add(result);
                         progress(summary(result));
                     }
+                    if (s5ClientHosts == 0 && !s5AllToAll) {
+                        // The load generator's own share of every system's client CPU, at each workload's rate.
+                        Map<String, Object> own = runner.s5LoadGenerator(workloadList, s5Rates(s5));
+                        if (!own.isEmpty()) {
+                            s5LoadGeneratorCpu.putAll(own);
+                            progress("S5 load generator alone (a client that answers at once): " + own);
+                        }
+                    }
                 }
             }
+            // After every scenario: every client connected and warm, the JIT compilers done with them.
+            idle.putAll(idleBaseline(plan, serverSet));
+            progress("idle CPU (every client connected, no calls): " + idle);
         } finally {
             clients.values().forEach(client -> {
                 try {
@@ -401,7 +419,7 @@ public final class LoadGenerator implements Callable<Integer> {
                     // best effort
                 }
             });
-            serverProcesses.forEach(ServerProcess::close);
+            serverSets.forEach(ServerSet::close);
             Runtime.getRuntime().removeShutdownHook(cleanup);
         }
         if (homaTimetrace) {
@@ -417,6 +435,12 @@ public final class LoadGenerator implements Callable<Integer> {
             progress("charts could not be written: " + e);
         }
         Map<String, Object> header = header(plan, placement, cores, settings, serverCount, systemKinds, testbed);
+        if (!idle.isEmpty()) {
+            header.put("idle_cpu", idle);
+        }
+        if (!s5LoadGeneratorCpu.isEmpty()) {
+            header.put("s5_load_generator_cpu", s5LoadGeneratorCpu);
+        }
         Map<String, String> scenarioDescriptions = new LinkedHashMap<>();
         scenarioList.forEach(s -> scenarioDescriptions.put(s.id(), s.description()));
         BenchReport report = new BenchReport(header, scenarioDescriptions, results,
@@ -459,9 +483,9 @@ public final class LoadGenerator implements Callable<Integer> {
     private static final int S11_SCALING_CLIENTS = 8;
 
     /**
-     * S11's scaling variant: a server process of its own, not pinned to a core (whatever the
-     * placement of the others), clients of every system connected to it, each system measured in
-     * turn ({@link io.homa.bench.scenario.OverloadScenario#scaling}); the process stops afterwards.
+     * S11's scaling variant: for each system in turn, a server process of its own, not pinned to a
+     * core (whatever the placement of the others), the system's clients connected to it
+     * ({@link io.homa.bench.scenario.OverloadScenario#scaling}); the process stops afterwards.
      */
     private Map<SystemKind, ScenarioResult> s11Scaling(RunPlan plan, Placement placement, int cores,
             List<SystemKind> systemKinds, SystemSettings settings, SystemSettings clientSettings,
@@ -479,12 +503,12 @@ public final class LoadGenerator implements Callable<Integer> {
                 : placement;
         io.homa.bench.scenario.OverloadScenario overload = new io.homa.bench.scenario.OverloadScenario(
                 io.homa.bench.scenario.OverloadScenario.Plan.of(plan.mode()), plan.callTimeoutMs(), List.of());
-        try (ServerProcess server = ServerProcess.start(measured, settings, List.of(), unpinned, List.of(),
-                out.resolve("server-s11-scaling.log"))) {
-            progress("S11 scaling: unpinned server process up: pid " + server.pid());
-            List<CpuSampler.Target> sampled = List.of(new CpuSampler.Target("client", ProcessHandle.current().pid()),
-                    new CpuSampler.Target("server", server.pid()));
-            for (SystemKind system : measured) {
+        // Each system's server in a process of its own, up only while that system is measured.
+        for (SystemKind system : measured) {
+            try (ServerProcess server = ServerProcess.start(List.of(system), settings, List.of(), unpinned, List.of(),
+                    out.resolve("server-s11-scaling-" + system.id() + ".log"))) {
+                progress("S11 scaling: unpinned server process of " + system.id() + " up: pid " + server.pid());
+                List<CpuSampler.Target> sampled = List.of(ScenarioRunner.self(), new CpuSampler.Target("server", server.pid()));
                 List<EchoClient> clients = new ArrayList<>();
                 try {
                     for (int i = 0; i < S11_SCALING_CLIENTS; i++) {
@@ -502,9 +526,7 @@ public final class LoadGenerator implements Callable<Integer> {
                         }
                     }
                 }
-            }
-        } catch (IOException e) {
-            for (SystemKind system : measured) {
+            } catch (IOException e) {
                 results.put(system, ScenarioResult.failed(Scenario.S11_SCALING.id(), system.id(),
                         "unpinned server process did not start: " + e.getMessage()));
             }
@@ -513,14 +535,74 @@ public final class LoadGenerator implements Callable<Integer> {
     }
 
     /**
-     * The processes whose CPU use S5 samples: this one (the client) and every server process (the
-     * JVM's pid: {@code ip netns exec} and {@code taskset} exec the command that follows them).
+     * The processes whose CPU use S5 samples for a system: this one (the client) and the system's
+     * servers S5 loads (the JVM's pid: {@code ip netns exec} and {@code taskset} exec the command
+     * that follows them).
      */
-    private static List<CpuSampler.Target> cpuTargets(List<ServerProcess> serverProcesses) {
+    private static List<CpuSampler.Target> cpuTargets(List<CpuSampler.Target> servers) {
         List<CpuSampler.Target> targets = new ArrayList<>();
-        targets.add(new CpuSampler.Target("client", ProcessHandle.current().pid()));
-        serverProcesses.forEach(server -> targets.add(new CpuSampler.Target("server", server.pid())));
+        targets.add(ScenarioRunner.self());
+        targets.addAll(servers);
         return targets;
+    }
+
+    /**
+     * Each S5 workload's offered rate: the one every system got (--s5-rps, or the link load's), else
+     * the mean of the systems' (each a fraction of its own maximum).
+     */
+    private static Map<String, Double> s5Rates(List<ScenarioRunner.S5Raw> raws) {
+        Map<String, double[]> sums = new LinkedHashMap<>();
+        for (ScenarioRunner.S5Raw raw : raws) {
+            raw.workloads().forEach((name, w) -> {
+                double[] sum = sums.computeIfAbsent(name, k -> new double[2]);
+                sum[0] += w.offeredPerSecond();
+                sum[1]++;
+            });
+        }
+        Map<String, Double> rates = new LinkedHashMap<>();
+        sums.forEach((name, sum) -> rates.put(name, sum[0] / sum[1]));
+        return rates;
+    }
+
+    /**
+     * The CPU the run's processes use when no call runs, every client connected and warm: this
+     * process (every system's client in it) and each server process, as fractions of one core
+     * over a window of 0.5 s (quick) or 3 s (full) after the last scenario (and a pause of 0.2 s,
+     * full 1 s, for what it left running). The client's bounds what the
+     * idle clients of the other systems add to a system's window; a system's own server idles
+     * outside its windows.
+     */
+    private static Map<String, Object> idleBaseline(RunPlan plan, ServerSet servers) {
+        List<CpuSampler.Target> targets = new ArrayList<>();
+        targets.add(ScenarioRunner.self());
+        servers.pids().forEach((name, pid) -> targets.add(new CpuSampler.Target(name, pid)));
+        CpuSampler sampler = new CpuSampler(targets);
+        CpuSampler.Usage usage;
+        try {
+            Thread.sleep("full".equals(plan.mode()) ? 1_000 : 200); // what the last scenario left running
+            sampler.start();
+            Thread.sleep("full".equals(plan.mode()) ? 3_000 : 500);
+            usage = sampler.stop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            usage = null;
+        }
+        Map<String, Object> idle = new LinkedHashMap<>();
+        if (usage == null) {
+            return idle;
+        }
+        idle.put("window_s", Math.round(usage.windowSeconds() * 1000) / 1000.0);
+        Map<String, Object> servers0 = new LinkedHashMap<>();
+        for (CpuSampler.ProcessUsage process : usage.processes()) {
+            Object value = process.missing() ? "missing" : Math.round(process.cpuFraction() * 10_000) / 10_000.0;
+            if (process.role().equals("client")) {
+                idle.put("client_cpu_fraction", value);
+            } else {
+                servers0.put(process.role(), value);
+            }
+        }
+        idle.put("server_cpu_fraction", servers0);
+        return idle;
     }
 
     private static ScenarioResult run(Scenario scenario, SystemKind system, Supplier<ScenarioResult> body) {
@@ -612,8 +694,10 @@ public final class LoadGenerator implements Callable<Integer> {
             s.put("S5 clients", "all-to-all: every host at once (one load process each, half the single-client rate),"
                     + " each call to a server on one of the other hosts, drawn uniformly; calibration and maximum from host 1");
         }
-        s.put("server processes", serverCount + " (S1-S5 use the first; S6 fans out over all)");
-        List<String> serverOptions = new ArrayList<>(ServerProcess.JVM_OPTIONS);
+        s.put("server processes", "each system's first server in a process of its own (S1-S5, S10, S11 call it)"
+                + (serverCount > 1 ? "; " + (serverCount - 1) + " more shared by every system, which S6 fans out to with"
+                        + " the first (" + serverCount + " servers per system)" : ""));
+        List<String> serverOptions = new ArrayList<>(ServerProcess.SERVER_JVM_OPTIONS);
         serverOptions.addAll(serverJvmOptions);
         s.put("server JVM options", String.join(" ", serverOptions));
         s.put("client JVM options", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));

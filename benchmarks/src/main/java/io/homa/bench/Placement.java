@@ -53,7 +53,8 @@ public record Placement(boolean pinned, String clientCpus, String serverCpus, St
         }
         return new Placement(true, client, server,
                 "client process pinned to CPU " + client + ", every server process to CPU " + server
-                        + " (taskset), the same for all systems");
+                        + " (taskset; a server starts on both and is pinned once up, sized for one CPU with"
+                        + " -XX:ActiveProcessorCount), the same for all systems");
     }
 
     private static Placement unpinned(String why) {
@@ -82,5 +83,42 @@ public record Placement(boolean pinned, String clientCpus, String serverCpus, St
     /** The command prefix that starts a server process with this placement (empty when unpinned). */
     public List<String> serverPrefix() {
         return pinned ? List.of("taskset", "-c", serverCpus) : List.of();
+    }
+
+    /**
+     * The command prefix and JVM option that start a server process on the client's and the
+     * servers' CPUs together, sized for the servers' ({@code -XX:ActiveProcessorCount}: thread
+     * pools, GC and JIT threads, event loops as if pinned already), to be pinned to the servers' CPUs
+     * by {@link #pinServerCommand} once it is up. Several JVMs starting at once on one core took
+     * three times as long as on two (26 s against 8 s for eight of them), and the client's core is
+     * idle then. Empty when unpinned.
+     */
+    public List<String> serverStartPrefix() {
+        if (!pinned) {
+            return List.of();
+        }
+        return List.of("taskset", "-c", clientCpus + "," + serverCpus);
+    }
+
+    /** The JVM option of {@link #serverStartPrefix()}: the servers' CPU count; empty when unpinned. */
+    public List<String> serverStartJvmOptions() {
+        return pinned ? List.of("-XX:ActiveProcessorCount=" + cpuCount(serverCpus)) : List.of();
+    }
+
+    /** The command that pins every thread of a started server process to the servers' CPUs; empty when unpinned. */
+    public List<String> pinServerCommand(long pid) {
+        return pinned ? List.of("taskset", "-a", "-p", "-c", serverCpus, Long.toString(pid)) : List.of();
+    }
+
+    /** The CPUs in a {@code taskset -c} list such as {@code 1}, {@code 0-3} or {@code 0,2-3}. */
+    static int cpuCount(String list) {
+        java.util.BitSet cpus = new java.util.BitSet();
+        for (String part : list.split(",")) {
+            String[] range = part.trim().split("-");
+            int from = Integer.parseInt(range[0].trim());
+            int to = range.length > 1 ? Integer.parseInt(range[1].trim()) : from;
+            cpus.set(from, to + 1);
+        }
+        return cpus.cardinality();
     }
 }

@@ -25,18 +25,38 @@ import java.util.stream.Collectors;
  * ({@code taskset -c 1}), bound to the host's address, its standard error in a log file.
  */
 public final class ServerProcess implements AutoCloseable {
-    /**
-     * JVM options of every server and load-agent process: the whole heap from the start; a young
-     * generation of half of it (G1 left alone kept a load agent's at 50-70 MB, a young collection
-     * every 3-4 s, each pausing the agent 2-28 ms on its shared core: a pause every second among
-     * three agents, which set the short calls' p99); and no sampled leak records in any system's
-     * Netty (each records a stack trace, one per 128 buffers by default; gRPC's Netty is shaded
-     * under its own property prefix).
-     */
-    public static final List<String> JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g", "-Xmn512m", "-XX:+UseG1GC",
-            "-XX:G1HeapRegionSize=4m", "-XX:+AlwaysPreTouch", "-Dio.netty.leakDetection.level=disabled",
+    /** JVM options of every server and load-agent process besides the heap's size. */
+    private static final List<String> COMMON_JVM_OPTIONS = List.of("-XX:+UseG1GC", "-XX:G1HeapRegionSize=4m",
+            "-XX:+AlwaysPreTouch", "-Dio.netty.leakDetection.level=disabled",
             "-Dio.grpc.netty.shaded.io.netty.leakDetection.level=disabled", "-Djava.awt.headless=true",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+
+    /**
+     * JVM options of every load-agent process: the whole heap from the start; a young generation of
+     * half of it (G1 left alone kept a load agent's at 50-70 MB, a young collection every 3-4 s, each
+     * pausing the agent 2-28 ms on its shared core: a pause every second among three agents, which
+     * set the short calls' p99); and no sampled leak records in any system's Netty (each records a
+     * stack trace, one per 128 buffers by default; gRPC's Netty is shaded under its own property
+     * prefix).
+     */
+    public static final List<String> JVM_OPTIONS = concat(List.of("-Xms1g", "-Xmx1g", "-Xmn512m"), COMMON_JVM_OPTIONS);
+
+    /**
+     * JVM options of every server process: those of {@link #JVM_OPTIONS} with the same young
+     * generation (512 MB: as many young collections as before), but an old generation of 256 MB
+     * instead of 512 MB. Each system has a server process of its own now (plus the shared ones of
+     * S6), so the run holds up to ten of them; with pre-touched 1 GB heaps that came to 14 GB. A
+     * server's heap after a young collection held at most 51 MB in a quick run of S2, S4, S5, S6
+     * and S10 with four systems in one process.
+     */
+    public static final List<String> SERVER_JVM_OPTIONS = concat(List.of("-Xms768m", "-Xmx768m", "-Xmn512m"),
+            COMMON_JVM_OPTIONS);
+
+    private static List<String> concat(List<String> first, List<String> second) {
+        List<String> all = new ArrayList<>(first);
+        all.addAll(second);
+        return List.copyOf(all);
+    }
 
     private final Process process;
     private final Map<SystemKind, Integer> ports;
@@ -53,15 +73,16 @@ public final class ServerProcess implements AutoCloseable {
      *
      * @param settings the server's settings, bound to its host's address
      * @param hostPrefix the command that runs a process on the server's host (empty on loopback)
-     * @param extraJvmOptions added after {@link #JVM_OPTIONS}
+     * @param extraJvmOptions added after {@link #SERVER_JVM_OPTIONS}
      * @throws IOException if the process cannot start, exits, or does not report within 60 s
      */
     public static ServerProcess start(List<SystemKind> systems, SystemSettings settings, List<String> hostPrefix,
             Placement placement, List<String> extraJvmOptions, Path log) throws IOException {
         List<String> command = new ArrayList<>(hostPrefix);
-        command.addAll(placement.serverPrefix());
+        command.addAll(placement.serverStartPrefix());
         command.add(javaCommand());
-        command.addAll(JVM_OPTIONS);
+        command.addAll(SERVER_JVM_OPTIONS);
+        command.addAll(placement.serverStartJvmOptions());
         command.addAll(extraJvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
@@ -71,19 +92,10 @@ public final class ServerProcess implements AutoCloseable {
         Process process = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(logFile))
                 .start();
-        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
-            try {
-                BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-                for (String next = reader.readLine(); next != null; next = reader.readLine()) {
-                    if (next.startsWith(ServerMain.PORTS_PREFIX)) {
-                        return next;
-                    }
-                }
-                return null;
-            } catch (IOException e) {
-                return null;
-            }
-        });
+        CompletableFuture<String> line = new CompletableFuture<>();
+        Thread reader = new Thread(() -> line.complete(portsLine(process)), "server-output");
+        reader.setDaemon(true);
+        reader.start();
         String ports;
         try {
             ports = line.get(60, TimeUnit.SECONDS);
@@ -99,12 +111,54 @@ public final class ServerProcess implements AutoCloseable {
             process.destroyForcibly();
             throw new IOException("server process exited before reporting its ports; see " + logFile);
         }
+        pin(process, placement, logFile);
         Map<SystemKind, Integer> parsed = new EnumMap<>(SystemKind.class);
         for (String pair : ports.substring(ServerMain.PORTS_PREFIX.length()).trim().split(" ")) {
             String[] parts = pair.split("=");
             parsed.put(SystemKind.fromId(parts[0]), Integer.parseInt(parts[1]));
         }
         return new ServerProcess(process, parsed, settings);
+    }
+
+    /** The line {@link ServerMain} prints with its ports, or null if its output ends first. */
+    private static String portsLine(Process process) {
+        try {
+            BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            for (String next = reader.readLine(); next != null; next = reader.readLine()) {
+                if (next.startsWith(ServerMain.PORTS_PREFIX)) {
+                    return next;
+                }
+            }
+            return null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Pins every thread of a process that started on the client's CPUs too to the servers' CPUs
+     * ({@link Placement#serverStartPrefix()}); the threads it starts later inherit that.
+     *
+     * @throws IOException (the process stopped) if taskset fails
+     */
+    private static void pin(Process process, Placement placement, File logFile) throws IOException {
+        List<String> command = placement.pinServerCommand(process.pid());
+        if (command.isEmpty()) {
+            return;
+        }
+        try {
+            Process taskset = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (taskset.waitFor(10, TimeUnit.SECONDS) && taskset.exitValue() == 0) {
+                return;
+            }
+            taskset.destroyForcibly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        process.destroyForcibly();
+        throw new IOException("could not pin server process " + process.pid() + " (" + String.join(" ", command)
+                + "); see " + logFile);
     }
 
     /** The {@code java} of this process's JDK, for the processes it spawns. */

@@ -12,6 +12,13 @@ import java.util.Map;
  * @param ratios the ratio table
  * @param targets the issue's targets, met or not
  * @param charts file names of the PNG charts, relative to the report directory
+ * @param cpu the CPU table: CPU per call (or per MiB) of client and server, and against RSocket
  */
 public record BenchReport(Map<String, Object> header, Map<String, String> scenarios, List<ScenarioResult> results,
-        List<Ratios.Row> ratios, List<Targets.Check> targets, List<String> charts) {}
+        List<Ratios.Row> ratios, List<Targets.Check> targets, List<String> charts, List<CpuTable.Row> cpu) {
+    /** A report whose CPU table is computed from {@code results}. */
+    public BenchReport(Map<String, Object> header, Map<String, String> scenarios, List<ScenarioResult> results,
+            List<Ratios.Row> ratios, List<Targets.Check> targets, List<String> charts) {
+        this(header, scenarios, results, ratios, targets, charts, CpuTable.rows(results));
+    }
+}

@@ -167,6 +167,8 @@ public final class ReportWriter {
         }
         table(md, List.of("target", "measured", "result", "gap"), targetRows);
 
+        markdownCpu(report, md);
+
         md.append("## S1 unloaded 100 B echo\n\n");
         List<String> s1 = List.of("p50_us", "p90_us", "p99_us", "p99.9_us", "max_us", "rpcs_per_s", "failures");
         table(md, List.of("system", "p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs", "RPCs/s", "failures"),
@@ -248,6 +250,65 @@ public final class ReportWriter {
             md.append('\n');
         }
         return md.toString();
+    }
+
+    /** The CPU table, with how it was measured and the idle baseline, when any figure has CPU. */
+    static void markdownCpu(BenchReport report, StringBuilder md) {
+        if (report.cpu() == null || report.cpu().isEmpty()) {
+            return;
+        }
+        md.append("## CPU per call\n\n");
+        md.append("CPU time (user + system, every thread: handlers, event loops, GC, JIT compiler) of the client process "
+                + "and of the system's server process, from /proc at the start and the end of each measured window only "
+                + "(not warm-ups, not S5's maximum-rate search, not S11's capacity search), in µs per call completed in "
+                + "the windows (S2: the short and the 1 MiB calls; S5: calls recorded; S11: calls answered within the "
+                + "window), per MiB of payload carried one way for S4 (its responses) and S10's 64 KiB streams, per item "
+                + "for S10's 100 B server stream, per exchange for its ping-pong. Server: the system's own server "
+                + "process; S6 adds the shared servers it fans out to. Client: the load generator's process, which "
+                + "holds every system's client (the others idle meanwhile; see the idle baseline). Ratios: the system's "
+                + "figure / RSocket's, below 1 is less CPU than RSocket.\n\n");
+        List<List<String>> rows = new ArrayList<>();
+        for (CpuTable.Row row : report.cpu()) {
+            rows.add(List.of(row.scenario().toUpperCase(Locale.ROOT), row.figure(), row.per(), row.system(),
+                    num(row.clientUs()), num(row.serverUs()), num(row.totalUs()), ratio(row.clientVsPeer()),
+                    ratio(row.serverVsPeer()), ratio(row.totalVsPeer())));
+        }
+        table(md, List.of("scenario", "figure", "per", "system", "client µs", "server µs", "total µs", "client / rsocket",
+                "server / rsocket", "total / rsocket"), rows);
+        if (report.header().get("idle_cpu") instanceof Map<?, ?> idle) {
+            md.append("Idle baseline (after the last scenario, every client connected, no call running, ")
+                    .append(num(idle.get("window_s"))).append(" s): client process ")
+                    .append(idle.get("client_cpu_fraction") instanceof Number f ? percentOfCore(f) : "–");
+            if (idle.get("server_cpu_fraction") instanceof Map<?, ?> servers) {
+                List<String> parts = new ArrayList<>();
+                servers.forEach((name, f) -> parts.add("server-" + name + " "
+                        + (f instanceof Number n ? percentOfCore(n) : String.valueOf(f))));
+                md.append("; ").append(String.join(", ", parts));
+            }
+            md.append(" (of one core; /proc counts in clock ticks, 10 ms).\n\n");
+        }
+        if (report.header().get("s5_load_generator_cpu") instanceof Map<?, ?> own && !own.isEmpty()) {
+            List<String> parts = new ArrayList<>();
+            own.forEach((workload, figures) -> {
+                if (figures instanceof Map<?, ?> f) {
+                    parts.add(workload.toString().toUpperCase(Locale.ROOT) + " " + num(f.get("cpu_us_per_call_client"))
+                            + " µs at " + num(f.get("rate_per_s")) + "/s");
+                }
+            });
+            md.append("S5's load generator alone (the same Poisson loop to a client that answers every call at once: "
+                    + "arrivals, request bytes, timeouts, recording), per call: ").append(String.join(", ", parts))
+                    .append(". Every system's S5 client figure holds this much.\n\n");
+        }
+        boolean withPerf = report.results().stream().anyMatch(r -> Boolean.TRUE.equals(r.metrics().get("cpu_with_perf")));
+        if (withPerf) {
+            md.append("S4 in one slice (quick mode): its CPU was sampled while perf counted the system calls, which "
+                    + "costs the watched processes time on each system call and context switch.\n\n");
+        }
+    }
+
+    /** A fraction of one core as a percentage to 0.1%. */
+    static String percentOfCore(Number fraction) {
+        return String.format(Locale.ROOT, "%.1f%%", fraction.doubleValue() * 100);
     }
 
     private static void markdownS5(BenchReport report, StringBuilder md) {

@@ -2,6 +2,8 @@ package io.homa.bench.scenario;
 
 import static io.homa.bench.scenario.ScenarioRunner.INCAST_RESPONSE_BYTES;
 
+import io.homa.bench.cpu.CpuCost;
+import io.homa.bench.cpu.CpuSampler;
 import io.homa.bench.report.ScenarioResult;
 import io.homa.bench.systems.EchoClient;
 import io.homa.bench.systems.EchoProtocol;
@@ -28,15 +30,20 @@ import org.HdrHistogram.Histogram;
 final class IncastScenario {
     private final RunPlan plan;
     private final Supplier<Map<Integer, long[]>> networkCounters;
+    private final List<CpuSampler.Target> cpuSampled;
 
     /**
      * @param networkCounters the network's packet counters per priority class ({sent, dropped}),
      *     read before and after each N (see {@link ScenarioRunner#networkCounters})
+     * @param cpuSampled the client and every server the bursts go to, whose CPU time over each N's
+     *     measured bursts gives its CPU per call; empty: none
      */
-    IncastScenario(RunPlan plan, Supplier<Map<Integer, long[]>> networkCounters) {
+    IncastScenario(RunPlan plan, Supplier<Map<Integer, long[]>> networkCounters, List<CpuSampler.Target> cpuSampled) {
         this.plan = plan;
         this.networkCounters = networkCounters;
+        this.cpuSampled = List.copyOf(cpuSampled);
     }
+
 
     /** One S6 burst: when its last call ended, how many failed, the first failure. */
     private record Burst(double completionMs, int failed, String firstError) {}
@@ -94,11 +101,17 @@ final class IncastScenario {
         List<Map<String, Object>> rows = new ArrayList<>();
         long totalOk = 0;
         String firstError = null;
+        // CPU over each N's measured bursts, from before its first to after the pause that follows
+        // its last (what a burst leaves to do, acknowledgements and clean-up, is done by then).
+        CpuCost allCpu = new CpuCost(cpuSampled);
         for (int fanout : plan.s6Fanouts()) {
             Map<Integer, long[]> networkBefore = networkCounters.get();
             double[] completionMs = new double[plan.s6Repetitions()];
             Histogram perCall = LatencyStats.newHistogram();
             long failures = 0;
+            long okBefore = totalOk;
+            CpuCost cpu = new CpuCost(cpuSampled);
+            cpu.start();
             for (int rep = 0; rep < plan.s6Repetitions(); rep++) {
                 Burst burst = burst(client, request, fanout, perCall);
                 completionMs[rep] = burst.completionMs();
@@ -109,6 +122,7 @@ final class IncastScenario {
                 }
                 ClosedLoop.sleepMs(50);
             }
+            allCpu.add(cpu.stop());
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("n", fanout);
             row.put("repetitions", plan.s6Repetitions());
@@ -120,6 +134,7 @@ final class IncastScenario {
                 row.put("call_p50_us", LatencyStats.us(perCall.getValueAtPercentile(50)));
                 row.put("call_p99_us", LatencyStats.us(perCall.getValueAtPercentile(99)));
             }
+            row.putAll(cpu.perCall(totalOk - okBefore));
             Map<Integer, long[]> networkAfter = networkCounters.get();
             if (!networkBefore.isEmpty() && !networkAfter.isEmpty()) {
                 long dropped = 0;
@@ -142,6 +157,8 @@ final class IncastScenario {
         metrics.put("completion_ms_at_max_n", last.get("completion_median_ms"));
         metrics.put("failures_at_max_n", last.get("failures"));
         metrics.put("failures", rows.stream().mapToLong(row -> (Long) row.get("failures")).sum());
+        // Every N together, per call answered: the client and every server the bursts went to.
+        metrics.putAll(allCpu.perCall(totalOk));
         if (last.containsKey("network_dropped_packets")) {
             metrics.put("network_dropped_packets_at_max_n", last.get("network_dropped_packets"));
             metrics.put("network_dropped_packets", rows.stream()

@@ -1,5 +1,6 @@
 package io.homa.bench.scenario;
 
+import io.homa.bench.cpu.CpuCost;
 import io.homa.bench.cpu.CpuSampler;
 import io.homa.bench.report.ScenarioResult;
 import io.homa.bench.systems.EchoClient;
@@ -86,15 +87,26 @@ public final class OverloadScenario {
     private final Plan plan;
     private final long drainMs;
     private final List<CpuSampler.Target> server;
+    private final List<CpuSampler.Target> cpuSampled;
 
     /**
      * @param server the server process S11 loads, watched until it is idle before each rate;
      *     empty: a fixed pause instead
      */
     public OverloadScenario(Plan plan, long drainMs, List<CpuSampler.Target> server) {
+        this(plan, drainMs, server, List.of());
+    }
+
+    /**
+     * @param cpuSampled the client and the server, whose CPU time over each rate's window gives its
+     *     CPU per answered call ({@code cpu_us_per_call_client}, {@code cpu_us_per_call_server});
+     *     empty: none
+     */
+    public OverloadScenario(Plan plan, long drainMs, List<CpuSampler.Target> server, List<CpuSampler.Target> cpuSampled) {
         this.plan = plan;
         this.drainMs = drainMs;
         this.server = List.copyOf(server);
+        this.cpuSampled = List.copyOf(cpuSampled);
     }
 
     private static Map<String, Double> rates() {
@@ -163,10 +175,13 @@ public final class OverloadScenario {
         for (Map.Entry<String, Double> rate : RATES.entrySet()) {
             long settledMs = settle();
             double target = capacity * rate.getValue();
+            CpuCost cpu = new CpuCost(cpuSampled);
             OpenLoop.Result result = openLoop(client, request, target, seed++)
-                    .run(plan.rateWarmupMs(), plan.rateMs(), plan.deadlineMs() + drainMs);
+                    .run(plan.rateWarmupMs(), plan.rateMs(), plan.deadlineMs() + drainMs, cpu::start, cpu::stop);
             Map<String, Object> figures = rateMetrics(result, target, capacity);
             figures.put("settle_ms", settledMs);
+            // Per call answered within the window: what the CPU of the window bought.
+            figures.putAll(cpu.perCall(result.answeredInWindow()));
             rates.put(rate.getKey(), figures);
             if (result.firstError() != null && note.isEmpty()) {
                 note.append("first failed call (").append(rate.getKey()).append("): ").append(result.firstError());
@@ -302,6 +317,9 @@ public final class OverloadScenario {
             m.put("failures", failed);
             if (sampler.usage() != null) {
                 m.put("cpu", sampler.usage().toMetrics());
+                CpuCost cost = new CpuCost(List.of());
+                cost.add(sampler.usage());
+                m.putAll(cost.perCall(completed));
             }
             metrics.put(inline ? "loop" : "scheduler", m);
             any |= completed > 0;

@@ -1,5 +1,6 @@
 package io.homa.bench.scenario;
 
+import io.homa.bench.cpu.CpuCost;
 import io.homa.bench.report.ScenarioResult;
 import io.homa.bench.scenario.ScenarioRunner.S5Raw;
 import io.homa.bench.scenario.ScenarioRunner.S5Workload;
@@ -115,6 +116,11 @@ public final class S5Slowdowns {
         }
         if (w.cpu() != null) {
             m.put("cpu", w.cpu().toMetrics());
+            // Per call recorded (issued in the window and answered): the client side (the load
+            // agents where they made the load) and the servers, over the window.
+            CpuCost cost = new CpuCost(List.of());
+            cost.add(w.cpu());
+            m.putAll(cost.perCall(r.recorded()));
         }
         int n = r.recorded();
         if (n == 0) {

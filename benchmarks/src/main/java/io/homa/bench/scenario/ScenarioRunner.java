@@ -1,5 +1,6 @@
 package io.homa.bench.scenario;
 
+import io.homa.bench.cpu.CpuCost;
 import io.homa.bench.cpu.CpuSampler;
 import io.homa.bench.report.ScenarioResult;
 import io.homa.bench.systems.EchoClient;
@@ -10,8 +11,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -32,7 +35,7 @@ public final class ScenarioRunner {
     private final Map<SystemKind, EchoClient> clients;
     private final double s5LoadFraction;
     private final Map<String, Double> s5RatesPerSecond;
-    private final List<Long> countedPids;
+    private Function<SystemKind, List<Long>> countedPids;
 
     /**
      * @param s5LoadFraction the Poisson rate in S5 as a fraction of the system's measured maximum, (0, 1]
@@ -70,7 +73,14 @@ public final class ScenarioRunner {
         this.clients = clients;
         this.s5LoadFraction = s5LoadFraction;
         this.s5RatesPerSecond = Map.copyOf(s5RatesPerSecond);
-        this.countedPids = List.copyOf(countedPids);
+        List<Long> pids = List.copyOf(countedPids);
+        this.countedPids = system -> pids;
+    }
+
+    /** The processes whose system calls S4 counts for each system (its client's and its server's); empty for none. */
+    public ScenarioRunner syscallPids(Function<SystemKind, List<Long>> pids) {
+        this.countedPids = pids;
+        return this;
     }
 
     /**
@@ -146,26 +156,62 @@ public final class ScenarioRunner {
         return this;
     }
 
-    private List<CpuSampler.Target> cpuSampled = List.of();
+    private Function<SystemKind, List<CpuSampler.Target>> cpuSampled = system -> List.of();
 
     /** Processes whose CPU use (and every core's) S5 samples over each workload's window; empty (the default): none. */
     public ScenarioRunner cpuSampled(List<CpuSampler.Target> targets) {
-        this.cpuSampled = List.copyOf(targets);
+        List<CpuSampler.Target> copy = List.copyOf(targets);
+        return cpuSampledBySystem(system -> copy);
+    }
+
+    /** As {@link #cpuSampled(List)}, the processes by system (the client and the servers S5 loads). */
+    public ScenarioRunner cpuSampledBySystem(Function<SystemKind, List<CpuSampler.Target>> targets) {
+        this.cpuSampled = targets;
         return this;
     }
 
-    private List<CpuSampler.Target> overloadServer = List.of();
+    private Function<SystemKind, List<CpuSampler.Target>> cpuServers = system -> List.of();
 
-    /** The server process S11 loads, which it waits to go idle before each rate; empty (the default): a fixed pause. */
-    public ScenarioRunner overloadServer(List<CpuSampler.Target> server) {
-        this.overloadServer = List.copyOf(server);
+    /**
+     * Each system's server processes by index, role {@code server} (index 0 the one S1-S4, S10 and
+     * S11 call; S6 calls them all): each measured window's CPU time of this process (the client)
+     * and of those servers gives the scenario's CPU per call or per MiB ({@link CpuCost}). None (the
+     * default): no CPU figures.
+     */
+    public ScenarioRunner cpuServers(Function<SystemKind, List<CpuSampler.Target>> servers) {
+        this.cpuServers = servers;
+        return this;
+    }
+
+    /** This process as the client side of a CPU sample. */
+    public static CpuSampler.Target self() {
+        return new CpuSampler.Target("client", ProcessHandle.current().pid());
+    }
+
+    /** What a window of {@code system} samples: this process and its first {@code servers} servers; empty without servers. */
+    List<CpuSampler.Target> cpuTargets(SystemKind system, int servers) {
+        List<CpuSampler.Target> known = cpuServers.apply(system);
+        if (known.isEmpty()) {
+            return List.of();
+        }
+        List<CpuSampler.Target> targets = new ArrayList<>();
+        targets.add(self());
+        targets.addAll(known.subList(0, Math.min(servers, known.size())));
+        return targets;
+    }
+
+    private Function<SystemKind, List<CpuSampler.Target>> overloadServer = system -> List.of();
+
+    /** The server process S11 loads, by system, which it waits to go idle before each rate; empty (the default): a fixed pause. */
+    public ScenarioRunner overloadServer(Function<SystemKind, List<CpuSampler.Target>> server) {
+        this.overloadServer = server;
         return this;
     }
 
     /** S11, overload, for one system; see {@link OverloadScenario}. */
     public ScenarioResult s11(SystemKind system) {
-        return new OverloadScenario(OverloadScenario.Plan.of(plan.mode()), plan.callTimeoutMs(), overloadServer)
-                .run(system, client(system));
+        return new OverloadScenario(OverloadScenario.Plan.of(plan.mode()), plan.callTimeoutMs(), overloadServer.apply(system),
+                cpuTargets(system, 1)).run(system, client(system));
     }
 
     /**
@@ -183,7 +229,8 @@ public final class ScenarioRunner {
                 streams.put(system, s);
             }
         }
-        Map<SystemKind, ScenarioResult> measured = new StreamingScenario(StreamingScenario.Plan.of(plan.mode())).run(streams);
+        Map<SystemKind, ScenarioResult> measured = new StreamingScenario(StreamingScenario.Plan.of(plan.mode()),
+                system -> cpuTargets(system, 1)).run(streams);
         for (SystemKind system : systems) {
             ScenarioResult result = measured.get(system);
             if (result != null) {
@@ -342,6 +389,15 @@ public final class ScenarioRunner {
         private long sends;
         private long receives;
         private long countedBytes;
+        /** CPU time of the client and the system's server over every slice's window, and the calls and bytes in it. */
+        private final CpuCost cpu;
+        private long completedAtCpuStart;
+        private long bytesAtCpuStart;
+        private long cpuCalls;
+        private long cpuBytes;
+        private boolean cpuNow;
+        private boolean countingNow;
+        private boolean cpuWithPerf;
 
         private Measurement(Scenario scenario, SystemKind system, long measureMs, ClosedLoop... loops) {
             this.scenario = scenario;
@@ -349,6 +405,7 @@ public final class ScenarioRunner {
             this.sliceMs = Math.max(1, measureMs / plan.slices());
             this.loops = loops;
             this.countersBefore = client(system).counters();
+            this.cpu = new CpuCost(cpuTargets(system, 1));
         }
 
         /** The system measured. */
@@ -369,14 +426,47 @@ public final class ScenarioRunner {
             }
         }
 
+        /**
+         * S4 counts its system calls with perf, which costs the processes it watches CPU time on
+         * each system call and context switch (more for a system that makes more of them): with
+         * several slices, perf runs in the first slice only and the CPU is sampled in the others;
+         * with one slice (quick mode) both in it ({@code cpu_with_perf}).
+         */
         private void windowStarts() {
-            if (scenario == Scenario.S4 && syscallsCounted && !countedPids.isEmpty()) {
+            List<Long> pids = countedPids.apply(system);
+            countingNow = false;
+            if (scenario == Scenario.S4 && syscallsCounted && !pids.isEmpty() && (slicesRun == 0 || plan.slices() == 1)) {
                 countedBytesAtStart = loops[0].bytesInWindow(); // perf counts from its start; start() then waits 200 ms
-                counter = SyscallCounter.start(countedPids);
+                counter = SyscallCounter.start(pids);
+                countingNow = true;
+            }
+            cpuNow = counter == null || plan.slices() == 1;
+            if (cpuNow) {
+                // After perf's start (which waits for it): only the window's own CPU time counts.
+                cpuWithPerf |= counter != null;
+                completedAtCpuStart = completedInWindow();
+                bytesAtCpuStart = loops[0].bytesInWindow();
+                cpu.start();
             }
         }
 
+        private long completedInWindow() {
+            long completed = 0;
+            for (ClosedLoop loop : loops) {
+                completed += loop.completedInWindow();
+            }
+            return completed;
+        }
+
         private void windowEnds() {
+            if (cpuNow) {
+                cpu.stop();
+                cpuCalls += completedInWindow() - completedAtCpuStart;
+                cpuBytes += loops[0].bytesInWindow() - bytesAtCpuStart;
+            }
+            if (!countingNow) {
+                return;
+            }
             if (counter == null) {
                 syscallsCounted = false;
                 return;
@@ -433,6 +523,15 @@ public final class ScenarioRunner {
                 }
                 case S5, S6, S10, S11, S11_SCALING -> throw new IllegalStateException("unreachable");
             };
+            // Per call completed in the windows (S2: the short and the 1 MiB calls); S4 also per MiB of
+            // responses, the bytes its goodput counts.
+            metrics.putAll(cpu.perCall(cpuCalls));
+            if (scenario == Scenario.S4) {
+                metrics.putAll(cpu.perMib(cpuBytes));
+                if (cpuWithPerf && cpu.measured()) {
+                    metrics.put("cpu_with_perf", true);
+                }
+            }
             metrics.put("slices", slicesRun);
             return withCounterChange(system, countersBefore, finish(scenario, system, metrics, loops));
         }
@@ -463,6 +562,57 @@ public final class ScenarioRunner {
         public S5Workload(double maxPerSecond, double offeredPerSecond, OpenLoop.Result result) {
             this(maxPerSecond, offeredPerSecond, result, 0, null);
         }
+    }
+
+    /** The longest window of {@link #s5LoadGenerator}, ms: its cost per call is steady long before. */
+    static final long LOAD_GENERATOR_MAX_MS = 3_000;
+
+    /**
+     * The load generator's own CPU per call in S5: the same Poisson loop, at {@code ratesPerSecond}
+     * of each workload, to a client that answers every call at once with its request (the loop's
+     * arrivals, request bytes, timeouts and recording, and no system), sampled the same way over a
+     * window of S5's length (at most {@value #LOAD_GENERATOR_MAX_MS} ms). Every system's client
+     * figure in S5 holds this much. Per workload: {@code rate_per_s}, {@code window_s} and
+     * {@code cpu_us_per_call_client}; empty when the CPU is not sampled.
+     */
+    public Map<String, Object> s5LoadGenerator(List<Workload> workloads, Map<String, Double> ratesPerSecond) {
+        Map<String, Object> byWorkload = new LinkedHashMap<>();
+        List<CpuSampler.Target> self = List.of(self());
+        EchoClient answersAtOnce = new EchoClient() {
+            @Override
+            public CompletableFuture<byte[]> call(int target, byte[] request) {
+                return CompletableFuture.completedFuture(request); // an echo request's answer has its length
+            }
+
+            @Override
+            public int targets() {
+                return 1;
+            }
+
+            @Override
+            public void close() {}
+        };
+        long seed = 42;
+        for (Workload workload : workloads) {
+            Double rate = ratesPerSecond.get(workload.name());
+            if (rate == null || !(rate > 0)) {
+                continue;
+            }
+            CpuCost cpu = new CpuCost(self);
+            long windowMs = Math.min(LOAD_GENERATOR_MAX_MS, S5Window.measureMs(plan.s5LoadMs(), s5MinCalls, rate));
+            OpenLoop.Result result = new OpenLoop(answersAtOnce, 0, OpenLoop.lengthsOf(workload), rate, S5_MAX_OUTSTANDING,
+                    plan.callTimeoutMs(), seed++).run(plan.scenarioWarmupMs(), windowMs, plan.callTimeoutMs(), cpu::start,
+                    cpu::stop);
+            Map<String, Object> perCall = cpu.perCall(result.recorded());
+            if (perCall.containsKey("cpu_us_per_call_client")) {
+                Map<String, Object> figures = new LinkedHashMap<>();
+                figures.put("rate_per_s", round1(rate));
+                figures.put("window_s", windowMs / 1000.0);
+                figures.put("cpu_us_per_call_client", perCall.get("cpu_us_per_call_client"));
+                byWorkload.put(workload.name(), figures);
+            }
+        }
+        return byWorkload;
     }
 
     /** S5 for one system: unloaded round trips per calibration length, then per workload its maximum and the Poisson load. */
@@ -501,16 +651,17 @@ public final class ScenarioRunner {
             double offered = fixedRate != null ? fixedRate : Math.max(1, maxPerSecond * s5LoadFraction);
             OpenLoop.Result loaded;
             CpuSampler.@Nullable Usage cpu;
+            List<CpuSampler.Target> sampled = cpuSampled.apply(system);
             if (remoteLoad != null) {
                 double total = offered * remoteRateFactor;
                 RemoteLoad.Outcome outcome = remoteLoad.run(system, workload.name(), total,
-                        S5Window.measureMs(plan.s5LoadMs(), s5MinCalls, total), seed++, cpuSampled);
+                        S5Window.measureMs(plan.s5LoadMs(), s5MinCalls, total), seed++, sampled);
                 loaded = outcome.result();
                 cpu = outcome.cpu();
             } else {
-                CpuSampler sampler = new CpuSampler(cpuSampled);
-                Runnable start = cpuSampled.isEmpty() ? () -> {} : sampler::start;
-                Runnable stop = cpuSampled.isEmpty() ? () -> {} : sampler::stop;
+                CpuSampler sampler = new CpuSampler(sampled);
+                Runnable start = sampled.isEmpty() ? () -> {} : sampler::start;
+                Runnable stop = sampled.isEmpty() ? () -> {} : sampler::stop;
                 loaded = new OpenLoop(client, 0, OpenLoop.lengthsOf(workload),
                         offered, S5_MAX_OUTSTANDING, plan.callTimeoutMs(), seed++)
                         .run(plan.scenarioWarmupMs(), S5Window.measureMs(plan.s5LoadMs(), s5MinCalls, offered),
@@ -526,6 +677,6 @@ public final class ScenarioRunner {
      * S6: bursts of N concurrent calls spread round-robin over the servers; see {@link IncastScenario}.
      */
     public ScenarioResult s6(SystemKind system) {
-        return new IncastScenario(plan, networkCounters).run(system, client(system));
+        return new IncastScenario(plan, networkCounters, cpuTargets(system, client(system).targets())).run(system, client(system));
     }
 }

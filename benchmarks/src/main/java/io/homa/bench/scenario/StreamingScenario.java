@@ -1,5 +1,7 @@
 package io.homa.bench.scenario;
 
+import io.homa.bench.cpu.CpuCost;
+import io.homa.bench.cpu.CpuSampler;
 import io.homa.bench.report.ScenarioResult;
 import io.homa.bench.systems.EchoProtocol;
 import io.homa.bench.systems.EchoStreams;
@@ -19,6 +21,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
@@ -116,9 +119,19 @@ public final class StreamingScenario {
     }
 
     private final Plan plan;
+    private final Function<SystemKind, List<CpuSampler.Target>> cpuSampled;
 
     public StreamingScenario(Plan plan) {
+        this(plan, system -> List.of());
+    }
+
+    /**
+     * @param cpuSampled by system, the client and its server, whose CPU time over each part's
+     *     windows gives its CPU per item, per MiB or per exchange; empty: none
+     */
+    public StreamingScenario(Plan plan, Function<SystemKind, List<CpuSampler.Target>> cpuSampled) {
         this.plan = plan;
+        this.cpuSampled = cpuSampled;
     }
 
     /** How S10 streams on each system, for the report. */
@@ -136,6 +149,8 @@ public final class StreamingScenario {
 
     /** What one part measured for one system, over every slice run. */
     static final class Tally {
+        /** CPU time over the windows, sampled at each one's start and end. */
+        final CpuCost cpu;
         long items;
         long windowNs;
         int slices;
@@ -143,6 +158,14 @@ public final class StreamingScenario {
         long badItems;
         @Nullable String firstError;
         final Histogram latency = LatencyStats.newHistogram();
+
+        Tally() {
+            this(List.of());
+        }
+
+        Tally(List<CpuSampler.Target> cpuSampled) {
+            this.cpu = new CpuCost(cpuSampled);
+        }
 
         void fail(String error) {
             failedStreams++;
@@ -164,8 +187,9 @@ public final class StreamingScenario {
         Map<SystemKind, RuntimeException> crashes = new LinkedHashMap<>();
         for (SystemKind system : systems) {
             Map<Part, Tally> parts = new LinkedHashMap<>();
+            List<CpuSampler.Target> sampled = cpuSampled.apply(system);
             for (Part part : Part.values()) {
-                parts.put(part, new Tally());
+                parts.put(part, new Tally(sampled));
             }
             tallies.put(system, parts);
         }
@@ -224,11 +248,13 @@ public final class StreamingScenario {
                         "completed before its window ended"));
         try {
             ClosedLoop.sleepMs(warmupMs);
+            tally.cpu.start();
             long startNs = System.nanoTime();
             long before = received.get();
             ClosedLoop.sleepMs(plan.sliceMs());
             long after = received.get();
             long endNs = System.nanoTime();
+            tally.cpu.stop();
             tally.items += after - before;
             tally.windowNs += endNs - startNs;
             tally.badItems += bad.get();
@@ -256,11 +282,13 @@ public final class StreamingScenario {
         CompletableFuture<Long> answer = streams.upload(0, source).toFuture();
         try {
             ClosedLoop.sleepMs(warmupMs);
+            tally.cpu.start();
             long startNs = System.nanoTime();
             long before = taken.get();
             ClosedLoop.sleepMs(plan.sliceMs());
             long after = taken.get();
             long endNs = System.nanoTime();
+            tally.cpu.stop();
             stop.set(true);
             tally.items += after - before;
             tally.windowNs += endNs - startNs;
@@ -289,6 +317,7 @@ public final class StreamingScenario {
         streams.echo(0, pingPong.items()).subscribe(pingPong);
         try {
             ClosedLoop.sleepMs(warmupMs);
+            tally.cpu.start();
             long startNs = System.nanoTime();
             long before = pingPong.exchanges();
             pingPong.recording = true;
@@ -296,6 +325,7 @@ public final class StreamingScenario {
             pingPong.recording = false;
             long after = pingPong.exchanges();
             long endNs = System.nanoTime();
+            tally.cpu.stop();
             tally.items += after - before;
             tally.windowNs += endNs - startNs;
             pingPong.stop = true;
@@ -421,6 +451,10 @@ public final class StreamingScenario {
         metrics.put("upload_prefetch_64kb", StreamProtocol.UPLOAD_PREFETCH);
         metrics.put("window_s", Math.round(small.windowNs / 1e7) / 100.0);
         metrics.put("slices", small.slices);
+        Map<String, Object> cpu = cpuByPart(tallies);
+        if (!cpu.isEmpty()) {
+            metrics.put("cpu_by_part", cpu);
+        }
         long failed = 0;
         long bad = 0;
         List<String> notes = new ArrayList<>();
@@ -447,6 +481,34 @@ public final class StreamingScenario {
                     why + (note.isEmpty() ? "" : "; " + note), metrics);
         }
         return ScenarioResult.ok(Scenario.S10.id(), system.id(), note, metrics);
+    }
+
+    /** The key of each part's CPU figures in {@code cpu_by_part}. */
+    static String cpuKey(Part part) {
+        return switch (part) {
+            case SERVER_STREAM_SMALL -> "server_stream_100b";
+            case SERVER_STREAM_LARGE -> "server_stream_64kb";
+            case CLIENT_STREAM_LARGE -> "client_stream_64kb";
+            case BIDI_PING_PONG -> "bidi_ping_pong";
+        };
+    }
+
+    /**
+     * Each part's CPU over its windows: per item of 100 B ({@code cpu_us_per_call_*}), per MiB of
+     * 64 KiB items or chunks ({@code cpu_us_per_mib_*}), per ping-pong exchange
+     * ({@code cpu_us_per_call_*}); the parts not sampled are left out.
+     */
+    static Map<String, Object> cpuByPart(Map<Part, Tally> tallies) {
+        Map<String, Object> byPart = new LinkedHashMap<>();
+        tallies.forEach((part, tally) -> {
+            Map<String, Object> figures = part == Part.SERVER_STREAM_LARGE || part == Part.CLIENT_STREAM_LARGE
+                    ? tally.cpu.perMib(tally.items * (double) LARGE_BYTES)
+                    : tally.cpu.perCall(tally.items);
+            if (!figures.isEmpty()) {
+                byPart.put(cpuKey(part), figures);
+            }
+        });
+        return byPart;
     }
 
     private static double perSecond(long count, long ns) {

@@ -196,4 +196,104 @@ class ReportTest {
         assertThat(TestbedSummary.cpuCheck(6, List.of("80%, all-to-all W3 homa")))
                 .contains("1 of 6 rows sampled were **CPU-bound**").contains("80%, all-to-all W3 homa");
     }
+
+    private static Map<String, Object> cpu(String unit, double client, double server) {
+        Map<String, Object> metrics = new LinkedHashMap<>();
+        metrics.put("cpu_us_per_" + unit + "_client", client);
+        metrics.put("cpu_us_per_" + unit + "_server", server);
+        return metrics;
+    }
+
+    private static ScenarioResult withCpu(String scenario, String system, Map<String, Object> metrics) {
+        return ScenarioResult.ok(scenario, system, "", new LinkedHashMap<>(metrics));
+    }
+
+    private static List<ScenarioResult> cpuResults() {
+        List<ScenarioResult> results = new ArrayList<>();
+        results.add(withCpu("s1", "homa", cpu("call", 10, 15)));
+        results.add(withCpu("s1", "rsocket", cpu("call", 20, 30)));
+        results.add(withCpu("s1", "grpc", Map.of("p50_us", 100.0))); // not sampled: no row
+        Map<String, Object> s4 = cpu("call", 900, 800);
+        s4.putAll(cpu("mib", 600, 400));
+        results.add(withCpu("s4", "homa-rpc", s4));
+        results.add(withCpu("s5", "homa", Map.of("workloads", Map.of("w3", cpu("call", 12, 8)))));
+        results.add(withCpu("s5", "rsocket", Map.of("workloads", Map.of("w3", cpu("call", 16, 4)))));
+        results.add(withCpu("s10", "rsocket", Map.of("cpu_by_part", Map.of("server_stream_64kb", cpu("mib", 500, 250),
+                "bidi_ping_pong", cpu("call", 40, 41)))));
+        results.add(withCpu("s11", "homa-rpc", Map.of("rates", Map.of("2x", cpu("call", 50, 700)))));
+        results.add(withCpu("s11", "rsocket", Map.of("rates", Map.of("2x", cpu("call", 100, 560)))));
+        results.add(ScenarioResult.failed("s3", "homa", "no call completed"));
+        return results;
+    }
+
+    @Test
+    void shouldTabulateTheCpuOfEachFigureAgainstRSocket() {
+        List<CpuTable.Row> rows = CpuTable.rows(cpuResults());
+
+        assertThat(rows).extracting(CpuTable.Row::scenario, CpuTable.Row::figure, CpuTable.Row::per, CpuTable.Row::system)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("s1", "100 B echo, 1 outstanding", "call", "homa"),
+                        org.assertj.core.groups.Tuple.tuple("s1", "100 B echo, 1 outstanding", "call", "rsocket"),
+                        org.assertj.core.groups.Tuple.tuple("s4", "1 MiB echo, 4 outstanding (MiB of responses)", "MiB",
+                                "homa-rpc"),
+                        org.assertj.core.groups.Tuple.tuple("s5", "W3 Poisson", "call", "homa"),
+                        org.assertj.core.groups.Tuple.tuple("s5", "W3 Poisson", "call", "rsocket"),
+                        org.assertj.core.groups.Tuple.tuple("s10", "server stream, 64 KiB items", "MiB", "rsocket"),
+                        org.assertj.core.groups.Tuple.tuple("s10", "bidirectional ping-pong, 100 B", "exchange", "rsocket"),
+                        org.assertj.core.groups.Tuple.tuple("s11", "Poisson at 2x capacity", "answered call", "homa-rpc"),
+                        org.assertj.core.groups.Tuple.tuple("s11", "Poisson at 2x capacity", "answered call", "rsocket"));
+        CpuTable.Row homa = rows.get(0);
+        assertThat(homa.totalUs()).isEqualTo(25.0);
+        assertThat(homa.clientVsPeer()).isEqualTo(0.5);
+        assertThat(homa.serverVsPeer()).isEqualTo(0.5);
+        assertThat(homa.totalVsPeer()).isEqualTo(0.5);
+        assertThat(rows.get(1).totalVsPeer()).isEqualTo(1.0);
+        CpuTable.Row s4 = rows.get(2);
+        assertThat(s4.clientUs()).as("S4 per MiB, not per call").isEqualTo(600.0);
+        assertThat(s4.totalVsPeer()).as("no RSocket in S4").isNull();
+        CpuTable.Row w3 = rows.get(3);
+        assertThat(w3.totalUs()).isEqualTo(20.0);
+        assertThat(w3.clientVsPeer()).isEqualTo(0.75);
+        assertThat(w3.serverVsPeer()).isEqualTo(2.0);
+        assertThat(w3.totalVsPeer()).isEqualTo(1.0);
+        assertThat(rows.get(7).totalVsPeer()).isEqualTo(1.136); // 750 / 660
+    }
+
+    @Test
+    void shouldWriteTheCpuTableWithTheIdleBaseline(@TempDir Path dir) throws Exception {
+        List<ScenarioResult> results = cpuResults();
+        Map<String, Object> idle = new LinkedHashMap<>();
+        idle.put("window_s", 3.0);
+        idle.put("client_cpu_fraction", 0.0033);
+        idle.put("server_cpu_fraction", Map.of("0-homa", 0.0));
+        Map<String, Object> header = new LinkedHashMap<>();
+        header.put("idle_cpu", idle);
+        Map<String, Object> w3 = new LinkedHashMap<>();
+        w3.put("rate_per_s", 3000.0);
+        w3.put("window_s", 3.0);
+        w3.put("cpu_us_per_call_client", 28.5);
+        header.put("s5_load_generator_cpu", Map.of("w3", w3));
+
+        ReportWriter.write(new BenchReport(header, Map.of(), results, List.of(), List.of(), List.of()), dir);
+
+        String markdown = Files.readString(dir.resolve(ReportWriter.MARKDOWN_FILE));
+        assertThat(markdown).contains("## CPU per call")
+                .contains("| scenario | figure | per | system | client µs | server µs | total µs | client / rsocket |"
+                        + " server / rsocket | total / rsocket |")
+                .contains("| S1 | 100 B echo, 1 outstanding | call | homa | 10.0 | 15.0 | 25.0 | 0.50x | 0.50x | 0.50x |")
+                .contains("| S4 | 1 MiB echo, 4 outstanding (MiB of responses) | MiB | homa-rpc | 600 | 400 | 1,000 | – | – | – |")
+                .contains("| S11 | Poisson at 2x capacity | answered call | homa-rpc | 50.0 | 700 | 750 | 0.50x | 1.25x | 1.14x |")
+                .contains("Idle baseline (after the last scenario, every client connected, no call running, 3.00 s): client"
+                        + " process 0.3%; server-0-homa 0.0%")
+                .contains("per call: W3 28.5 µs at 3,000/s. Every system's S5 client figure holds this much.");
+        Map<String, Object> json = ReportWriter.readJson(dir.resolve(ReportWriter.JSON_FILE));
+        assertThat((List<?>) json.get("cpu")).hasSize(9).first().satisfies(row -> assertThat(asMap(row))
+                .containsEntry("system", "homa").containsEntry("clientUs", 10.0).containsEntry("totalVsPeer", 0.5));
+        assertThat(markdown.indexOf("## CPU per call")).isLessThan(markdown.indexOf("## S1 unloaded"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> asMap(Object value) {
+        return (Map<String, Object>) value;
+    }
 }

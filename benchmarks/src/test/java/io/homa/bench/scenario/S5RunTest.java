@@ -74,4 +74,18 @@ class S5RunTest {
         assertThat(runner().s5(SystemKind.HOMA, List.of(Workload.load("w1"))).workloads().get("w1").cpu())
                 .as("nothing sampled by default").isNull();
     }
+
+    @Test
+    void shouldMeasureTheLoadGeneratorsOwnCpuPerCallAtEachWorkloadsRate() {
+        assumeThat(Files.exists(Path.of("/proc/self/stat"))).as("a Linux /proc").isTrue();
+
+        Map<String, Object> own = runner().s5LoadGenerator(List.of(Workload.load("w1"), Workload.load("w2")),
+                Map.of("w1", 2_000.0)); // no rate for w2: not measured
+
+        assertThat(own).containsOnlyKeys("w1");
+        Map<?, ?> w1 = (Map<?, ?>) own.get("w1");
+        assertThat(w1.get("rate_per_s")).isEqualTo(2_000.0);
+        assertThat(w1.get("window_s")).isEqualTo(0.2);
+        assertThat((Double) w1.get("cpu_us_per_call_client")).isPositive();
+    }
 }

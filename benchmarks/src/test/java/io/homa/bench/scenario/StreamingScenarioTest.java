@@ -88,6 +88,33 @@ class StreamingScenarioTest {
         assertThat(result.metrics().get("api").toString()).contains("ClientCalls");
     }
 
+    private static io.homa.bench.cpu.CpuSampler.Usage window(double client, double server) {
+        return new io.homa.bench.cpu.CpuSampler.Usage(2.0, List.of(
+                new io.homa.bench.cpu.CpuSampler.ProcessUsage("client", 1, false, client, client / 2),
+                new io.homa.bench.cpu.CpuSampler.ProcessUsage("server", 2, false, server, server / 2)), List.of());
+    }
+
+    @Test
+    void shouldGiveTheCpuOfEachPartPerItemPerMibAndPerExchange() {
+        Map<StreamingScenario.Part, StreamingScenario.Tally> tallies = tallies();
+        tallies.get(StreamingScenario.Part.SERVER_STREAM_SMALL).cpu.add(window(1.0, 0.5)); // 500,000 items
+        tallies.get(StreamingScenario.Part.SERVER_STREAM_LARGE).cpu.add(window(0.512, 1.024)); // 1,024 MiB
+        tallies.get(StreamingScenario.Part.BIDI_PING_PONG).cpu.add(window(0.01, 0.02)); // 100 exchanges
+        // the client stream not sampled: left out
+
+        ScenarioResult result = StreamingScenario.result(SystemKind.RSOCKET, tallies);
+
+        Map<?, ?> cpu = (Map<?, ?>) result.metrics().get("cpu_by_part");
+        assertThat(asMap(cpu).keySet()).containsExactly("server_stream_100b", "server_stream_64kb", "bidi_ping_pong");
+        assertThat(asMap(cpu.get("server_stream_100b"))).containsEntry("cpu_us_per_call_client", 2.0)
+                .containsEntry("cpu_us_per_call_server", 1.0);
+        assertThat(asMap(cpu.get("server_stream_64kb"))).containsEntry("cpu_us_per_mib_client", 500.0)
+                .containsEntry("cpu_us_per_mib_server", 1000.0);
+        assertThat(asMap(cpu.get("bidi_ping_pong"))).containsEntry("cpu_us_per_call_client", 100.0)
+                .containsEntry("cpu_us_per_call_server", 200.0);
+        assertThat(StreamingScenario.result(SystemKind.RSOCKET, tallies()).metrics()).doesNotContainKey("cpu_by_part");
+    }
+
     @Test
     void shouldFailASystemWithAnEmptyPartAndKeepItsFigures() {
         Map<StreamingScenario.Part, StreamingScenario.Tally> tallies = tallies();
@@ -138,5 +165,10 @@ class StreamingScenarioTest {
                 .contains("| server stream 100 B items/s (higher better) | homa-rpc | 100,000 | 400,000 | 50,000 | 0.25x | 2.00x |")
                 .contains("| bidi ping-pong p99 µs (lower better) | homa-rpc | 400 | 200 | 800 | 2.00x | 0.50x |")
                 .contains("| S10 | bidi ping-pong p50 µs (lower better) | homa-rpc | 200 |");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> asMap(Object value) {
+        return (Map<String, Object>) value;
     }
 }

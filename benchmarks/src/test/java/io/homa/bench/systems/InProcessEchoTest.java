@@ -117,6 +117,10 @@ class InProcessEchoTest {
                 EchoServer second = SystemKind.HOMA.startServer(settings);
                 EchoClient client = SystemKind.HOMA.connect(List.of(settings.bindSocket(first.port()), settings.bindSocket(second.port())), settings)) {
             ScenarioRunner runner = new ScenarioRunner(TINY, Map.of(SystemKind.HOMA, client), 0.5);
+            // Client and servers are this process here: sampled as both sides.
+            boolean proc = java.nio.file.Files.exists(java.nio.file.Path.of("/proc/self/stat"));
+            runner.cpuServers(system -> List.of(new io.homa.bench.cpu.CpuSampler.Target("server",
+                    ProcessHandle.current().pid())));
 
             runner.warmup(SystemKind.HOMA);
             ScenarioResult s1 = runner.closedLoop(Scenario.S1, SystemKind.HOMA);
@@ -134,6 +138,20 @@ class InProcessEchoTest {
             assertThat(s6.status()).as(s6.note()).isEqualTo(ScenarioResult.OK);
             assertThat(s6.number("servers")).isEqualTo(2);
             assertThat(s6.number("failures")).isZero();
+            if (proc) {
+                // Both sides are this process: the same CPU per call, over the window's calls.
+                assertThat(s1.number("cpu_us_per_call_client")).isPositive().isEqualTo(s1.number("cpu_us_per_call_server"));
+                assertThat(s1.number("cpu_window_s")).isBetween(TINY.s1MeasureMs() / 1000.0 * 0.9, 10.0);
+                // A few bursts of 4 calls: possibly under one clock tick (10 ms) of CPU.
+                assertThat(s6.number("cpu_us_per_call_client")).isGreaterThanOrEqualTo(0);
+                assertThat((List<?>) s6.metrics().get("fanouts")).allSatisfy(row ->
+                        assertThat(asMap(row)).containsKey("cpu_us_per_call_server"));
+            }
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> asMap(Object value) {
+        return (Map<String, Object>) value;
     }
 }
