@@ -72,6 +72,10 @@ final class ClientStream<T> {
     private int itemsPerBatch;
     /** The number of the next batch RPC: 0 is the open. */
     private long nextSeq;
+    /** The server holds a batch request for 0 items until the end ({@link RpcMetadata#STREAM_WATCH}). */
+    private boolean serverWatches;
+    /** The number of the watch for the end in flight, or -1: it does not count against the window. */
+    private long watchSeq = -1;
     /** The number of the next answer to take. */
     private long takeSeq;
     /** The batch RPCs not taken yet, by number. */
@@ -137,7 +141,11 @@ final class ClientStream<T> {
         drain();
     }
 
-    /** Starts batch RPCs while there is demand no RPC asks for yet and the window has room. */
+    /**
+     * Starts batch RPCs while there is demand no RPC asks for yet and the window has room; with no
+     * demand and none in flight, a watch for the end (a batch request for 0 items), so that the
+     * end reaches a subscriber that asked for exactly what the stream had.
+     */
     private void drain() {
         while (true) {
             int count;
@@ -146,10 +154,20 @@ final class ClientStream<T> {
             synchronized (this) {
                 long unasked = demand - asked;
                 boolean opened = streamId != 0;
-                if (done || unasked <= 0 || (nextSeq > 0 && !opened) || fetches.size() >= windowBatches) {
+                if (done || (nextSeq > 0 && !opened)) {
                     return;
                 }
-                count = (int) Math.min(unasked, itemsPerBatch);
+                if (unasked <= 0) {
+                    if (!opened || !serverWatches || !fetches.isEmpty()) {
+                        return;
+                    }
+                    count = 0;
+                    watchSeq = nextSeq;
+                } else if (fetches.size() - (watchSeq >= 0 ? 1 : 0) >= windowBatches) {
+                    return;
+                } else {
+                    count = (int) Math.min(unasked, itemsPerBatch);
+                }
                 seq = nextSeq++;
                 id = streamId;
                 asked += count;
@@ -266,6 +284,7 @@ final class ClientStream<T> {
                 return;
             }
             serverBatchBytes = batchBytes;
+            serverWatches = "true".equals(metadata.get(RpcMetadata.STREAM_WATCH));
             windowBytes = Math.min(ownWindowBytes, serverWindowBytes);
             windowBatches = RpcMetadata.batchesInFlight(windowBytes, batchBytes);
             windowPushes = RpcMetadata.batchesInFlight(serverWindowBytes, batchBytes);
@@ -300,6 +319,9 @@ final class ClientStream<T> {
                     break;
                 }
                 Fetch fetch = fetches.remove(takeSeq);
+                if (takeSeq == watchSeq) {
+                    watchSeq = -1;
+                }
                 takeSeq++;
                 int count = fetch == null ? 0 : fetch.count;
                 asked -= count;

@@ -106,7 +106,8 @@ public final class RpcMetadata {
      * in this order whatever order they arrive in: a batch request is answered with the items
      * after those of the batch before it, a push's items reach the method after those of the push
      * before it; one that arrives early waits for those before it. A number taken already, or one
-     * at or beyond the oldest not taken yet plus the window (see {@link #STREAM_WINDOW_BYTES}),
+     * beyond the oldest not taken yet plus the window (see {@link #STREAM_WINDOW_BYTES}; batch
+     * requests: the window in batches and one more, a watch for the end, {@link #STREAM_WATCH}),
      * fails the stream with INVALID_ARGUMENT. Absent: the next in order (a client that keeps one
      * request of each kind in flight).
      */
@@ -127,6 +128,19 @@ public final class RpcMetadata {
      * most this many bytes of frames at a time.
      */
     public static final String STREAM_BATCH_BYTES = "homa-stream-batch-bytes";
+
+    /**
+     * Response (open): {@code true} when the server holds a batch request for 0 items (a watch for
+     * the end): it answers it with the end once the method's {@code Flux} ends, with no items and
+     * no end as soon as a later batch request is taken (the client asked for more meanwhile), and
+     * with no items and no end when the stream idle timeout passes with nothing else waiting, so
+     * that a client that is gone does not hold the stream open. A client whose subscriber has no
+     * demand left, with no batch request in flight, sends one so that it learns of the end, which
+     * Reactive Streams delivers without demand; it sends another after an answer that was neither.
+     * Absent (a server that answers 0 items at once, or refuses them): no watch; such a stream
+     * completes only when the subscriber asks for one more item than there are.
+     */
+    public static final String STREAM_WATCH = "homa-stream-watch";
 
     /** Most batch requests, and most pushes, of one stream in flight at once, whatever the window. */
     public static final int MAX_STREAM_BATCHES_IN_FLIGHT = 64;

@@ -128,7 +128,8 @@ final class ServerStream implements CoreSubscriber<Object> {
     /** {@code open} (the answer to an open) naming the window and the batch limit. */
     RpcEnvelope.Response withWindow(RpcEnvelope.Response open) {
         return open.withMetadata(RpcMetadata.STREAM_WINDOW_BYTES, Integer.toString(windowBytes))
-                .withMetadata(RpcMetadata.STREAM_BATCH_BYTES, Integer.toString(batchBytes));
+                .withMetadata(RpcMetadata.STREAM_BATCH_BYTES, Integer.toString(batchBytes))
+                .withMetadata(RpcMetadata.STREAM_WATCH, "true");
     }
 
     /**
@@ -160,15 +161,32 @@ final class ServerStream implements CoreSubscriber<Object> {
         }
     }
 
-    /** Cancels the stream if nothing was waiting and nothing arrived or was answered for the idle timeout. */
+    /**
+     * Cancels the stream if nothing was waiting and nothing arrived or was answered for the idle
+     * timeout. A watch for the end alone does not keep it open: it is answered (no items, no end)
+     * instead, and a client that is still there sends another within the next idle timeout.
+     */
     private void idleCheck() {
         long remainingNs;
+        Waiting released = null;
         synchronized (this) {
             if (finished) {
                 return;
             }
-            boolean busy = !waiting.isEmpty() || !early.isEmpty() || (upload != null && upload.holdingPush());
-            remainingNs = busy ? idleTimeoutNs : lastActivityNs + idleTimeoutNs - owner.clock().nanoTime();
+            boolean watchOnly = waiting.size() == 1 && waiting.peek().count == 0 && early.isEmpty();
+            boolean busy = (!waiting.isEmpty() && !watchOnly) || !early.isEmpty()
+                    || (upload != null && upload.holdingPush());
+            long nowNs = owner.clock().nanoTime();
+            remainingNs = busy ? idleTimeoutNs : lastActivityNs + idleTimeoutNs - nowNs;
+            if (remainingNs <= 0 && watchOnly) {
+                released = waiting.poll();
+                lastActivityNs = nowNs;
+                remainingNs = idleTimeoutNs;
+            }
+        }
+        if (released != null) {
+            released.sink.success(withStreamId(new RpcEnvelope.Response(HomaStatus.OK, "", Map.of(),
+                    FrameCodec.encodeFrames(List.of())), false));
         }
         if (remainingNs > 0) {
             armIdleCheck(remainingNs);
@@ -201,10 +219,11 @@ final class ServerStream implements CoreSubscriber<Object> {
                 if (number < nextSeq || early.containsKey(number)) {
                     violation = new HomaException(HomaStatus.INVALID_ARGUMENT, "stream " + id + " of " + name()
                             + " got batch request " + number + " twice");
-                } else if (number - nextSeq >= windowBatches) {
+                } else if (number - nextSeq > windowBatches) {
+                    // the window, and one more: a watch for the end, which the client does not count
                     violation = new HomaException(HomaStatus.INVALID_ARGUMENT, "stream " + id + " of " + name()
                             + " got batch request " + number + " beyond its window: it takes " + nextSeq + " to "
-                            + (nextSeq + windowBatches - 1) + " now");
+                            + (nextSeq + windowBatches) + " now");
                 } else {
                     lastActivityNs = owner.clock().nanoTime();
                     early.put(number, entry);
@@ -412,8 +431,14 @@ final class ServerStream implements CoreSubscriber<Object> {
         boolean linger = lingerExpired;
         while (!finished && !waiting.isEmpty()) {
             Waiting head = waiting.peek();
-            boolean full = buffer.size() >= head.count || (!buffer.isEmpty() && bufferBytes + 4 > batchBytes);
-            boolean ready = terminated || full || (!buffer.isEmpty() && (linger || lingerNs == 0));
+            boolean ready;
+            if (head.count == 0) {
+                // a watch for the end: no items; answered at the end, or once a later request is taken
+                ready = (terminated && buffer.isEmpty()) || waiting.size() > 1;
+            } else {
+                boolean full = buffer.size() >= head.count || (!buffer.isEmpty() && bufferBytes + 4 > batchBytes);
+                ready = terminated || full || (!buffer.isEmpty() && (linger || lingerNs == 0));
+            }
             if (!ready) {
                 break;
             }
@@ -448,7 +473,7 @@ final class ServerStream implements CoreSubscriber<Object> {
                 }
             }
         }
-        if (!finished && !waiting.isEmpty() && !buffer.isEmpty() && lingerTimer == null) {
+        if (!finished && !waiting.isEmpty() && waiting.peek().count > 0 && !buffer.isEmpty() && lingerTimer == null) {
             lingerTimer = Schedulers.parallel().schedule(this::lingerExpired, lingerNs, TimeUnit.NANOSECONDS);
         }
         return batches == null ? List.of() : batches;

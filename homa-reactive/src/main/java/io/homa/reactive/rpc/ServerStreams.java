@@ -48,7 +48,7 @@ final class ServerStreams {
         }
         long deadlineNs = deadlineNs(call, arrivalNs);
         @Nullable Object[] wireArguments = decodeArguments(method, codec, envelope);
-        int request = channel ? 0 : streamRequest(call);
+        int request = channel ? 0 : streamRequest(call, 1);
         ServerUpload upload = null;
         @Nullable Object[] arguments = wireArguments;
         if (channel) {
@@ -85,7 +85,8 @@ final class ServerStreams {
 
     /** A batch RPC asking an open stream for its next items. */
     Mono<RpcEnvelope.Response> next(ServerCall call) {
-        int count = streamRequest(call);
+        // 0 items: a watch for the end (RpcMetadata.STREAM_WATCH), held by the stream
+        int count = streamRequest(call, 0);
         long seq = streamSeq(call);
         return existing(call).fetch(count, seq);
     }
@@ -160,18 +161,18 @@ final class ServerStreams {
                 call.metadata().get(RpcMetadata.ERROR_TYPE));
     }
 
-    private static int streamRequest(ServerCall call) {
+    private static int streamRequest(ServerCall call, int least) {
         String value = call.metadata().get(RpcMetadata.STREAM_REQUEST);
         try {
             int request = Integer.parseInt(String.valueOf(value));
-            if (request >= 1 && request <= RpcDispatcher.MAX_STREAM_REQUEST) {
+            if (request >= least && request <= RpcDispatcher.MAX_STREAM_REQUEST) {
                 return request;
             }
         } catch (NumberFormatException e) {
             // below
         }
         throw new HomaException(HomaStatus.INVALID_ARGUMENT, "metadata " + RpcMetadata.STREAM_REQUEST
-                + " must be 1 to " + RpcDispatcher.MAX_STREAM_REQUEST + ", was '" + value + "'");
+                + " must be " + least + " to " + RpcDispatcher.MAX_STREAM_REQUEST + ", was '" + value + "'");
     }
 
     /** The request's {@link RpcMetadata#STREAM_SEQ}, or -1 when it names none (the next in order). */

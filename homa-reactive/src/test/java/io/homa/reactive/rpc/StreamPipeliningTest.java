@@ -32,8 +32,10 @@ import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
 
 /**
  * Pipelined streams: batch requests and pushes numbered ({@link RpcMetadata#STREAM_SEQ}) and
@@ -138,6 +140,94 @@ class StreamPipeliningTest {
     }
 
     @Test
+    void shouldHoldAWatchForTheEndUntilTheFluxEndsAndAnswerItEmptyOnceALaterBatchRequestIsTaken() {
+        Sinks.Many<Integer> source = Sinks.many().unicast().onBackpressureBuffer();
+        dispatcher.register(RpcMethod.stream("numbers", "held", new Type[] {int.class}, args -> source.asFlux()));
+        source.tryEmitNext(7);
+        source.tryEmitNext(8);
+
+        RpcEnvelope.Response first = open("held", 2, 0);
+        String id = first.metadata().get(RpcMetadata.STREAM_ID);
+        assertThat(first.metadata()).containsEntry(RpcMetadata.STREAM_WATCH, "true");
+        assertThat(items(first)).containsExactly("7", "8");
+        AtomicReference<RpcEnvelope.Response> watch = new AtomicReference<>();
+        handleLater(next("held", id, 1, 0)).subscribe(watch::set);
+        assertThat(watch.get()).as("a watch waits while the Flux has not ended").isNull();
+        AtomicReference<RpcEnvelope.Response> second = new AtomicReference<>();
+        handleLater(next("held", id, 2, 1)).subscribe(second::set);
+        await(watch);
+        assertThat(items(watch.get())).isEmpty();
+        assertThat(watch.get().metadata()).doesNotContainKey(RpcMetadata.STREAM_END);
+        assertThat(second.get()).as("the later batch request waits for its item").isNull();
+        source.tryEmitNext(9);
+        await(second);
+        assertThat(items(second.get())).containsExactly("9");
+        AtomicReference<RpcEnvelope.Response> end = new AtomicReference<>();
+        handleLater(next("held", id, 3, 0)).subscribe(end::set);
+        assertThat(end.get()).isNull();
+        source.tryEmitComplete();
+
+        await(end);
+        assertThat(end.get().status()).isEqualTo(HomaStatus.OK);
+        assertThat(items(end.get())).isEmpty();
+        assertThat(end.get().metadata()).containsEntry(RpcMetadata.STREAM_END, "true");
+        assertThat(requestedFromProducer.get()).isZero();
+        RpcDispatcherTest.awaitInFlight(dispatcher, 0);
+    }
+
+    @Test
+    void shouldAnswerAWatchAloneAtTheIdleTimeoutAndCancelTheStreamWhenNoOtherFollows() {
+        AtomicLong nowNs = new AtomicLong();
+        long idleNs = Duration.ofMillis(50).toNanos();
+        dispatcher.clock(nowNs::get).streamIdleTimeout(Duration.ofNanos(idleNs));
+        Sinks.Many<Integer> source = Sinks.many().unicast().onBackpressureBuffer();
+        dispatcher.register(RpcMethod.stream("numbers", "held", new Type[] {int.class}, args -> source.asFlux()));
+        source.tryEmitNext(7);
+        String id = open("held", 1, 0).metadata().get(RpcMetadata.STREAM_ID);
+
+        for (int seq = 1; seq <= 2; seq++) {
+            AtomicReference<RpcEnvelope.Response> watch = new AtomicReference<>();
+            handleLater(next("held", id, seq, 0)).subscribe(watch::set);
+            assertThat(watch.get()).isNull();
+            // the idle checks run on real time but measure on this clock: only now has the timeout passed
+            nowNs.addAndGet(idleNs + 1);
+            await(watch);
+            assertThat(watch.get().status()).isEqualTo(HomaStatus.OK);
+            assertThat(items(watch.get())).isEmpty();
+            assertThat(watch.get().metadata()).doesNotContainKey(RpcMetadata.STREAM_END);
+            assertThat(dispatcher.inFlight()).as("the stream is still open").isEqualTo(1);
+            assertThat(source.currentSubscriberCount()).isEqualTo(1);
+        }
+        nowNs.addAndGet(idleNs + 1);
+
+        RpcDispatcherTest.awaitInFlight(dispatcher, 0);
+        org.awaitility.Awaitility.await().atMost(TIMEOUT).until(() -> source.currentSubscriberCount() == 0);
+    }
+
+    @Test
+    void shouldCompleteAStreamAndAChannelWhoseSubscriberAskedForExactlyTheirItems() {
+        dispatcher.register(RpcMethod.bidiStream("numbers", "echo", new Type[] {INTEGERS}, args -> integers(args[0])));
+        HomaClient client = HomaClient.builder(new ReorderingTransport())
+                .resolver(StaticServiceResolver.of("numbers", CLIENT))
+                .codecs(PayloadCodecs.of(codec))
+                .streamBatchSize(2)
+                .build();
+
+        // Reactive Streams deliver the end without demand: it must reach a subscriber with none left
+        StepVerifier.create(client.stream("numbers", "range", new Object[] {5}, Integer.class,
+                        CallOptions.defaults()), 5)
+                .expectNext(0, 1, 2, 3, 4)
+                .expectComplete()
+                .verify(TIMEOUT);
+        StepVerifier.create(client.channel("numbers", "echo", new Object[] {Flux.range(0, 3)}, Integer.class,
+                        CallOptions.defaults()), 3)
+                .expectNext(0, 1, 2)
+                .expectComplete()
+                .verify(TIMEOUT);
+        RpcDispatcherTest.awaitInFlight(dispatcher, 0);
+    }
+
+    @Test
     void shouldFailTheStreamOnABatchRequestNumberedTwice() {
         RpcEnvelope.Response first = open("range", 1, 100);
         String id = first.metadata().get(RpcMetadata.STREAM_ID);
@@ -156,18 +246,18 @@ class StreamPipeliningTest {
 
     @Test
     void shouldFailTheStreamOnABatchRequestBeyondTheWindowOrTakenBefore() {
-        // 2 MiB in batches of 512 KiB: 4 batch requests in flight, numbers 1 to 4 at first
+        // 2 MiB in batches of 512 KiB: 4 batch requests in flight and a watch for the end, numbers 1 to 5 at first
         dispatcher.streamWindowBytes(2 * 1024 * 1024);
         String id = open("range", 1, 100).metadata().get(RpcMetadata.STREAM_ID);
-        RpcEnvelope.Response beyond = handle(next(id, 5, 1));
+        RpcEnvelope.Response beyond = handle(next(id, 6, 1));
         String other = open("range", 1, 100).metadata().get(RpcMetadata.STREAM_ID);
         assertThat(items(handle(next(other, 1, 1)))).containsExactly("1");
         RpcEnvelope.Response taken = handle(next(other, 1, 1));
         RpcEnvelope.Response malformed = handle(next(open("range", 1, 100).metadata().get(RpcMetadata.STREAM_ID), 0, 1));
 
         assertThat(beyond.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT);
-        assertThat(beyond.message()).isEqualTo("stream " + id + " of numbers.range got batch request 5 beyond its"
-                + " window: it takes 1 to 4 now");
+        assertThat(beyond.message()).isEqualTo("stream " + id + " of numbers.range got batch request 6 beyond its"
+                + " window: it takes 1 to 5 now");
         assertThat(taken.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT);
         assertThat(taken.message()).endsWith("got batch request 1 twice");
         assertThat(malformed.status()).isEqualTo(HomaStatus.INVALID_ARGUMENT);
