@@ -34,6 +34,8 @@ import reactor.util.context.Context;
  */
 final class ClientStream<T> {
     private static final Logger log = LoggerFactory.getLogger(ClientStream.class);
+    /** The least a batch RPC asks for, in bytes of items, when it spreads the demand over the window. */
+    static final long MIN_SPLIT_BYTES = 128 * 1024;
 
     private final HomaClient client;
     private final RpcCall call;
@@ -60,14 +62,18 @@ final class ClientStream<T> {
     private long streamId;
     /** Set when the service is resolved. */
     private @Nullable InetSocketAddress server;
-    /** Batch RPCs in flight at most: 1 until the open's answer names the window. */
+    /** Batch RPCs in flight at most: 1 until the open's answer names the window, then what the server takes. */
     private int windowBatches = 1;
+    /** The bytes the batch RPCs in flight ask for together (see {@link #batchBytes}). */
+    private long askedBytes;
     /** Bytes of pushes in flight at most (the channel's request stream): 0 until the open's answer names the window. */
     private long windowBytes;
     /** Pushes in flight at most: what the server takes. */
     private int windowPushes = 1;
     /** The server's batch limit in bytes, 0 while unknown. */
     private long serverBatchBytes;
+    /** Bytes per item (frame included) of the latest answer with items, 0 before. */
+    private long perItemBytes;
     /** Most items a batch RPC asks for: those that fit in the server's batch limit, as far as seen. */
     private int itemsPerBatch;
     /** The number of the next batch RPC: 0 is the open. */
@@ -127,7 +133,7 @@ final class ClientStream<T> {
         if (requestStream != null) {
             synchronized (this) {
                 nextSeq = 1;
-                fetches.put(0L, new Fetch(0));
+                fetches.put(0L, new Fetch(0, 0));
             }
             send(0, 0, 0);
         }
@@ -163,15 +169,17 @@ final class ClientStream<T> {
                     }
                     count = 0;
                     watchSeq = nextSeq;
-                } else if (fetches.size() - (watchSeq >= 0 ? 1 : 0) >= windowBatches) {
+                } else if (freeBatches() == 0) {
                     return;
                 } else {
-                    count = (int) Math.min(unasked, itemsPerBatch);
+                    count = splitCount(unasked);
                 }
                 seq = nextSeq++;
                 id = streamId;
                 asked += count;
-                fetches.put(seq, new Fetch(count));
+                long bytes = count == 0 ? 0 : batchBytes(count);
+                askedBytes += bytes;
+                fetches.put(seq, new Fetch(count, bytes));
             }
             send(count, id, seq);
         }
@@ -286,7 +294,8 @@ final class ClientStream<T> {
             serverBatchBytes = batchBytes;
             serverWatches = "true".equals(metadata.get(RpcMetadata.STREAM_WATCH));
             windowBytes = Math.min(ownWindowBytes, serverWindowBytes);
-            windowBatches = RpcMetadata.batchesInFlight(windowBytes, batchBytes);
+            // what the server takes; the bytes they ask for are held to the smaller window (freeBatches)
+            windowBatches = RpcMetadata.batchesInFlight(serverWindowBytes, batchBytes);
             windowPushes = RpcMetadata.batchesInFlight(serverWindowBytes, batchBytes);
         } catch (NumberFormatException e) {
             log.debug("stream {} of {}: the open named a malformed window: {}", streamId, call.fullMethodName(),
@@ -325,6 +334,7 @@ final class ClientStream<T> {
                 takeSeq++;
                 int count = fetch == null ? 0 : fetch.count;
                 asked -= count;
+                askedBytes -= fetch == null ? 0 : fetch.bytes;
                 if (done) {
                     continue;
                 }
@@ -358,10 +368,47 @@ final class ClientStream<T> {
         drain();
     }
 
+    /**
+     * Under the lock: the items the next batch RPC asks for, of {@code unasked} (positive) not
+     * asked yet. At most what fits in a batch; and once the items' size is known, the unasked
+     * demand spread over the window's free batch RPCs, none smaller than
+     * {@value #MIN_SPLIT_BYTES} bytes: a subscriber that asks for a few large items at a time
+     * (16 of 64 KiB) then has several smaller batches in flight, the first delivered while the
+     * server still sends the next, instead of one or two that each must arrive whole first.
+     */
+    private int splitCount(long unasked) {
+        long count = Math.min(unasked, itemsPerBatch);
+        if (perItemBytes > 0) {
+            long free = Math.max(1, freeBatches());
+            long spread = (unasked + free - 1) / free;
+            long least = Math.max(1, MIN_SPLIT_BYTES / perItemBytes);
+            count = Math.min(count, Math.max(spread, least));
+        }
+        return (int) count;
+    }
+
+    /**
+     * Under the lock: how many more batch RPCs of {@value #MIN_SPLIT_BYTES} bytes may start: as
+     * many as the server takes beyond those in flight (a watch for the end not counted) and the
+     * window's bytes hold beyond what those ask for; one when none is in flight, whatever the window.
+     */
+    private long freeBatches() {
+        int inFlight = fetches.size() - (watchSeq >= 0 ? 1 : 0);
+        long byBytes = Math.max(0, windowBytes - askedBytes) / MIN_SPLIT_BYTES;
+        long free = Math.max(0, Math.min(windowBatches - inFlight, byBytes));
+        return inFlight == 0 ? Math.max(1, free) : free;
+    }
+
+    /** Under the lock: the bytes a batch RPC for {@code count} items asks for: as the items seen so far, else the server's batch limit. */
+    private long batchBytes(int count) {
+        long limit = serverBatchBytes > 0 ? serverBatchBytes : windowBytes;
+        return perItemBytes > 0 ? Math.min(limit, count * perItemBytes) : limit;
+    }
+
     /** Under the lock: how many items fit in a batch, from the bytes per item of {@code answer}. */
     private void learnItemSize(Answer<T> answer) {
         if (serverBatchBytes > 0 && !answer.items.isEmpty()) {
-            long perItemBytes = Math.max(4, (answer.payloadBytes - 4) / answer.items.size());
+            perItemBytes = Math.max(4, (answer.payloadBytes - 4) / answer.items.size());
             itemsPerBatch = (int) Math.max(1, Math.min(batchSize, serverBatchBytes / perItemBytes));
         }
     }
@@ -540,10 +587,13 @@ final class ClientStream<T> {
     /** A batch RPC in flight: the items it asks for, and its subscription once sent. */
     private static final class Fetch {
         final int count;
+        /** What it counts against the window's bytes. */
+        final long bytes;
         @Nullable Disposable subscription;
 
-        Fetch(int count) {
+        Fetch(int count, long bytes) {
             this.count = count;
+            this.bytes = bytes;
         }
     }
 
