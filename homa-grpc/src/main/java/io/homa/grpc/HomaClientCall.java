@@ -361,6 +361,10 @@ final class HomaClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
                     default -> {
                         finished = true;
                         inbound.add(new Delivery(null, null, frame.status(), frame.trailers()));
+                        if (requests != null) {
+                            // The server waits for the end of the request stream before it ends its own.
+                            requests.complete();
+                        }
                         endRpc(false);
                     }
                 }

@@ -66,6 +66,8 @@ final class HomaServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     private @Nullable Outbound outbound;
     private @Nullable Requests requests;
     private int requestedBeforeSubscribe;
+    /** The client's request stream completed or failed. */
+    private boolean requestsEnded;
 
     /** Touched on the callback executor only. */
     private @Nullable Listener<ReqT> listener;
@@ -261,10 +263,16 @@ final class HomaServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
                 frames = item.toByteArray();
                 if (outbound != null) {
                     outbound.offer(frames);
-                    outbound.complete();
+                    if (requests == null || requestsEnded) {
+                        outbound.complete();
+                    }
                 }
-                if (requests != null) {
-                    requests.dispose();
+                if (requests != null && !requestsEnded) {
+                    // Neither cancelled nor ended yet: a push in flight would be refused, or find
+                    // the stream gone, and that error could reach the client before the trailers.
+                    // The client ends its request stream when the trailers arrive; this stream
+                    // ends after it (requestsEnded).
+                    requests.discardTheRest();
                 }
             }
         }
@@ -422,6 +430,30 @@ final class HomaServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
 
     /** The client's request stream: each item a request message; its demand is the listener's requests. */
     private final class Requests extends BaseSubscriber<byte[]> {
+        private volatile boolean discarding;
+
+        /** The call is closed: takes whatever the client still sends and drops it, as grpc-java does. */
+        void discardTheRest() {
+            discarding = true;
+            request(Long.MAX_VALUE);
+        }
+
+        /** Notes the end of the request stream; true if the call is closed already (then the responses end now). */
+        private boolean ended() {
+            Outbound frames;
+            synchronized (HomaServerCall.this) {
+                requestsEnded = true;
+                if (!discarding) {
+                    return false;
+                }
+                frames = outbound;
+            }
+            if (frames != null) {
+                frames.complete();
+            }
+            return true;
+        }
+
         @Override
         protected void hookOnSubscribe(Subscription subscription) {
             int early;
@@ -437,18 +469,27 @@ final class HomaServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
 
         @Override
         protected void hookOnNext(byte[] message) {
+            if (discarding) {
+                return;
+            }
             inbound.add(message);
             callbacks.execute(HomaServerCall.this::deliver);
         }
 
         @Override
         protected void hookOnComplete() {
+            if (ended()) {
+                return;
+            }
             inbound.add(HALF_CLOSE);
             callbacks.execute(HomaServerCall.this::deliver);
         }
 
         @Override
         protected void hookOnError(Throwable error) {
+            if (ended()) {
+                return;
+            }
             HomaServerCall.this.cancel(Status.CANCELLED.withDescription("the client's request stream failed: " + error.getMessage())
                     .withCause(error));
         }
