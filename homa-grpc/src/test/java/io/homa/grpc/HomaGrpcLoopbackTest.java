@@ -368,12 +368,63 @@ class HomaGrpcLoopbackTest {
     }
 
     @Test
+    void shouldSendFromTheClientOnlyWhatTheServerAskedFor() throws Exception {
+        AtomicInteger sent = new AtomicInteger();
+        CompletableFuture<Integer> total = new CompletableFuture<>();
+        ClientCall<Int32Value, Int32Value> call = channel.newCall(TestService.TAKE, CallOptions.DEFAULT);
+        call.start(new ClientCall.Listener<>() {
+            @Override
+            public void onReady() {
+                // A well-behaved sender: only while the call is ready.
+                while (call.isReady() && sent.get() < 100) {
+                    call.sendMessage(Int32Value.of(sent.incrementAndGet()));
+                }
+            }
+
+            @Override
+            public void onMessage(Int32Value message) {
+                total.complete(message.getValue());
+            }
+        }, new Metadata());
+        call.request(1);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(WAIT_SECONDS))
+                .until(() -> service.takeObserver.get() != null);
+
+        service.takeObserver.get().request(5);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> service.taken.get() == 5);
+
+        // The method asked for 5: the client sent 5 and is not ready for more.
+        assertThat(sent.get()).isEqualTo(5);
+        assertThat(call.isReady()).isFalse();
+
+        service.takeObserver.get().request(7);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> service.taken.get() == 12);
+        assertThat(sent.get()).isEqualTo(12);
+        call.halfClose();
+        assertThat(total.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(12);
+    }
+
+    @Test
+    void shouldEndAServerStreamAtItsDeadline() throws Exception {
+        Iterator<Int32Value> values = ClientCalls.blockingServerStreamingCall(channel, TestService.COUNT,
+                CallOptions.DEFAULT.withDeadlineAfter(300, TimeUnit.MILLISECONDS), Int32Value.of(0));
+
+        // An endless stream read as fast as it comes: only the deadline ends it.
+        assertThatThrownBy(() -> values.forEachRemaining(value -> { }))
+                .isInstanceOfSatisfying(StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+        assertThat(service.countContextCancelled.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
     void shouldGiveTheServerTheClientsAddress() {
         ClientCalls.blockingUnaryCall(channel, TestService.ECHO_METHOD, CallOptions.DEFAULT, StringValue.of("who"));
 
         assertThat(remoteAddress.get()).isInstanceOfSatisfying(InetSocketAddress.class, address -> {
             assertThat(address.getAddress().getHostAddress()).isEqualTo("127.0.0.1");
-            assertThat(address.getPort()).isEqualTo(clientTransport.localAddress().getPort());
+            // A client endpoint of several event loops sends from one of their sockets, whichever a hash
+            // picks: the port is one of the client's, not necessarily localAddress()'s.
+            assertThat(address.getPort()).isPositive().isNotEqualTo(server.getPort());
         });
     }
 

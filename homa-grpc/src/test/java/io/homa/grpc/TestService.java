@@ -46,6 +46,12 @@ final class TestService {
     static final MethodDescriptor<StringValue, StringValue> PING_PONG = method("PingPong",
             MethodDescriptor.MethodType.BIDI_STREAMING, StringValue.getDefaultInstance(), StringValue.getDefaultInstance());
 
+    /** Asks its client for messages only as a test tells it ({@link #takeObserver}). */
+    static final MethodDescriptor<Int32Value, Int32Value> TAKE = method("Take",
+            MethodDescriptor.MethodType.BIDI_STREAMING, Int32Value.getDefaultInstance(), Int32Value.getDefaultInstance());
+
+    final AtomicReference<ServerCallStreamObserver<Int32Value>> takeObserver = new AtomicReference<>();
+    final AtomicInteger taken = new AtomicInteger();
     final AtomicReference<Metadata> lastHeaders = new AtomicReference<>();
     final AtomicReference<Context> waitContext = new AtomicReference<>();
     final CountDownLatch waitStarted = new CountDownLatch(1);
@@ -81,6 +87,7 @@ final class TestService {
                 .addMethod(COUNT, ServerCalls.asyncServerStreamingCall(this::count))
                 .addMethod(SUM, ServerCalls.asyncClientStreamingCall(this::sum))
                 .addMethod(PING_PONG, ServerCalls.asyncBidiStreamingCall(this::pingPong))
+                .addMethod(TAKE, ServerCalls.asyncBidiStreamingCall(this::take))
                 .build();
     }
 
@@ -139,6 +146,28 @@ final class TestService {
             @Override
             public void onCompleted() {
                 observer.onNext(Int32Value.of(sum));
+                observer.onCompleted();
+            }
+        };
+    }
+
+    private StreamObserver<Int32Value> take(StreamObserver<Int32Value> plain) {
+        ServerCallStreamObserver<Int32Value> observer = (ServerCallStreamObserver<Int32Value>) plain;
+        observer.disableAutoRequest();
+        takeObserver.set(observer);
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(Int32Value value) {
+                taken.incrementAndGet();
+            }
+
+            @Override
+            public void onError(Throwable t) {
+            }
+
+            @Override
+            public void onCompleted() {
+                observer.onNext(Int32Value.of(taken.get()));
                 observer.onCompleted();
             }
         };
