@@ -32,9 +32,9 @@ import reactor.core.publisher.MonoSink;
 /**
  * The server side of one gRPC call, on a request of the RPC layer: runs the method's
  * {@link ServerCallHandler} and turns what it sends into the response's frames (see
- * docs/grpc.md, "Wire mapping"). A unary or client-streaming method's frames are one payload
- * ({@link #unaryResponse}, for a unary call) or items of a response stream ({@link #responses});
- * messages reach the listener as it {@link #request requests} them.
+ * docs/grpc.md, "Wire mapping"). A unary call's frames are one payload ({@link #unaryResponse});
+ * every other kind's are the items of a response stream ({@link #responses}), one message each.
+ * Request messages reach the listener as it {@link #request requests} them.
  *
  * <p>The listener runs on the server's executor, one callback at a time, inside the call's
  * {@link Context}: cancelled when the call ends, is cancelled by the client, or passes its
