@@ -15,6 +15,7 @@ record LibraryModule(String directory, String rootPackage, List<String> foreignS
     static final List<LibraryModule> ALL = List.of(
             new LibraryModule("protocol-engine", "io.homa.engine", List.of()),
             new LibraryModule("homa-reactive", "io.homa.reactive", List.of()),
+            new LibraryModule("homa-grpc", "io.homa.grpc", List.of()),
             new LibraryModule("homa-spring-boot-starter", "io.homa.spring", List.of("io.homa.spring.test")),
             new LibraryModule("homa-spring-boot-test", "io.homa.spring.test", List.of()),
             new LibraryModule("homa-cli", "io.homa.cli", List.of()));
