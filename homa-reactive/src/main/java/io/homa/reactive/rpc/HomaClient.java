@@ -368,7 +368,10 @@ public class HomaClient {
      */
     byte[] encodeRequest(RpcCall call, PayloadCodec codec, long startNs, long timeoutNs, Map<String, String> extra,
                          byte[] payload) {
-        Map<String, String> metadata = new LinkedHashMap<>(call.metadata());
+        Map<String, String> own = call.metadata();
+        // most calls carry no metadata and no deadline: no map to build then
+        Map<String, String> metadata = own.isEmpty() && extra.isEmpty() && timeoutNs <= 0 ? Map.of()
+                : new LinkedHashMap<>(own);
         for (String key : metadata.keySet()) {
             if (RpcMetadata.isReserved(key)) {
                 throw new HomaException(HomaStatus.INVALID_ARGUMENT,
@@ -383,7 +386,9 @@ public class HomaClient {
             metadata.put(RpcMetadata.TIMEOUT_MS, Long.toString(
                     Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNs + 999_999))));
         }
-        metadata.putAll(extra);
+        if (!extra.isEmpty()) {
+            metadata.putAll(extra);
+        }
         try {
             return EnvelopeCodec.encodeRequest(call.service(), call.method(), codec.name(), metadata, payload);
         } catch (IllegalArgumentException e) {

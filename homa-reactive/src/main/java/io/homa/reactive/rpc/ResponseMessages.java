@@ -18,9 +18,11 @@ final class ResponseMessages {
      * behind ({@link EnvelopeCodec#SEPARATE_PAYLOAD_BYTES}: the transport sends the two arrays as
      * one message). One longer than {@code maxResponseBytes} (its payload checked when the result
      * was encoded, its metadata only here) becomes a RESOURCE_EXHAUSTED error response.
+     *
+     * @param what names the request in that error; built only then (every response passes here)
      */
-    static ByteBuf encodeWithinLimit(RpcEnvelope.Response response, String what, int maxResponseBytes,
-            ServerErrors errors) {
+    static ByteBuf encodeWithinLimit(RpcEnvelope.Response response, java.util.function.Supplier<String> what,
+            int maxResponseBytes, ServerErrors errors) {
         boolean separate = response.payloadLengthBytes() >= EnvelopeCodec.SEPARATE_PAYLOAD_BYTES;
         byte[] envelope = separate
                 ? EnvelopeCodec.encodeResponse(response.status(), response.message(), response.metadata(), EnvelopeCodec.NO_PAYLOAD)
@@ -28,7 +30,7 @@ final class ResponseMessages {
         long lengthBytes = envelope.length + (separate ? response.payloadLengthBytes() : 0);
         if (lengthBytes > maxResponseBytes) {
             return Unpooled.wrappedBuffer(EnvelopeCodec.encodeResponse(
-                    errors.errorResponse(tooLarge(what, lengthBytes, maxResponseBytes), what)));
+                    errors.errorResponse(tooLarge(what.get(), lengthBytes, maxResponseBytes), what.get())));
         }
         if (!separate) {
             return Unpooled.wrappedBuffer(envelope);

@@ -544,7 +544,7 @@ public class RpcDispatcher implements HomaRequestHandler {
             if (ready != null) {
                 // Answered while it was dispatched (a method returning Mono.just, or an error):
                 // no operator chain per call.
-                return Mono.just(encodeWithinLimit(ready, "request " + request.rpcId(), maxResponseBytes, errors));
+                return Mono.just(encodeWithinLimit(ready, () -> "request " + request.rpcId(), maxResponseBytes, errors));
             }
             return encoded(request, response);
         });
@@ -554,7 +554,7 @@ public class RpcDispatcher implements HomaRequestHandler {
     private Mono<ByteBuf> encoded(HomaRequest request, Mono<RpcEnvelope.Response> response) {
         return response
                 .onErrorResume(error -> Mono.just(errorResponse(error, "request " + request.rpcId())))
-                .map(r -> encodeWithinLimit(r, "request " + request.rpcId(), maxResponseBytes, errors));
+                .map(r -> encodeWithinLimit(r, () -> "request " + request.rpcId(), maxResponseBytes, errors));
     }
 
     /** @param onScheduler whether this runs on the scheduler already (a long request) */
