@@ -553,6 +553,22 @@ final class ClientStream<T> {
         onFailure(error);
     }
 
+    /**
+     * A push found the stream gone at the server (NOT_FOUND): its response stream ended there,
+     * and the end (or the error) may still be on its way in a batch RPC's answer, which then
+     * decides how the call ends. With none in flight, nothing else will: the call fails with
+     * {@code error}.
+     */
+    void requestStreamGone(Throwable error) {
+        boolean waitForAnswers;
+        synchronized (this) {
+            waitForAnswers = !fetches.isEmpty();
+        }
+        if (!waitForAnswers) {
+            onFailure(error);
+        }
+    }
+
     /** Fire and forget: the server cancels its subscription to the method's Flux. */
     private void sendCancel() {
         long id;

@@ -381,8 +381,14 @@ final class ClientUpload implements CoreSubscriber<Object> {
         try {
             response = ClientErrors.decodeResponse(call, bytes);
             if (response.status() != HomaStatus.OK) {
-                pushFailed(ClientErrors.remoteError(call, ClientErrors.remoteException(response), startNs, timeoutNs,
-                        client.clock()));
+                Throwable error = ClientErrors.remoteError(call, ClientErrors.remoteException(response), startNs,
+                        timeoutNs, client.clock());
+                if (response.status() == HomaStatus.NOT_FOUND) {
+                    // the stream ended at the server, perhaps with an end still on its way here
+                    stopPushing(error, true);
+                } else {
+                    pushFailed(error);
+                }
                 return false;
             }
             granted = Long.parseLong(response.metadata().getOrDefault(RpcMetadata.STREAM_CREDIT, "0"));
@@ -437,6 +443,14 @@ final class ClientUpload implements CoreSubscriber<Object> {
 
     /** A push failed (its RPC or the server's answer): the whole call fails, unless it ended already. */
     private void pushFailed(Throwable error) {
+        stopPushing(error, false);
+    }
+
+    /**
+     * Stops the upload after a push failed; {@code streamGone}: the server no longer had the
+     * stream, which the answers to the batch RPCs in flight tell more about than the push.
+     */
+    private void stopPushing(Throwable error, boolean streamGone) {
         Subscription toCancel;
         Throwable local;
         List<Disposable> abandoned;
@@ -455,7 +469,11 @@ final class ClientUpload implements CoreSubscriber<Object> {
         if (toCancel != null) {
             toCancel.cancel();
         }
-        owner.requestStreamFailed(local != null ? local : error);
+        if (streamGone && local == null) {
+            owner.requestStreamGone(error);
+        } else {
+            owner.requestStreamFailed(local != null ? local : error);
+        }
     }
 
     /** The channel ended here (completed, failed, cancelled or expired): cancel the source, push no more. */

@@ -228,6 +228,27 @@ class StreamPipeliningTest {
     }
 
     @Test
+    void shouldEndAChannelWithTheServersEndWhenAPushFindsTheStreamGoneBeforeThatEndArrives() {
+        // the method ends without taking the request stream: pushes still in flight find the stream gone
+        dispatcher.register(RpcMethod.bidiStream("numbers", "ignore", new Type[] {INTEGERS}, args -> Flux.just(1, 2)));
+        ReorderingTransport transport = new ReorderingTransport();
+        transport.holdEnds = Duration.ofMillis(200);
+        HomaClient client = HomaClient.builder(transport)
+                .resolver(StaticServiceResolver.of("numbers", CLIENT))
+                .codecs(PayloadCodecs.of(codec))
+                .build();
+
+        for (int i = 0; i < 3; i++) {
+            StepVerifier.create(client.channel("numbers", "ignore", new Object[] {Flux.range(0, 100_000)},
+                            Integer.class, CallOptions.defaults()))
+                    .expectNext(1, 2)
+                    .expectComplete()
+                    .verify(TIMEOUT);
+        }
+        RpcDispatcherTest.awaitInFlight(dispatcher, 0);
+    }
+
+    @Test
     void shouldFailTheStreamOnABatchRequestNumberedTwice() {
         RpcEnvelope.Response first = open("range", 1, 100);
         String id = first.metadata().get(RpcMetadata.STREAM_ID);
@@ -576,8 +597,22 @@ class StreamPipeliningTest {
             response.publishOn(Schedulers.parallel()).subscribe(sink::success, sink::error);
         }
 
+        /** How long answers that end a stream (batch RPCs, not pushes) are held before they reach the client. */
+        volatile Duration holdEnds = Duration.ZERO;
+
         /** The dispatcher's answer, handled on the server's loop. */
         private Mono<byte[]> dispatch(byte[] request) {
+            Duration hold = holdEnds;
+            Mono<byte[]> answer = handled(request);
+            if (hold.isZero() || RpcMetadata.STREAM_PUSH.equals(
+                    EnvelopeCodec.decodeRequest(request).metadata().get(RpcMetadata.STREAM))) {
+                return answer;
+            }
+            return answer.flatMap(bytes -> "true".equals(EnvelopeCodec.decodeResponse(bytes).metadata()
+                    .get(RpcMetadata.STREAM_END)) ? Mono.just(bytes).delayElement(hold) : Mono.just(bytes));
+        }
+
+        private Mono<byte[]> handled(byte[] request) {
             return Mono.defer(() -> dispatcher.handle(
                             new HomaRequest(CLIENT, rpcIds.incrementAndGet(), Unpooled.wrappedBuffer(request))))
                     .subscribeOn(serverLoop)
