@@ -247,16 +247,7 @@ public final class StreamingScenario {
                 }, error -> ended.compareAndSet(null, "failed: " + error), () -> ended.compareAndSet(null,
                         "completed before its window ended"));
         try {
-            ClosedLoop.sleepMs(warmupMs);
-            tally.cpu.start();
-            long startNs = System.nanoTime();
-            long before = received.get();
-            ClosedLoop.sleepMs(plan.sliceMs());
-            long after = received.get();
-            long endNs = System.nanoTime();
-            tally.cpu.stop();
-            tally.items += after - before;
-            tally.windowNs += endNs - startNs;
+            window(tally, warmupMs, received::get, recording -> {});
             tally.badItems += bad.get();
             if (ended.get() != null) {
                 tally.fail("server stream of " + itemBytes + " B items " + ended.get());
@@ -281,17 +272,8 @@ public final class StreamingScenario {
         });
         CompletableFuture<Long> answer = streams.upload(0, source).toFuture();
         try {
-            ClosedLoop.sleepMs(warmupMs);
-            tally.cpu.start();
-            long startNs = System.nanoTime();
-            long before = taken.get();
-            ClosedLoop.sleepMs(plan.sliceMs());
-            long after = taken.get();
-            long endNs = System.nanoTime();
-            tally.cpu.stop();
+            window(tally, warmupMs, taken::get, recording -> {});
             stop.set(true);
-            tally.items += after - before;
-            tally.windowNs += endNs - startNs;
             Long total = answer.get(plan.endMs(), TimeUnit.MILLISECONDS);
             if (total == null || total != taken.get() * LARGE_BYTES) {
                 tally.badItems++;
@@ -311,23 +293,33 @@ public final class StreamingScenario {
         }
     }
 
+    /**
+     * One slice's measurement: the warm-up unmeasured, then the window, over which the items
+     * {@code count} counts and the CPU of client and server are added to {@code tally};
+     * {@code recording} is told when the window opens and closes.
+     */
+    private void window(Tally tally, long warmupMs, java.util.function.LongSupplier count,
+                        java.util.function.Consumer<Boolean> recording) {
+        ClosedLoop.sleepMs(warmupMs);
+        tally.cpu.start();
+        long startNs = System.nanoTime();
+        long before = count.getAsLong();
+        recording.accept(true);
+        ClosedLoop.sleepMs(plan.sliceMs());
+        recording.accept(false);
+        long after = count.getAsLong();
+        long endNs = System.nanoTime();
+        tally.cpu.stop();
+        tally.items += after - before;
+        tally.windowNs += endNs - startNs;
+    }
+
     /** Ping-pong over one bidirectional stream: each exchange timed, those that end in the window recorded. */
     private void pingPong(EchoStreams streams, long warmupMs, Tally tally) {
         PingPong pingPong = new PingPong(EchoProtocol.echoRequest(SMALL_BYTES), tally.latency);
         streams.echo(0, pingPong.items()).subscribe(pingPong);
         try {
-            ClosedLoop.sleepMs(warmupMs);
-            tally.cpu.start();
-            long startNs = System.nanoTime();
-            long before = pingPong.exchanges();
-            pingPong.recording = true;
-            ClosedLoop.sleepMs(plan.sliceMs());
-            pingPong.recording = false;
-            long after = pingPong.exchanges();
-            long endNs = System.nanoTime();
-            tally.cpu.stop();
-            tally.items += after - before;
-            tally.windowNs += endNs - startNs;
+            window(tally, warmupMs, pingPong::exchanges, recording -> pingPong.recording = recording);
             pingPong.stop = true;
             if (!pingPong.awaitEnd(plan.endMs())) {
                 tally.fail("bidirectional stream: not ended within " + plan.endMs() + " ms of its window");
