@@ -40,7 +40,7 @@ public class HomaGrpcProperties {
 
     private static void requireRange(String property, Duration value, Duration min, String range) {
         if (value == null || value.compareTo(min) < 0 || value.compareTo(MAX_DURATION) > 0) {
-            throw new InvalidConfigurationPropertyValueException(property, value, "must be between " + range);
+            throw new InvalidConfigurationPropertyValueException(property, value, "must be within " + range);
         }
     }
 
