@@ -44,6 +44,36 @@ class PollBudgetTest {
     }
 
     @Test
+    void shouldResumePollingWhenSpellsSleptThroughFitTheWindowOnceTheWakeUpsAreAllowedFor() {
+        PollBudget budget = new PollBudget(MAX_NS);
+        long nowNs = 0;
+        for (int i = 0; i < 100; i++, nowNs += 1_000_000) {
+            spell(budget, nowNs, 500_000); // a warm-up's slow passes: polling stops
+        }
+        assertThat(spell(budget, nowNs += 1_000_000, 500_000)).isZero();
+
+        // a round trip that polling makes 16 µs takes 80 µs with both ends asleep: longer than the
+        // window, but within the allowance for the wake-ups, so polling comes back
+        int slept = 0;
+        while (budget.idle(nowNs += 100_000) == 0 && slept < 100) {
+            budget.work(nowNs + 80_000);
+            slept++;
+        }
+        assertThat(slept).isBetween(3, 8);
+        // polling, the round trip is short again and polling stays
+        budget.work(nowNs + 16_000);
+        for (int i = 0; i < 100; i++) {
+            assertThat(spell(budget, nowNs += 100_000, 16_000)).isEqualTo(MAX_NS);
+        }
+        // while it polls, the window alone is the measure: spells of 80 µs then stop it
+        int polled = 0;
+        while (spell(budget, nowNs += 100_000, 80_000) > 0) {
+            polled++;
+        }
+        assertThat(polled).isBetween(3, 8);
+    }
+
+    @Test
     void shouldKeepPollingThroughAFewLongSpells() {
         PollBudget budget = new PollBudget(MAX_NS);
         long nowNs = 0;
