@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -77,10 +78,14 @@ public final class GrpcWire {
         out.writeLong(timeoutNs);
         out.writeShortString(authority);
         writeMetadata(out, headers);
-        if (message != null) {
-            out.write(message, 0, message.length);
+        if (message == null) {
+            return out.toByteArray();
         }
-        return out.toByteArray();
+        // The prelude, then the message copied once into an array of the exact length: writing a
+        // large message into the stream would copy it twice more (growing the buffer, toByteArray).
+        byte[] request = Arrays.copyOf(out.buffer(), out.size() + message.length);
+        System.arraycopy(message, 0, request, out.size(), message.length);
+        return request;
     }
 
     /**
@@ -126,6 +131,29 @@ public final class GrpcWire {
         frame.writeInt(message.length);
         frame.writeTo(out);
         out.write(message, 0, message.length);
+    }
+
+    /** Bytes of the MESSAGE frame's type and length, before the message. */
+    static final int MESSAGE_FRAME_HEADER_BYTES = 5;
+
+    /**
+     * {@code before} (frames already encoded), a MESSAGE frame of {@code message} (none:
+     * {@code null}), then {@code after}, in one array of the exact length: the message is copied
+     * once, where appending it to a {@code ByteArrayOutputStream} copies it when the buffer grows,
+     * again when frames follow it, and once more in {@code toByteArray()}.
+     */
+    public static byte[] frames(byte[] before, byte @Nullable [] message, byte[] after) {
+        int messageBytes = message == null ? 0 : MESSAGE_FRAME_HEADER_BYTES + message.length;
+        byte[] frames = Arrays.copyOf(before, before.length + messageBytes + after.length);
+        int at = before.length;
+        if (message != null) {
+            ByteBuffer.wrap(frames, at, MESSAGE_FRAME_HEADER_BYTES).put(MESSAGE).putInt(message.length);
+            at += MESSAGE_FRAME_HEADER_BYTES;
+            System.arraycopy(message, 0, frames, at, message.length);
+            at += message.length;
+        }
+        System.arraycopy(after, 0, frames, at, after.length);
+        return frames;
     }
 
     /** Appends a TRAILERS frame: the status's code and description (exact, any Unicode) and the trailers. */
@@ -300,6 +328,11 @@ public final class GrpcWire {
 
         void writeTo(ByteArrayOutputStream out) {
             out.write(buf, 0, count);
+        }
+
+        /** The buffer itself, its first {@link #size()} bytes written. */
+        byte[] buffer() {
+            return buf;
         }
     }
 }

@@ -65,6 +65,50 @@ class GrpcWireTest {
         assertThat(ok.status().getDescription()).isNull();
     }
 
+    /** What a unary response and a stream item are built with: the same bytes as the frames written one by one. */
+    @Test
+    void shouldJoinFramesAroundAMessageAsTheStreamWritesThem() {
+        Metadata headers = new Metadata();
+        headers.put(TEXT, "h");
+        byte[] message = new byte[1024 * 1024 + 3];
+        new java.util.Random(7).nextBytes(message);
+        ByteArrayOutputStream before = new ByteArrayOutputStream();
+        GrpcWire.writeHeaders(before, headers);
+        ByteArrayOutputStream after = new ByteArrayOutputStream();
+        GrpcWire.writeTrailers(after, Status.OK, new Metadata());
+        ByteArrayOutputStream written = new ByteArrayOutputStream();
+        GrpcWire.writeHeaders(written, headers);
+        GrpcWire.writeMessage(written, message);
+        GrpcWire.writeTrailers(written, Status.OK, new Metadata());
+
+        byte[] joined = GrpcWire.frames(before.toByteArray(), message, after.toByteArray());
+        byte[] noMessage = GrpcWire.frames(before.toByteArray(), null, after.toByteArray());
+        byte[] messageOnly = GrpcWire.frames(new byte[0], new byte[0], new byte[0]);
+
+        assertThat(joined).isEqualTo(written.toByteArray());
+        assertThat(GrpcWire.decodeFrames(joined).get(1).message()).isEqualTo(message);
+        assertThat(GrpcWire.decodeFrames(noMessage)).extracting(GrpcWire.Frame::type)
+                .containsExactly(GrpcWire.HEADERS, GrpcWire.TRAILERS);
+        assertThat(GrpcWire.decodeFrames(messageOnly)).singleElement()
+                .satisfies(frame -> assertThat(frame.message()).isEmpty());
+    }
+
+    @Test
+    void shouldRoundTripARequestWithALargeMessage() {
+        Metadata headers = new Metadata();
+        headers.put(TEXT, "h");
+        byte[] message = new byte[1024 * 1024];
+        new java.util.Random(9).nextBytes(message);
+
+        GrpcWire.Request request = GrpcWire.decodeRequest(GrpcWire.encodeRequest(42, 7, "a:1", headers, message));
+
+        assertThat(request.callId()).isEqualTo(42);
+        assertThat(request.timeoutNs()).isEqualTo(7);
+        assertThat(request.authority()).isEqualTo("a:1");
+        assertThat(request.headers().get(TEXT)).isEqualTo("h");
+        assertThat(request.message()).isEqualTo(message);
+    }
+
     @Test
     void shouldRejectMalformedBytes() {
         assertThatThrownBy(() -> GrpcWire.decodeRequest(new byte[] {2, 0}))
