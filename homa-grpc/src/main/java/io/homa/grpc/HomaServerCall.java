@@ -52,7 +52,10 @@ final class HomaServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     private final Context.CancellableContext context;
     private final Attributes attributes;
     private final Runnable onEnd;
-    /** Request messages ({@code byte[]}) and the half-close, not yet given to the listener. */
+    /**
+     * Request messages ({@code byte[]} from a request stream, a {@link GrpcWire.Slice} of the
+     * request for the one it carries) and the half-close, not yet given to the listener.
+     */
     private final Queue<Object> inbound = new ConcurrentLinkedQueue<>();
     private final AtomicInteger requested = new AtomicInteger();
 
@@ -365,7 +368,8 @@ final class HomaServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
             requested.decrementAndGet();
             ReqT message;
             try {
-                message = method.parseRequest(new ByteArrayInputStream((byte[]) next));
+                message = method.parseRequest(next instanceof GrpcWire.Slice slice ? slice.stream()
+                        : new ByteArrayInputStream((byte[]) next));
             } catch (RuntimeException e) {
                 closeQuietly(Status.INTERNAL.withDescription("Failed to read the request").withCause(e), new Metadata());
                 return;

@@ -2,6 +2,7 @@ package io.homa.grpc.internal;
 
 import io.grpc.Metadata;
 import io.grpc.Status;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -59,13 +60,29 @@ public final class GrpcWire {
     }
 
     /** A decoded request prelude and what follows it. */
-    public record Request(long callId, long timeoutNs, String authority, Metadata headers,
-                          byte @Nullable [] message) {
+    public record Request(long callId, long timeoutNs, String authority, Metadata headers, @Nullable Slice message) {
     }
 
     /** One decoded response frame: exactly one of the fields is set, as {@link #type} says. */
-    public record Frame(byte type, @Nullable Metadata headers, byte @Nullable [] message, @Nullable Status status,
+    public record Frame(byte type, @Nullable Metadata headers, @Nullable Slice message, @Nullable Status status,
                         @Nullable Metadata trailers) {
+    }
+
+    /**
+     * A message where it lies in the payload it came in, not copied out: the marshaller reads it
+     * from there ({@link #stream()}), so a 1 MiB message is not copied once more (and allocated
+     * once more) before the marshaller copies it into its own object.
+     */
+    public record Slice(byte[] array, int offset, int length) {
+        /** The message as the marshaller reads it. */
+        public ByteArrayInputStream stream() {
+            return new ByteArrayInputStream(array, offset, length);
+        }
+
+        /** A copy of the message's bytes. */
+        public byte[] toArray() {
+            return Arrays.copyOfRange(array, offset, offset + length);
+        }
     }
 
     /** Encodes a request prelude followed by {@code message} (none: {@code null}). */
@@ -105,10 +122,9 @@ public final class GrpcWire {
             long timeoutNs = in.getLong();
             String authority = readShortString(in, StandardCharsets.UTF_8);
             Metadata headers = readMetadata(in);
-            byte[] message = null;
+            Slice message = null;
             if ((flags & FLAG_MESSAGE) != 0) {
-                message = new byte[in.remaining()];
-                in.get(message);
+                message = new Slice(bytes, in.position(), in.remaining());
             }
             return new Request(callId, timeoutNs, authority, headers, message);
         } catch (RuntimeException e) {
@@ -192,9 +208,8 @@ public final class GrpcWire {
                             throw new IllegalArgumentException("message of " + length + " bytes, "
                                     + in.remaining() + " left");
                         }
-                        byte[] message = new byte[length];
-                        in.get(message);
-                        frames.add(new Frame(type, null, message, null, null));
+                        frames.add(new Frame(type, null, new Slice(bytes, in.position(), length), null, null));
+                        in.position(in.position() + length);
                     }
                     case TRAILERS -> {
                         Status status = Status.fromCodeValue(in.get() & 0xFF);
