@@ -68,7 +68,7 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--mode", description = "quick (about 2 minutes) or full (10-15 minutes). Default: ${DEFAULT-VALUE}.")
     Mode mode = Mode.QUICK;
 
-    @Option(names = "--systems", split = ",", description = "Systems, comma-separated: homa, homa-rpc, grpc, rsocket, udp, tcp, and the opt-in homa-auth and homa-rpc-auth (Homa with packet authentication, to measure its cost in the same run). Default: all but the opt-in ones.")
+    @Option(names = "--systems", split = ",", description = "Systems, comma-separated: homa, homa-rpc, grpc, grpc-homa (gRPC over Homa), rsocket, udp, tcp, and the opt-in homa-auth and homa-rpc-auth (Homa with packet authentication, to measure its cost in the same run). Default: all but the opt-in ones.")
     List<String> systems = List.of(SystemKind.defaultIds().split(","));
 
     @Option(names = "--scenarios", split = ",", description = "Scenarios, comma-separated: s1..s6, s10 (streaming), s11, and the opt-in s11-scaling (S11's handler on a server not pinned to a core: throughput and CPU use). Default: all but the opt-in one.")

@@ -25,7 +25,7 @@ public final class ServerMain implements Callable<Integer> {
     /** The line prefix the load generator waits for. */
     public static final String PORTS_PREFIX = "PORTS ";
 
-    @Option(names = "--systems", split = ",", description = "Systems to serve (ids: homa, homa-rpc, grpc, rsocket, udp, tcp, homa-auth, homa-rpc-auth).")
+    @Option(names = "--systems", split = ",", description = "Systems to serve (ids: homa, homa-rpc, grpc, grpc-homa, rsocket, udp, tcp, homa-auth, homa-rpc-auth).")
     List<String> systems = List.of(SystemKind.defaultIds().split(","));
 
     @CommandLine.Mixin

@@ -13,7 +13,6 @@ import io.homa.grpc.internal.SerializingExecutor;
 import io.homa.grpc.internal.Statuses;
 import io.homa.reactive.rpc.CallOptions;
 import io.homa.reactive.rpc.HomaClient;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -471,7 +470,7 @@ final class HomaClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
             appRequested.decrementAndGet();
             RespT message;
             try {
-                message = method.parseResponse(new ByteArrayInputStream(next.message));
+                message = method.parseResponse(next.message.stream());
             } catch (RuntimeException e) {
                 closeLocally(Status.INTERNAL.withDescription("Failed to read message.").withCause(e), new Metadata());
                 continue;
@@ -495,7 +494,7 @@ final class HomaClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
 
     /** One thing for the listener: headers, a message, or the close. */
-    private record Delivery(@Nullable Metadata headers, byte @Nullable [] message, @Nullable Status status,
+    private record Delivery(@Nullable Metadata headers, GrpcWire.@Nullable Slice message, @Nullable Status status,
                             @Nullable Metadata trailers) {
     }
 

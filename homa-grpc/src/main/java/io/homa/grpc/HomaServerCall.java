@@ -42,6 +42,7 @@ import reactor.core.publisher.MonoSink;
  */
 final class HomaServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     private static final Object HALF_CLOSE = new Object();
+    private static final byte[] NO_BYTES = new byte[0];
 
     private final MethodDescriptor<ReqT, RespT> method;
     private final ServerCallHandler<ReqT, RespT> handler;
@@ -51,7 +52,10 @@ final class HomaServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     private final Context.CancellableContext context;
     private final Attributes attributes;
     private final Runnable onEnd;
-    /** Request messages ({@code byte[]}) and the half-close, not yet given to the listener. */
+    /**
+     * Request messages ({@code byte[]} from a request stream, a {@link GrpcWire.Slice} of the
+     * request for the one it carries) and the half-close, not yet given to the listener.
+     */
     private final Queue<Object> inbound = new ConcurrentLinkedQueue<>();
     private final AtomicInteger requested = new AtomicInteger();
 
@@ -61,7 +65,10 @@ final class HomaServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     private boolean cancelled;
     private int messagesSent;
     private @Nullable Metadata pendingHeaders;
+    /** A unary call's frames before its message (the headers); the message and trailers join them at close. */
     private final ByteArrayOutputStream unaryFrames = new ByteArrayOutputStream();
+    /** A unary call's message, kept apart so that it is copied once, into the response ({@link GrpcWire#frames}). */
+    private byte @Nullable [] unaryMessage;
     private @Nullable MonoSink<byte[]> unarySink;
     private @Nullable Outbound outbound;
     private @Nullable Requests requests;
@@ -211,15 +218,14 @@ final class HomaServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
             if (method.getType().serverSendsOneMessage() && messagesSent > 1) {
                 tooMany = true;
             } else if (unarySink != null) {
-                GrpcWire.writeMessage(unaryFrames, bytes);
+                unaryMessage = bytes;
             } else if (outbound != null) {
-                ByteArrayOutputStream item = new ByteArrayOutputStream(bytes.length + 64);
+                ByteArrayOutputStream headers = new ByteArrayOutputStream(pendingHeaders == null ? 0 : 64);
                 if (pendingHeaders != null) {
-                    GrpcWire.writeHeaders(item, pendingHeaders);
+                    GrpcWire.writeHeaders(headers, pendingHeaders);
                     pendingHeaders = null;
                 }
-                GrpcWire.writeMessage(item, bytes);
-                outbound.offer(item.toByteArray());
+                outbound.offer(GrpcWire.frames(headers.toByteArray(), bytes, NO_BYTES));
             }
         }
         if (tooMany) {
@@ -251,8 +257,10 @@ final class HomaServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
             }
             sink = unarySink;
             if (sink != null) {
-                GrpcWire.writeTrailers(unaryFrames, status, trailers);
-                frames = unaryFrames.toByteArray();
+                ByteArrayOutputStream trailersFrame = new ByteArrayOutputStream(64);
+                GrpcWire.writeTrailers(trailersFrame, status, trailers);
+                frames = GrpcWire.frames(unaryFrames.toByteArray(), unaryMessage, trailersFrame.toByteArray());
+                unaryMessage = null;
             } else {
                 ByteArrayOutputStream item = new ByteArrayOutputStream(64);
                 if (pendingHeaders != null) {
@@ -360,7 +368,8 @@ final class HomaServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
             requested.decrementAndGet();
             ReqT message;
             try {
-                message = method.parseRequest(new ByteArrayInputStream((byte[]) next));
+                message = method.parseRequest(next instanceof GrpcWire.Slice slice ? slice.stream()
+                        : new ByteArrayInputStream((byte[]) next));
             } catch (RuntimeException e) {
                 closeQuietly(Status.INTERNAL.withDescription("Failed to read the request").withCause(e), new Metadata());
                 return;

@@ -9,13 +9,44 @@ import java.util.function.Function;
 
 /**
  * The ratio table: for each scenario's headline metrics, each Homa system's figure divided by
- * gRPC's, RSocket's and the floors'. Whether lower or higher is better is stated per row.
+ * gRPC's, RSocket's and the floors'. Whether lower or higher is better is stated per row. Also
+ * gRPC over Homa against gRPC on grpc-netty and Homa's RPC layer ({@link #grpcOverHoma}).
  */
 public final class Ratios {
     /** Peers in the ratio columns, in order. */
     public static final List<String> PEERS = List.of("grpc", "rsocket", "udp", "tcp");
-    /** The Homa systems that get rows. */
-    public static final List<String> HOMA_SYSTEMS = List.of("homa", "homa-rpc", "homa-auth", "homa-rpc-auth");
+    /** The Homa systems that get rows (gRPC over Homa too: its transport is Homa's). */
+    public static final List<String> HOMA_SYSTEMS = List.of("homa", "homa-rpc", "homa-auth", "homa-rpc-auth", "grpc-homa");
+    /** gRPC over Homa, and what it is compared with: the same gRPC code on grpc-netty, and Homa's own RPC layer. */
+    public static final String GRPC_HOMA = "grpc-homa";
+    static final String GRPC = "grpc";
+    static final String HOMA_RPC = "homa-rpc";
+
+    /**
+     * One headline metric of gRPC over Homa beside gRPC on grpc-netty (the same service, stubs and
+     * client: what the transport changes) and Homa's RPC layer (the same transport: what the gRPC
+     * layer costs), with {@code grpc-homa / grpc} and {@code grpc-homa / homa-rpc}; a value or
+     * ratio is null where a system did not measure the metric.
+     */
+    public record GrpcOverHoma(String scenario, String metric, boolean lowerIsBetter, Double grpcHoma, Double grpc,
+            Double homaRpc, Double vsGrpc, Double vsHomaRpc) {}
+
+    /** The gRPC-over-Homa rows of every headline metric {@code grpc-homa} measured. */
+    public static List<GrpcOverHoma> grpcOverHoma(List<ScenarioResult> results, List<String> workloads) {
+        List<GrpcOverHoma> rows = new ArrayList<>();
+        for (Metric metric : metrics(workloads)) {
+            Map<String, Double> values = values(results, metric);
+            Double grpcHoma = values.get(GRPC_HOMA);
+            if (grpcHoma == null) {
+                continue;
+            }
+            Double grpc = values.get(GRPC);
+            Double homaRpc = values.get(HOMA_RPC);
+            rows.add(new GrpcOverHoma(metric.scenario(), metric.label(), metric.lowerIsBetter(), grpcHoma, grpc, homaRpc,
+                    ratio(grpcHoma, grpc), ratio(grpcHoma, homaRpc)));
+        }
+        return rows;
+    }
     /** Each Homa system with packet authentication, by the system it adds it to. */
     static final Map<String, String> AUTHENTICATED = Map.of("homa", "homa-auth", "homa-rpc", "homa-rpc-auth");
 

@@ -159,7 +159,9 @@ public final class ReportWriter {
                     overheadRows);
         }
 
-        md.append("## Targets of the issues (Homa message layer; S11: the RPC layer)\n\n");
+        markdownGrpcOverHoma(report, md);
+
+        md.append("## Targets of the issues (Homa message layer; S11: the RPC layer; gRPC over Homa)\n\n");
         List<List<String>> targetRows = new ArrayList<>();
         for (Targets.Check check : report.targets()) {
             targetRows.add(List.of(check.target(), check.measured(),
@@ -325,16 +327,7 @@ public final class ReportWriter {
                 + "fraction of one core; CPU-bound: a core busy above "
                 + Math.round(CpuSampler.CPU_BOUND_CORE_FRACTION * 100) + "%, where the figures measure the CPU "
                 + "more than the systems.\n\n");
-        List<String> workloads = new ArrayList<>();
-        for (ScenarioResult r : s5) {
-            if (r.metrics().get("workloads") instanceof Map<?, ?> map) {
-                map.keySet().forEach(k -> {
-                    if (!workloads.contains(k.toString())) {
-                        workloads.add(k.toString());
-                    }
-                });
-            }
-        }
+        List<String> workloads = s5Workloads(report);
         for (ScenarioResult r : s5) {
             if (!r.status().equals(ScenarioResult.OK)) {
                 md.append("- ").append(r.system()).append(": ").append(r.status()).append(' ').append(r.note()).append('\n');
@@ -493,6 +486,42 @@ public final class ReportWriter {
         table(md, header, rows);
         Object servers = s6.stream().map(r -> r.metrics().get("servers")).filter(Objects::nonNull).findFirst().orElse("?");
         md.append("Server processes: ").append(servers).append(".\n\n");
+    }
+
+    /** The S5 workloads of the run's results, first seen first. */
+    private static List<String> s5Workloads(BenchReport report) {
+        List<String> workloads = new ArrayList<>();
+        for (ScenarioResult r : of(report, "s5")) {
+            if (r.metrics().get("workloads") instanceof Map<?, ?> map) {
+                map.keySet().forEach(k -> {
+                    if (!workloads.contains(k.toString())) {
+                        workloads.add(k.toString());
+                    }
+                });
+            }
+        }
+        return workloads;
+    }
+
+    /** gRPC over Homa beside the same gRPC code on grpc-netty and beside Homa's RPC layer, when the run has it. */
+    private static void markdownGrpcOverHoma(BenchReport report, StringBuilder md) {
+        List<Ratios.GrpcOverHoma> rows = Ratios.grpcOverHoma(report.results(), s5Workloads(report));
+        if (rows.isEmpty()) {
+            return;
+        }
+        md.append("## gRPC over Homa (same run)\n\n");
+        md.append("`grpc-homa` runs `grpc`'s service, method descriptors and client code over Homa (`homa-grpc`): "
+                + "against `grpc` the transport is all that differs; against `homa-rpc` (the same transport settings) "
+                + "the gRPC layer is. Below 1 is better for `grpc-homa` where lower is better, above 1 where higher "
+                + "is better.\n\n");
+        List<List<String>> cells = new ArrayList<>();
+        for (Ratios.GrpcOverHoma row : rows) {
+            cells.add(List.of(row.scenario().toUpperCase(Locale.ROOT),
+                    row.metric() + (row.lowerIsBetter() ? " (lower better)" : " (higher better)"), num(row.grpcHoma()),
+                    num(row.grpc()), num(row.homaRpc()), ratio(row.vsGrpc()), ratio(row.vsHomaRpc())));
+        }
+        table(md, List.of("scenario", "metric", "grpc-homa", "grpc", "homa-rpc", "grpc-homa/grpc", "grpc-homa/homa-rpc"),
+                cells);
     }
 
     private static String percent(Object value) {

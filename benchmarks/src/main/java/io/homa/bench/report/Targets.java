@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The issues' targets, checked against one run's results: the Homa message layer's (S1-S4) and
- * issue 37's S11 target for the RPC layer at twice its capacity. A check reports met or missed;
+ * The issues' targets, checked against one run's results: the Homa message layer's (S1-S4),
+ * issue 37's S11 target for the RPC layer at twice its capacity, and issue 39's for gRPC over Homa. A check reports met or missed;
  * it never fails the run.
  */
 public final class Targets {
@@ -72,6 +72,38 @@ public final class Targets {
                                 + f(homaS4.get() / bestPeerS4.get()) + "x")
                 : missing("S4 1 MiB goodput at least that of the better peer"));
         checks.add(s11(results));
+        checks.addAll(grpcOverHoma(results));
+        return checks;
+    }
+
+    static final String GRPC_S1_TARGET = "S1 gRPC over Homa p50 at most half of gRPC's (grpc-netty)";
+    static final String GRPC_S2_TARGET = "S2 gRPC over Homa short-RPC p99 under 1 MiB load at most a fifth of gRPC's";
+    static final String GRPC_HOMA_RPC_TARGET = "S1 gRPC over Homa p50 within 1.3x of Homa's RPC layer";
+
+    /**
+     * Issue 39's targets for {@code grpc-homa}: at least 2x better than {@code grpc} at the S1 p50
+     * and 5x at the S2 short p99 (the same gRPC code, another transport), and within 1.3x of
+     * {@code homa-rpc} at the S1 p50 (the same transport: what the gRPC layer may cost).
+     */
+    static List<Check> grpcOverHoma(List<ScenarioResult> results) {
+        List<Check> checks = new ArrayList<>();
+        Optional<Double> s1 = find(results, "s1", "grpc-homa", "p50_us");
+        Optional<Double> grpcS1 = find(results, "s1", "grpc", "p50_us");
+        checks.add(s1.isPresent() && grpcS1.isPresent()
+                ? lowerCheck(GRPC_S1_TARGET, s1.get(), grpcS1.get() / 2, "grpc-homa " + f(s1.get()) + " µs vs grpc "
+                        + f(grpcS1.get()) + " µs = " + f(grpcS1.get() / s1.get()) + "x lower")
+                : missing(GRPC_S1_TARGET));
+        Optional<Double> s2 = find(results, "s2", "grpc-homa", "p99_us");
+        Optional<Double> grpcS2 = find(results, "s2", "grpc", "p99_us");
+        checks.add(s2.isPresent() && grpcS2.isPresent()
+                ? lowerCheck(GRPC_S2_TARGET, s2.get(), grpcS2.get() / 5, "grpc-homa " + f(s2.get()) + " µs vs grpc "
+                        + f(grpcS2.get()) + " µs = " + f(grpcS2.get() / s2.get()) + "x lower")
+                : missing(GRPC_S2_TARGET));
+        Optional<Double> homaRpcS1 = find(results, "s1", "homa-rpc", "p50_us");
+        checks.add(s1.isPresent() && homaRpcS1.isPresent()
+                ? lowerCheck(GRPC_HOMA_RPC_TARGET, s1.get(), homaRpcS1.get() * 1.3, "grpc-homa " + f(s1.get())
+                        + " µs vs homa-rpc " + f(homaRpcS1.get()) + " µs = " + f(s1.get() / homaRpcS1.get()) + "x")
+                : missing(GRPC_HOMA_RPC_TARGET));
         return checks;
     }
 

@@ -129,6 +129,9 @@ public final class OverloadScenario {
             case GRPC -> "the CPU pool (the handler hops there from the event loop, or from gRPC's own executor with"
                     + " --no-grpc-direct-executor); the deadline is sent (grpc-timeout) and a call cancelled before"
                     + " its turn is not started";
+            case GRPC_HOMA -> "grpc's handler: the CPU pool (it hops there from the Homa transport's event loop, or from"
+                    + " homa-grpc's default pool with --no-grpc-direct-executor); the deadline travels with the call (the"
+                    + " RPC layer's envelope and the gRPC prelude) and a call cancelled before its turn is not started";
             case RSOCKET -> "subscribeOn the CPU pool in the handler; no deadline on the wire: the caller's timeout"
                     + " cancels the request (CANCEL frame), and a cancelled call not yet started is not run";
             case UDP, TCP -> "n/a";

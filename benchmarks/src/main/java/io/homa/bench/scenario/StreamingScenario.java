@@ -142,6 +142,8 @@ public final class StreamingScenario {
                     + " HomaClient.channel, JSON codec (byte[] raw)";
             case GRPC -> "server-, client- and bidirectional-streaming methods on the byte[] marshaller (ServerCalls,"
                     + " ClientCalls); the server sends while isReady(), the client's demand is request(n)";
+            case GRPC_HOMA -> "grpc's streaming methods and client, unchanged, over HomaManagedChannel: the RPC layer's"
+                    + " streams carry the messages, isReady() and request(n) map onto their window and demand";
             case RSOCKET -> "requestStream and requestChannel on the request-response connection";
             default -> "n/a";
         };

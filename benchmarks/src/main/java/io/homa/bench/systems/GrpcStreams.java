@@ -21,7 +21,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * S10 on gRPC-java: a server-streaming, a client-streaming and a bidirectional method on the
- * {@code byte[]} marshaller of {@link GrpcSystem}, written with the stub API and its flow control
+ * {@code byte[]} marshaller of {@link GrpcEcho}, written with the stub API and its flow control
  * as gRPC's own flow-control examples do: the server-streaming handler sends while
  * {@code isReady()} and resumes in the on-ready handler; the client-streaming handler leaves the
  * stub's automatic inbound flow control on (one message requested at a time, under the HTTP/2
@@ -43,8 +43,8 @@ final class GrpcStreams {
         return MethodDescriptor.<byte[], byte[]>newBuilder()
                 .setType(type)
                 .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
-                .setRequestMarshaller(GrpcSystem.BYTES)
-                .setResponseMarshaller(GrpcSystem.BYTES)
+                .setRequestMarshaller(GrpcEcho.BYTES)
+                .setResponseMarshaller(GrpcEcho.BYTES)
                 .build();
     }
 

@@ -11,6 +11,8 @@ public enum SystemKind {
     HOMA("homa", "Homa message layer (HomaTransport.call, byte[])", false, 1024 * 1024, true),
     HOMA_RPC("homa-rpc", "Homa RPC layer (HomaClient + RpcDispatcher, JSON)", false, 1024 * 1024, true),
     GRPC("grpc", "gRPC-java (grpc-netty-shaded, unary, byte[] marshaller)", false, 1024 * 1024, true),
+    GRPC_HOMA("grpc-homa", "gRPC-java over Homa (homa-grpc: HomaManagedChannel and HomaGrpcRegistrar, grpc's service and"
+            + " stubs)", false, 1024 * 1024, true),
     RSOCKET("rsocket", "RSocket-java (TCP transport, request-response)", false, 1024 * 1024, true),
     UDP("udp", "floor: plain Java UDP ping-pong (DatagramChannel)", true, UdpFloor.MAX_BODY_BYTES, true),
     TCP("tcp", "floor: plain Java TCP ping-pong (length-prefixed)", true, 1024 * 1024, true),
@@ -49,9 +51,9 @@ public enum SystemKind {
         return floor;
     }
 
-    /** Whether this is one of the Homa systems. */
+    /** Whether this is one of the Homa systems (gRPC over Homa included: its transport is Homa's). */
     public boolean homa() {
-        return this == HOMA || this == HOMA_RPC || this == HOMA_AUTH || this == HOMA_RPC_AUTH;
+        return this == HOMA || this == HOMA_RPC || this == HOMA_AUTH || this == HOMA_RPC_AUTH || this == GRPC_HOMA;
     }
 
     /** Largest request or response the benchmark sends through this system, in bytes. */
@@ -67,6 +69,7 @@ public enum SystemKind {
             case HOMA_AUTH -> HomaMessageSystem.startServer(settings.authenticated());
             case HOMA_RPC_AUTH -> HomaRpcSystem.startServer(settings.authenticated());
             case GRPC -> GrpcSystem.startServer(settings);
+            case GRPC_HOMA -> GrpcHomaSystem.startServer(settings);
             case RSOCKET -> RSocketSystem.startServer(settings);
             case UDP -> UdpFloor.startServer(settings);
             case TCP -> TcpFloor.startServer(settings);
@@ -87,6 +90,7 @@ public enum SystemKind {
             case HOMA_AUTH -> HomaMessageSystem.connect(servers, settings.authenticated());
             case HOMA_RPC_AUTH -> HomaRpcSystem.connect(servers, settings.authenticated());
             case GRPC -> GrpcSystem.connect(servers, settings);
+            case GRPC_HOMA -> GrpcHomaSystem.connect(servers, settings);
             case RSOCKET -> RSocketSystem.connect(servers);
             case UDP -> UdpFloor.connect(servers, settings);
             case TCP -> TcpFloor.connect(servers);

@@ -108,6 +108,47 @@ class ReportTest {
         assertThat(checks.get(3).gap()).isEqualTo("needs 1.33x higher");
     }
 
+    private static ScenarioResult s2(String system, double p50Us, double p99Us) {
+        Map<String, Object> metrics = new LinkedHashMap<>();
+        metrics.put("p50_us", p50Us);
+        metrics.put("p99_us", p99Us);
+        return ScenarioResult.ok("s2", system, "", metrics);
+    }
+
+    @Test
+    void shouldCompareGrpcOverHomaWithGrpcAndTheRpcLayerAndCheckIssue39sTargets(@TempDir Path dir) throws Exception {
+        List<ScenarioResult> results = results();
+        results.addAll(List.of(s1("homa-rpc", 30, 60), s1("grpc-homa", 36, 70), s2("grpc", 100, 5_000),
+                s2("grpc-homa", 45, 1_250)));
+
+        List<Ratios.GrpcOverHoma> rows = Ratios.grpcOverHoma(results, List.of());
+        List<Targets.Check> checks = Targets.grpcOverHoma(results);
+
+        assertThat(rows).extracting(Ratios.GrpcOverHoma::scenario, Ratios.GrpcOverHoma::metric,
+                Ratios.GrpcOverHoma::vsGrpc, Ratios.GrpcOverHoma::vsHomaRpc).containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("s1", "p50 µs", 0.45, 1.2),
+                        org.assertj.core.groups.Tuple.tuple("s1", "p99 µs", 0.175, 1.167),
+                        org.assertj.core.groups.Tuple.tuple("s2", "short p50 µs", 0.45, null),
+                        org.assertj.core.groups.Tuple.tuple("s2", "short p99 µs", 0.25, null));
+        // 36 <= 80 / 2; 1,250 > 5,000 / 5; 36 <= 1.3 x 30
+        assertThat(checks).extracting(Targets.Check::met).containsExactly(true, false, true);
+        assertThat(checks.get(1).gap()).isEqualTo("needs 1.25x lower");
+        assertThat(Targets.check(results)).containsAll(checks);
+        assertThat(Ratios.compute(results, List.of())).anySatisfy(row -> {
+            assertThat(row.homaSystem()).isEqualTo("grpc-homa");
+            assertThat(row.metric()).isEqualTo("p50 µs");
+            assertThat(row.ratios().get("grpc")).isEqualTo(0.45);
+        });
+        BenchReport report = new BenchReport(Map.of("mode", "test"), Map.of("s1", "unloaded"), results,
+                Ratios.compute(results, List.of()), Targets.check(results), List.of());
+        ReportWriter.write(report, dir);
+        String markdown = Files.readString(dir.resolve(ReportWriter.MARKDOWN_FILE));
+        assertThat(markdown).contains("## gRPC over Homa (same run)")
+                .contains("| S1 | p50 µs (lower better) | 36.0 | 80.0 | 30.0 | 0.45x | 1.20x |")
+                .contains("| S2 | short p99 µs (lower better) | 1,250 | 5,000 | – | 0.25x | – |");
+        assertThat(Ratios.grpcOverHoma(results(), List.of())).as("no grpc-homa in the run: no table").isEmpty();
+    }
+
     @Test
     void shouldWriteJsonAndMarkdownAndVerifyEveryPairRan(@TempDir Path dir) throws Exception {
         List<ScenarioResult> results = results();

@@ -39,7 +39,8 @@ class StreamingScenarioTest {
     void shouldApplyToTheSystemsWithStreamsOnly() {
         assertThat(Scenario.fromId("s10")).isEqualTo(Scenario.S10);
         assertThat(Scenario.S10.closedLoop()).isFalse();
-        for (SystemKind system : List.of(SystemKind.HOMA_RPC, SystemKind.HOMA_RPC_AUTH, SystemKind.GRPC, SystemKind.RSOCKET)) {
+        for (SystemKind system : List.of(SystemKind.HOMA_RPC, SystemKind.HOMA_RPC_AUTH, SystemKind.GRPC, SystemKind.GRPC_HOMA,
+                SystemKind.RSOCKET)) {
             assertThat(Scenario.S10.notApplicable(system)).as(system.id()).isNull();
         }
         assertThat(Scenario.S10.notApplicable(SystemKind.HOMA)).contains("message layer has no streams");

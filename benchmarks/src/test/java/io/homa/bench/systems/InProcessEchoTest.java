@@ -35,6 +35,24 @@ class InProcessEchoTest {
         }
     }
 
+    /** S11's request, with a deadline, where each system runs blocking work (gRPC over Homa: the CPU pool). */
+    @Test
+    void shouldAnswerASpinRequestWithADeadlineOnEverySystemS11Measures() throws Exception {
+        byte[] spin = EchoProtocol.spinRequest(100, 50, false);
+        for (SystemKind system : SystemKind.values()) {
+            if (Scenario.S11.notApplicable(system) != null) {
+                continue;
+            }
+            SystemSettings settings = SystemSettings.defaults();
+            try (EchoServer server = system.startServer(settings);
+                    EchoClient client = system.connect(List.of(settings.bindSocket(server.port())), settings)) {
+                byte[] answer = client.call(0, spin, 10_000).get(10, TimeUnit.SECONDS);
+
+                assertThat(answer).as(system.id()).isEqualTo(EchoProtocol.respond(spin));
+            }
+        }
+    }
+
     private static final java.time.Duration WAIT = java.time.Duration.ofSeconds(10);
 
     /** The systems S10 measures, and every other one without streams. */
@@ -77,7 +95,7 @@ class InProcessEchoTest {
     @Test
     void shouldMeasureS10OnEverySystemWithStreams() throws Exception {
         SystemSettings settings = SystemSettings.defaults();
-        List<SystemKind> systems = List.of(SystemKind.HOMA_RPC, SystemKind.GRPC, SystemKind.RSOCKET);
+        List<SystemKind> systems = List.of(SystemKind.HOMA_RPC, SystemKind.GRPC, SystemKind.GRPC_HOMA, SystemKind.RSOCKET);
         java.util.Map<SystemKind, EchoServer> servers = new java.util.EnumMap<>(SystemKind.class);
         java.util.Map<SystemKind, EchoClient> clients = new java.util.EnumMap<>(SystemKind.class);
         try {

@@ -2,10 +2,12 @@ package io.homa.grpc.internal;
 
 import io.grpc.Metadata;
 import io.grpc.Status;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -58,13 +60,29 @@ public final class GrpcWire {
     }
 
     /** A decoded request prelude and what follows it. */
-    public record Request(long callId, long timeoutNs, String authority, Metadata headers,
-                          byte @Nullable [] message) {
+    public record Request(long callId, long timeoutNs, String authority, Metadata headers, @Nullable Slice message) {
     }
 
     /** One decoded response frame: exactly one of the fields is set, as {@link #type} says. */
-    public record Frame(byte type, @Nullable Metadata headers, byte @Nullable [] message, @Nullable Status status,
+    public record Frame(byte type, @Nullable Metadata headers, @Nullable Slice message, @Nullable Status status,
                         @Nullable Metadata trailers) {
+    }
+
+    /**
+     * A message where it lies in the payload it came in, not copied out: the marshaller reads it
+     * from there ({@link #stream()}), so a 1 MiB message is not copied once more (and allocated
+     * once more) before the marshaller copies it into its own object.
+     */
+    public record Slice(byte[] array, int offset, int length) {
+        /** The message as the marshaller reads it. */
+        public ByteArrayInputStream stream() {
+            return new ByteArrayInputStream(array, offset, length);
+        }
+
+        /** A copy of the message's bytes. */
+        public byte[] toArray() {
+            return Arrays.copyOfRange(array, offset, offset + length);
+        }
     }
 
     /** Encodes a request prelude followed by {@code message} (none: {@code null}). */
@@ -77,10 +95,14 @@ public final class GrpcWire {
         out.writeLong(timeoutNs);
         out.writeShortString(authority);
         writeMetadata(out, headers);
-        if (message != null) {
-            out.write(message, 0, message.length);
+        if (message == null) {
+            return out.toByteArray();
         }
-        return out.toByteArray();
+        // The prelude, then the message copied once into an array of the exact length: writing a
+        // large message into the stream would copy it twice more (growing the buffer, toByteArray).
+        byte[] request = Arrays.copyOf(out.buffer(), out.size() + message.length);
+        System.arraycopy(message, 0, request, out.size(), message.length);
+        return request;
     }
 
     /**
@@ -100,10 +122,9 @@ public final class GrpcWire {
             long timeoutNs = in.getLong();
             String authority = readShortString(in, StandardCharsets.UTF_8);
             Metadata headers = readMetadata(in);
-            byte[] message = null;
+            Slice message = null;
             if ((flags & FLAG_MESSAGE) != 0) {
-                message = new byte[in.remaining()];
-                in.get(message);
+                message = new Slice(bytes, in.position(), in.remaining());
             }
             return new Request(callId, timeoutNs, authority, headers, message);
         } catch (RuntimeException e) {
@@ -126,6 +147,29 @@ public final class GrpcWire {
         frame.writeInt(message.length);
         frame.writeTo(out);
         out.write(message, 0, message.length);
+    }
+
+    /** Bytes of the MESSAGE frame's type and length, before the message. */
+    static final int MESSAGE_FRAME_HEADER_BYTES = 5;
+
+    /**
+     * {@code before} (frames already encoded), a MESSAGE frame of {@code message} (none:
+     * {@code null}), then {@code after}, in one array of the exact length: the message is copied
+     * once, where appending it to a {@code ByteArrayOutputStream} copies it when the buffer grows,
+     * again when frames follow it, and once more in {@code toByteArray()}.
+     */
+    public static byte[] frames(byte[] before, byte @Nullable [] message, byte[] after) {
+        int messageBytes = message == null ? 0 : MESSAGE_FRAME_HEADER_BYTES + message.length;
+        byte[] frames = Arrays.copyOf(before, before.length + messageBytes + after.length);
+        int at = before.length;
+        if (message != null) {
+            ByteBuffer.wrap(frames, at, MESSAGE_FRAME_HEADER_BYTES).put(MESSAGE).putInt(message.length);
+            at += MESSAGE_FRAME_HEADER_BYTES;
+            System.arraycopy(message, 0, frames, at, message.length);
+            at += message.length;
+        }
+        System.arraycopy(after, 0, frames, at, after.length);
+        return frames;
     }
 
     /** Appends a TRAILERS frame: the status's code and description (exact, any Unicode) and the trailers. */
@@ -164,9 +208,8 @@ public final class GrpcWire {
                             throw new IllegalArgumentException("message of " + length + " bytes, "
                                     + in.remaining() + " left");
                         }
-                        byte[] message = new byte[length];
-                        in.get(message);
-                        frames.add(new Frame(type, null, message, null, null));
+                        frames.add(new Frame(type, null, new Slice(bytes, in.position(), length), null, null));
+                        in.position(in.position() + length);
                     }
                     case TRAILERS -> {
                         Status status = Status.fromCodeValue(in.get() & 0xFF);
@@ -300,6 +343,11 @@ public final class GrpcWire {
 
         void writeTo(ByteArrayOutputStream out) {
             out.write(buf, 0, count);
+        }
+
+        /** The buffer itself, its first {@link #size()} bytes written. */
+        byte[] buffer() {
+            return buf;
         }
     }
 }
