@@ -66,7 +66,10 @@ public final class HomaManagedChannel extends ManagedChannel {
         this.authority = builder.authority;
         this.executor = builder.executor == null ? GrpcThreads.defaultExecutor() : builder.executor;
         InetSocketAddress server = builder.target;
-        HomaClient.Builder clientBuilder = HomaClient.builder(transport).resolver(service -> Mono.just(server));
+        // gRPC delivers message by message, and asks for one item more than the application (the
+        // trailers): without eager batches each would wait the server's batch linger for it
+        HomaClient.Builder clientBuilder = HomaClient.builder(transport).resolver(service -> Mono.just(server))
+                .eagerStreams(true);
         if (builder.streamWindowBytes >= 0) {
             clientBuilder.streamWindowBytes(builder.streamWindowBytes);
         }

@@ -203,18 +203,18 @@ final class ClientStream<T> {
                 synchronized (this) {
                     server = address;
                 }
-                byte[] request = client.encodeRequest(call, codec, startNs, timeoutNs, Map.of(
+                byte[] request = client.encodeRequest(call, codec, startNs, timeoutNs, eager(Map.of(
                         RpcMetadata.STREAM, RpcMetadata.STREAM_OPEN,
-                        RpcMetadata.STREAM_REQUEST, Integer.toString(count)), codec.encodeArguments(wireArguments));
+                        RpcMetadata.STREAM_REQUEST, Integer.toString(count))), codec.encodeArguments(wireArguments));
                 return client.transport().call(address, request);
             });
         } else {
             InetSocketAddress address = currentServer();
-            exchange = Mono.fromCallable(() -> client.encodeRequest(call, codec, startNs, timeoutNs, Map.of(
+            exchange = Mono.fromCallable(() -> client.encodeRequest(call, codec, startNs, timeoutNs, eager(Map.of(
                             RpcMetadata.STREAM, RpcMetadata.STREAM_NEXT,
                             RpcMetadata.STREAM_ID, Long.toString(id),
                             RpcMetadata.STREAM_REQUEST, Integer.toString(count),
-                            RpcMetadata.STREAM_SEQ, Long.toString(seq)), new byte[0]))
+                            RpcMetadata.STREAM_SEQ, Long.toString(seq))), new byte[0]))
                     .flatMap(request -> client.transport().call(address, request));
         }
         if (resultScheduler != null) {
@@ -230,6 +230,16 @@ final class ClientStream<T> {
                 fetch.subscription = subscription;
             }
         }
+    }
+
+    /** {@code metadata} of a batch request, asking for an answer as soon as it holds an item if the client says so. */
+    private Map<String, String> eager(Map<String, String> metadata) {
+        if (!client.eagerStreams()) {
+            return metadata;
+        }
+        Map<String, String> withEager = new java.util.HashMap<>(metadata);
+        withEager.put(RpcMetadata.STREAM_EAGER, "true");
+        return withEager;
     }
 
     private synchronized InetSocketAddress currentServer() {

@@ -71,6 +71,7 @@ public class HomaClient {
     private final @Nullable Scheduler resultScheduler;
     private final int streamBatchSize;
     private final int streamWindowBytes;
+    private final boolean eagerStreams;
     private final NanoClock clock;
     private final UnaryExchange unaryExchange;
 
@@ -111,6 +112,7 @@ public class HomaClient {
         this.resultScheduler = builder.resultScheduler;
         this.streamBatchSize = builder.streamBatchSize;
         this.streamWindowBytes = builder.streamWindowBytes;
+        this.eagerStreams = builder.eagerStreams;
         this.unaryExchange = new UnaryExchange(this, transport, resolver, resultScheduler, builder.offloadBytes, clock);
     }
 
@@ -282,6 +284,11 @@ public class HomaClient {
         return interceptors;
     }
 
+    /** Whether this client's batch RPCs ask to be answered as soon as they hold an item ({@link Builder#eagerStreams(boolean)}). */
+    boolean eagerStreams() {
+        return eagerStreams;
+    }
+
     /** The configured stream window in bytes ({@link Builder#streamWindowBytes(int)}). */
     public int streamWindowBytes() {
         return streamWindowBytes;
@@ -417,6 +424,7 @@ public class HomaClient {
         private @Nullable Scheduler resultScheduler;
         private int streamBatchSize = DEFAULT_STREAM_BATCH_SIZE;
         private int streamWindowBytes = DEFAULT_STREAM_WINDOW_BYTES;
+        private boolean eagerStreams;
         private int offloadBytes = DEFAULT_OFFLOAD_BYTES;
         private @Nullable NanoClock clock;
 
@@ -485,7 +493,8 @@ public class HomaClient {
 
         /**
          * The stream window: how many bytes a stream or channel keeps in flight in each direction,
-         * in batch RPCs (each counted at the server's batch limit, 512 KiB by default) and in pushes
+         * in batch RPCs (each counted at the bytes of the items it asks for, the server's batch
+         * limit, 512 KiB by default, while the items' size is unknown) and in pushes
          * (their payloads). Size it to the bandwidth-delay product of the path, counting a batch's
          * encoding and decoding time in the delay; the server may name a smaller one
          * ({@link RpcDispatcher#streamWindowBytes(int)}, 8 MiB by default), and then that one
@@ -497,6 +506,19 @@ public class HomaClient {
          * @param windowBytes 0..64 MiB
          * @throws IllegalArgumentException if {@code windowBytes} is out of range
          */
+        /**
+         * Whether each batch RPC of a stream asks the server to answer it as soon as it holds an
+         * item ({@link RpcMetadata#STREAM_EAGER}), instead of when it is full or the server's
+         * batch linger ({@link RpcDispatcher#streamBatchLinger(java.time.Duration)}, 2 ms by
+         * default) has passed. For message-at-a-time streams whose subscriber asks for more than
+         * comes at once (gRPC's, which keep one item of demand for the trailers): each item then
+         * goes out at once, at the cost of fewer items per batch RPC. Default {@code false}.
+         */
+        public Builder eagerStreams(boolean eager) {
+            this.eagerStreams = eager;
+            return this;
+        }
+
         public Builder streamWindowBytes(int windowBytes) {
             if (windowBytes < 0 || windowBytes > RpcDispatcher.MAX_STREAM_WINDOW_BYTES) {
                 throw new IllegalArgumentException("streamWindowBytes must be 0 to "

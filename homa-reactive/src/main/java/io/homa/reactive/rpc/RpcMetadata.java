@@ -142,6 +142,13 @@ public final class RpcMetadata {
      */
     public static final String STREAM_WATCH = "homa-stream-watch";
 
+    /**
+     * Request (open, next): {@code "true"} asks the server to answer this batch request as soon
+     * as it holds an item, not when it is full or its batch linger passed. Absent: the linger
+     * applies. A server that does not know it applies the linger.
+     */
+    public static final String STREAM_EAGER = "homa-stream-eager";
+
     /** Most batch requests, and most pushes, of one stream in flight at once, whatever the window. */
     public static final int MAX_STREAM_BATCHES_IN_FLIGHT = 64;
 

@@ -202,14 +202,15 @@ final class ServerStream implements CoreSubscriber<Object> {
      *
      * @param seq the request's number ({@link RpcMetadata#STREAM_SEQ}); -1 for the next in order
      *     (an open, or a client that keeps one in flight)
+     * @param eager answer as soon as it holds an item ({@link RpcMetadata#STREAM_EAGER}), not after the linger
      */
-    Mono<RpcEnvelope.Response> fetch(int count, long seq) {
+    Mono<RpcEnvelope.Response> fetch(int count, long seq, boolean eager) {
         return Mono.create(sink -> {
             Subscription toRequest = null;
             long request = 0;
             List<Batch> batches = List.of();
             HomaException violation = null;
-            Waiting entry = new Waiting(sink, count);
+            Waiting entry = new Waiting(sink, count, eager);
             synchronized (this) {
                 if (finished) {
                     sink.error(new HomaException(HomaStatus.NOT_FOUND, "stream " + id + " of " + name() + " ended"));
@@ -437,7 +438,7 @@ final class ServerStream implements CoreSubscriber<Object> {
                 ready = (terminated && buffer.isEmpty()) || waiting.size() > 1;
             } else {
                 boolean full = buffer.size() >= head.count || (!buffer.isEmpty() && bufferBytes + 4 > batchBytes);
-                ready = terminated || full || (!buffer.isEmpty() && (linger || lingerNs == 0));
+                ready = terminated || full || (!buffer.isEmpty() && (linger || lingerNs == 0 || head.eager));
             }
             if (!ready) {
                 break;
@@ -526,5 +527,5 @@ final class ServerStream implements CoreSubscriber<Object> {
                          @Nullable Throwable error) {}
 
     /** A batch request taken or early: its RPC and how many items it asks for. */
-    private record Waiting(MonoSink<RpcEnvelope.Response> sink, int count) {}
+    private record Waiting(MonoSink<RpcEnvelope.Response> sink, int count, boolean eager) {}
 }

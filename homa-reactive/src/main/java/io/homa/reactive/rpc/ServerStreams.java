@@ -80,7 +80,7 @@ final class ServerStreams {
             return Mono.just(stream.openResponse());
         }
         ServerStream opened = stream;
-        return stream.fetch(request, -1).map(opened::withWindow);
+        return stream.fetch(request, -1, eager(call)).map(opened::withWindow);
     }
 
     /** A batch RPC asking an open stream for its next items. */
@@ -88,7 +88,7 @@ final class ServerStreams {
         // 0 items: a watch for the end (RpcMetadata.STREAM_WATCH), held by the stream
         int count = streamRequest(call, 0);
         long seq = streamSeq(call);
-        return existing(call).fetch(count, seq);
+        return existing(call).fetch(count, seq, eager(call));
     }
 
     /** A batch RPC carrying the next items of a channel's request stream. */
@@ -159,6 +159,10 @@ final class ServerStreams {
         String message = call.metadata().getOrDefault(RpcMetadata.STREAM_ERROR_MESSAGE, "");
         return new HomaRemoteException(parsed, "the client's request stream failed: " + message,
                 call.metadata().get(RpcMetadata.ERROR_TYPE));
+    }
+
+    private static boolean eager(ServerCall call) {
+        return "true".equals(call.metadata().get(RpcMetadata.STREAM_EAGER));
     }
 
     private static int streamRequest(ServerCall call, int least) {

@@ -249,6 +249,30 @@ class StreamPipeliningTest {
     }
 
     @Test
+    void shouldAnswerAnEagerBatchRequestWithTheItemsItHoldsAndANonEagerOneOnlyWhenFullOrAtTheLinger() {
+        Sinks.Many<Integer> source = Sinks.many().unicast().onBackpressureBuffer();
+        dispatcher.register(RpcMethod.stream("numbers", "held", new Type[] {int.class}, args -> source.asFlux()));
+        source.tryEmitNext(7);
+
+        AtomicReference<RpcEnvelope.Response> eager = new AtomicReference<>();
+        handleLater(EnvelopeCodec.encodeRequest("numbers", "held", "json", Map.of(RpcMetadata.STREAM,
+                RpcMetadata.STREAM_OPEN, RpcMetadata.STREAM_REQUEST, "2", RpcMetadata.STREAM_EAGER, "true"),
+                codec.encodeArguments(new Object[] {0}))).subscribe(eager::set);
+        await(eager);
+        assertThat(items(eager.get())).as("one of the two asked for, at once").containsExactly("7");
+        String id = eager.get().metadata().get(RpcMetadata.STREAM_ID);
+
+        AtomicReference<RpcEnvelope.Response> plain = new AtomicReference<>();
+        handleLater(next("held", id, 1, 2)).subscribe(plain::set);
+        source.tryEmitNext(8);
+        assertThat(plain.get()).as("a batch without the flag waits to be full (or the linger)").isNull();
+        source.tryEmitNext(9);
+        await(plain);
+        assertThat(items(plain.get())).containsExactly("8", "9");
+        source.tryEmitComplete();
+    }
+
+    @Test
     void shouldFailTheStreamOnABatchRequestNumberedTwice() {
         RpcEnvelope.Response first = open("range", 1, 100);
         String id = first.metadata().get(RpcMetadata.STREAM_ID);
