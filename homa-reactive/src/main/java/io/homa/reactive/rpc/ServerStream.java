@@ -185,8 +185,7 @@ final class ServerStream implements CoreSubscriber<Object> {
             }
         }
         if (released != null) {
-            released.sink.success(withStreamId(new RpcEnvelope.Response(HomaStatus.OK, "", Map.of(),
-                    FrameCodec.encodeFrames(List.of())), false));
+            deliver(new Batch(released.sink, List.of(), false, null));
         }
         if (remainingNs > 0) {
             armIdleCheck(remainingNs);
