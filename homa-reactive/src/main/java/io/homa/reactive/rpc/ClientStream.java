@@ -450,8 +450,7 @@ final class ClientStream<T> {
 
     @SuppressWarnings("unchecked")
     private List<T> decodeItems(RpcEnvelope.Response response) {
-        List<byte[]> frames = response.payload().length == 0 ? List.of() : FrameCodec.decodeFrames(response.payload());
-        return (List<T>) FrameCodec.decodeItems(frames, codec, call.responseType(), HomaStatus.INTERNAL,
+        return (List<T>) FrameCodec.frames(response.payload()).decodeItems(codec, call.responseType(), HomaStatus.INTERNAL,
                 call.fullMethodName());
     }
 

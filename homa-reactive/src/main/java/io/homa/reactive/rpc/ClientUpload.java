@@ -55,7 +55,7 @@ final class ClientUpload implements CoreSubscriber<Object> {
     private long credit;
     /** Items requested from the source and not received yet. */
     private long outstanding;
-    private final List<byte[]> buffer = new ArrayList<>();
+    private final List<FrameCodec.Item> buffer = new ArrayList<>();
     private long bufferBytes;
     private boolean sourceDone;
     private @Nullable Throwable sourceError;
@@ -132,12 +132,12 @@ final class ClientUpload implements CoreSubscriber<Object> {
 
     @Override
     public void onNext(Object item) {
-        byte[] bytes;
+        FrameCodec.Item encoded;
         try {
-            bytes = codec.encode(item);
-            if (bytes.length + 4 > batchBytes) {
+            encoded = FrameCodec.Item.encode(codec, item);
+            if (encoded.frameBytes() > batchBytes) {
                 throw new HomaException(HomaStatus.RESOURCE_EXHAUSTED, "an item of the request stream of "
-                        + call.fullMethodName() + " is " + bytes.length + " bytes, more than the push limit of "
+                        + call.fullMethodName() + " is " + encoded.lengthBytes() + " bytes, more than the push limit of "
                         + batchBytes + " bytes");
             }
         } catch (RuntimeException e) {
@@ -156,8 +156,8 @@ final class ClientUpload implements CoreSubscriber<Object> {
                 return;
             }
             outstanding--;
-            buffer.add(bytes);
-            bufferBytes += 4 + bytes.length;
+            buffer.add(encoded);
+            bufferBytes += encoded.frameBytes();
         }
         pump();
     }
@@ -208,7 +208,7 @@ final class ClientUpload implements CoreSubscriber<Object> {
                 if (pushes > 0 && inFlightBytes + lengthBytes > windowBytes) {
                     break;
                 }
-                List<byte[]> items = takeBatch(count);
+                List<FrameCodec.Item> items = takeBatch(count);
                 boolean end = sourceDone && buffer.isEmpty();
                 Push push = new Push(nextSeq++, items, lengthBytes, end, end ? sourceError : null);
                 inFlight.put(push.seq, push);
@@ -253,11 +253,11 @@ final class ClientUpload implements CoreSubscriber<Object> {
         int count = 0;
         long lengthBytes = 0;
         while (count < buffer.size() && count < batchSize) {
-            byte[] item = buffer.get(count);
-            if (count > 0 && lengthBytes + 4 + item.length > batchBytes) {
+            FrameCodec.Item item = buffer.get(count);
+            if (count > 0 && lengthBytes + item.frameBytes() > batchBytes) {
                 break;
             }
-            lengthBytes += 4 + item.length;
+            lengthBytes += item.frameBytes();
             count++;
         }
         return count;
@@ -267,25 +267,25 @@ final class ClientUpload implements CoreSubscriber<Object> {
     private long lengthOf(int count) {
         long lengthBytes = 0;
         for (int i = 0; i < count; i++) {
-            lengthBytes += 4 + buffer.get(i).length;
+            lengthBytes += buffer.get(i).frameBytes();
         }
         return lengthBytes;
     }
 
     /** Under the lock: takes the first {@code count} buffered items for a push. */
-    private List<byte[]> takeBatch(int count) {
-        List<byte[]> head = buffer.subList(0, count);
-        List<byte[]> items = new ArrayList<>(head);
+    private List<FrameCodec.Item> takeBatch(int count) {
+        List<FrameCodec.Item> head = buffer.subList(0, count);
+        List<FrameCodec.Item> items = new ArrayList<>(head);
         head.clear();
         bufferBytes -= lengthOf(items);
         credit -= items.size();
         return items;
     }
 
-    private static long lengthOf(List<byte[]> items) {
+    private static long lengthOf(List<FrameCodec.Item> items) {
         long lengthBytes = 0;
-        for (byte[] item : items) {
-            lengthBytes += 4 + item.length;
+        for (FrameCodec.Item item : items) {
+            lengthBytes += item.frameBytes();
         }
         return lengthBytes;
     }
@@ -315,7 +315,7 @@ final class ClientUpload implements CoreSubscriber<Object> {
         }
         byte[] request;
         try {
-            request = client.encodeRequest(call, codec, startNs, timeoutNs, extra, FrameCodec.encodeFrames(push.items));
+            request = client.encodeRequest(call, codec, startNs, timeoutNs, extra, FrameCodec.frameParts(push.items));
         } catch (RuntimeException e) {
             pushFailed(e);
             return;
@@ -506,13 +506,13 @@ final class ClientUpload implements CoreSubscriber<Object> {
     /** One push: its number, items, payload bytes, whether it ends the request stream, and its RPC once sent. */
     private static final class Push {
         final long seq;
-        final List<byte[]> items;
+        final List<FrameCodec.Item> items;
         final long lengthBytes;
         final boolean end;
         final @Nullable Throwable failure;
         @Nullable Disposable subscription;
 
-        Push(long seq, List<byte[]> items, long lengthBytes, boolean end, @Nullable Throwable failure) {
+        Push(long seq, List<FrameCodec.Item> items, long lengthBytes, boolean end, @Nullable Throwable failure) {
             this.seq = seq;
             this.items = items;
             this.lengthBytes = lengthBytes;

@@ -375,6 +375,12 @@ public class HomaClient {
      */
     byte[] encodeRequest(RpcCall call, PayloadCodec codec, long startNs, long timeoutNs, Map<String, String> extra,
                          byte[] payload) {
+        return encodeRequest(call, codec, startNs, timeoutNs, extra, new byte[][] {payload});
+    }
+
+    /** {@link #encodeRequest(RpcCall, PayloadCodec, long, long, Map, byte[])} with the payload in parts, copied once. */
+    byte[] encodeRequest(RpcCall call, PayloadCodec codec, long startNs, long timeoutNs, Map<String, String> extra,
+                         byte[][] payload) {
         Map<String, String> own = call.metadata();
         // most calls carry no metadata and no deadline: no map to build then
         Map<String, String> metadata = own.isEmpty() && extra.isEmpty() && timeoutNs <= 0 ? Map.of()

@@ -128,6 +128,15 @@ public final class RpcEnvelope {
             return new Response(HomaStatus.OK, "", Map.of(), payloadParts.clone());
         }
 
+        /**
+         * A response of any status whose payload is {@code payloadParts} in order: the arrays are
+         * kept, not copied, and must not change afterwards.
+         */
+        static Response withParts(HomaStatus status, String message, Map<String, String> metadata,
+                                  byte[][] payloadParts) {
+            return new Response(status, message, metadata, payloadParts.clone());
+        }
+
         /** An error response with no payload. */
         public static Response error(HomaStatus status, String message) {
             return new Response(status, message, Map.of(), NO_PAYLOAD);

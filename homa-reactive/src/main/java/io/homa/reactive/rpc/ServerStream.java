@@ -50,7 +50,7 @@ final class ServerStream implements CoreSubscriber<Object> {
     private long pendingRequest;
     /** Items requested from upstream and not yet received. */
     private long outstanding;
-    private final ArrayDeque<byte[]> buffer = new ArrayDeque<>();
+    private final ArrayDeque<FrameCodec.Item> buffer = new ArrayDeque<>();
     /** The frame bytes of {@link #buffer}: 4 + length per item. */
     private long bufferBytes;
     private boolean terminated;
@@ -289,12 +289,12 @@ final class ServerStream implements CoreSubscriber<Object> {
 
     @Override
     public void onNext(Object item) {
-        byte[] bytes;
+        FrameCodec.Item encoded;
         try {
-            bytes = codec.encode(item);
-            if (bytes.length > batchBytes) {
+            encoded = FrameCodec.Item.encode(codec, item);
+            if (encoded.lengthBytes() > batchBytes) {
                 throw new HomaException(HomaStatus.RESOURCE_EXHAUSTED, "an item of " + name() + " is "
-                        + bytes.length + " bytes, more than the stream batch limit of " + batchBytes + " bytes");
+                        + encoded.lengthBytes() + " bytes, more than the stream batch limit of " + batchBytes + " bytes");
             }
         } catch (RuntimeException e) {
             Subscription subscription;
@@ -313,8 +313,8 @@ final class ServerStream implements CoreSubscriber<Object> {
                 return;
             }
             outstanding--;
-            buffer.add(bytes);
-            bufferBytes += 4 + bytes.length;
+            buffer.add(encoded);
+            bufferBytes += encoded.frameBytes();
             batches = takeBatches(false);
         }
         deliver(batches);
@@ -444,16 +444,16 @@ final class ServerStream implements CoreSubscriber<Object> {
             }
             waiting.poll();
             waitingItems -= head.count;
-            List<byte[]> items = new ArrayList<>(Math.min(buffer.size(), head.count));
+            List<FrameCodec.Item> items = new ArrayList<>(Math.min(buffer.size(), head.count));
             long lengthBytes = 0;
             while (!buffer.isEmpty() && items.size() < head.count) {
-                byte[] item = buffer.peek();
-                if (!items.isEmpty() && lengthBytes + 4 + item.length > batchBytes) {
+                FrameCodec.Item item = buffer.peek();
+                if (!items.isEmpty() && lengthBytes + item.frameBytes() > batchBytes) {
                     break;
                 }
                 buffer.poll();
                 items.add(item);
-                lengthBytes += 4 + item.length;
+                lengthBytes += item.frameBytes();
             }
             bufferBytes -= lengthBytes;
             linger = false;
@@ -489,11 +489,11 @@ final class ServerStream implements CoreSubscriber<Object> {
     private void deliver(Batch batch) {
         RpcEnvelope.Response response;
         if (batch.error == null) {
-            response = new RpcEnvelope.Response(HomaStatus.OK, "", Map.of(), FrameCodec.encodeFrames(batch.items));
+            response = RpcEnvelope.Response.withParts(HomaStatus.OK, "", Map.of(), FrameCodec.frameParts(batch.items));
         } else {
             RpcEnvelope.Response failure = owner.errorResponse(batch.error, name());
-            response = new RpcEnvelope.Response(failure.status(), failure.message(), failure.metadata(),
-                    FrameCodec.encodeFrames(batch.items));
+            response = RpcEnvelope.Response.withParts(failure.status(), failure.message(), failure.metadata(),
+                    FrameCodec.frameParts(batch.items));
         }
         if (batch.end) {
             owner.streamEnded(this);
@@ -522,7 +522,7 @@ final class ServerStream implements CoreSubscriber<Object> {
         }
     }
 
-    private record Batch(MonoSink<RpcEnvelope.Response> sink, List<byte[]> items, boolean end,
+    private record Batch(MonoSink<RpcEnvelope.Response> sink, List<FrameCodec.Item> items, boolean end,
                          @Nullable Throwable error) {}
 
     /** A batch request taken or early: its RPC and how many items it asks for. */

@@ -244,7 +244,7 @@ final class ServerUpload implements Publisher<Object>, Subscription {
     /** Handles one push whose turn it is; {@link #pushing} is set. */
     private void handle(byte[] payload, boolean end, @Nullable HomaRemoteException failure,
                         MonoSink<RpcEnvelope.Response> sink) {
-        List<byte[]> frames;
+        FrameCodec.Frames frames;
         List<Object> items;
         Subscriber<? super Object> target;
         MonoSink<RpcEnvelope.Response> abandoned;
@@ -273,10 +273,10 @@ final class ServerUpload implements Publisher<Object>, Subscription {
             return;
         }
         HomaException rejection = null;
-        frames = List.of();
+        frames = FrameCodec.frames(new byte[0]);
         items = List.of();
         try {
-            frames = payload.length == 0 ? List.of() : FrameCodec.decodeFrames(payload);
+            frames = FrameCodec.frames(payload);
             synchronized (this) {
                 long allowed = granted - received;
                 if (frames.size() > allowed) {
@@ -287,7 +287,7 @@ final class ServerUpload implements Publisher<Object>, Subscription {
                 }
             }
             if (rejection == null) {
-                items = FrameCodec.decodeItems(frames, codec, elementType, HomaStatus.INVALID_ARGUMENT,
+                items = frames.decodeItems(codec, elementType, HomaStatus.INVALID_ARGUMENT,
                         "the request stream of " + name);
             }
         } catch (HomaException e) {

@@ -110,19 +110,40 @@ public final class EnvelopeCodec {
      */
     public static byte[] encodeRequest(
             String service, String method, String codec, Map<String, String> metadata, byte[] payload) {
+        Objects.requireNonNull(payload, "payload must not be null");
+        return encodeRequest(service, method, codec, metadata, new byte[][] {payload});
+    }
+
+    /**
+     * Encodes a request whose payload is {@code payloadParts} in order, each copied once, into
+     * the request; see {@link #encodeRequest(String, String, String, Map, byte[])}.
+     *
+     * @throws IllegalArgumentException as that method does, or if the request would reach 2 GiB
+     */
+    public static byte[] encodeRequest(
+            String service, String method, String codec, Map<String, String> metadata, byte[][] payloadParts) {
         byte[] serviceBytes = name("service", service);
         byte[] methodBytes = name("method", method);
         byte[] codecBytes = ascii("codec name", codec);
         byte[][] metadataBytes = metadata(metadata);
-        Objects.requireNonNull(payload, "payload must not be null");
-        ByteBuffer out = ByteBuffer.allocate(REQUEST_PREFIX_BYTES + serviceBytes.length + 2 + methodBytes.length + 1
-                + codecBytes.length + metadataLength(metadataBytes) + payload.length);
+        long payloadBytes = 0;
+        for (byte[] part : payloadParts) {
+            payloadBytes += Objects.requireNonNull(part, "payload part must not be null").length;
+        }
+        long lengthBytes = REQUEST_PREFIX_BYTES + serviceBytes.length + 2 + methodBytes.length + 1
+                + codecBytes.length + metadataLength(metadataBytes) + payloadBytes;
+        if (lengthBytes > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("a request must be less than 2 GiB, was " + lengthBytes + " bytes");
+        }
+        ByteBuffer out = ByteBuffer.allocate((int) lengthBytes);
         out.put((byte) VERSION).put((byte) KIND_REQUEST);
         out.putShort((short) serviceBytes.length).put(serviceBytes);
         out.putShort((short) methodBytes.length).put(methodBytes);
         out.put((byte) codecBytes.length).put(codecBytes);
         putMetadata(out, metadataBytes);
-        out.put(payload);
+        for (byte[] part : payloadParts) {
+            out.put(part);
+        }
         return out.array();
     }
 

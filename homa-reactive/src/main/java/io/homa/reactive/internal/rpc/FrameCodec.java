@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Frames a list of byte arrays in one payload, {@code u32 count | count x (u32 length | bytes)},
@@ -40,29 +41,138 @@ public final class FrameCodec {
     }
 
     /**
-     * Decodes stream items, one per frame, as {@code type}.
+     * One item as its codec encoded it, in parts ({@link PayloadCodec#encodeParts}): the arrays
+     * are kept, not copied, and must not change afterwards.
      *
-     * @param status the status of the failure when an item does not decode or decodes as
-     *     {@code null} (INTERNAL for results, INVALID_ARGUMENT for what a client sent)
-     * @param what the stream, for messages, e.g. {@code "kv.scan"}
-     * @throws HomaException with {@code status}, naming {@code what}
+     * @param parts the item's bytes, in order
+     * @param lengthBytes the sum of the parts' lengths
      */
-    public static List<Object> decodeItems(List<byte[]> frames, PayloadCodec codec, Type type,
-                                    HomaStatus status, String what) {
-        List<Object> items = new ArrayList<>(frames.size());
-        for (byte[] frame : frames) {
-            Object item;
-            try {
-                item = codec.decode(frame, type);
-            } catch (HomaException e) {
-                throw new HomaException(status, "cannot decode an item of " + what + ": " + e.getMessage(), e);
+    public record Item(byte[][] parts, int lengthBytes) {
+        /** The item {@code codec} makes of {@code value}, without copying the bytes it holds. */
+        public static Item encode(PayloadCodec codec, @Nullable Object value) {
+            byte[][] parts = codec.encodeParts(value);
+            long lengthBytes = 0;
+            for (byte[] part : parts) {
+                lengthBytes += part.length;
             }
-            if (item == null) {
-                throw new HomaException(status, "an item of " + what + " decoded as null");
+            if (lengthBytes > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("an item must be less than 2 GiB, was " + lengthBytes + " bytes");
             }
-            items.add(item);
+            return new Item(parts, (int) lengthBytes);
         }
-        return items;
+
+        /** What the item takes in a frame: its length field and its bytes. */
+        public int frameBytes() {
+            return 4 + lengthBytes;
+        }
+    }
+
+    /**
+     * Frames items as {@link #encodeFrames} does, but as parts that keep the items' own arrays:
+     * the count, then for each item its length and its parts. The bytes are copied once, where the
+     * message is assembled, instead of once here and again there.
+     */
+    public static byte[][] frameParts(List<Item> items) {
+        Objects.requireNonNull(items, "items must not be null");
+        int partCount = 1;
+        for (Item item : items) {
+            partCount += 1 + item.parts().length;
+        }
+        byte[][] parts = new byte[partCount][];
+        int next = 0;
+        parts[next++] = u32(items.size());
+        for (Item item : items) {
+            parts[next++] = u32(item.lengthBytes());
+            for (byte[] part : item.parts()) {
+                parts[next++] = part;
+            }
+        }
+        return parts;
+    }
+
+    private static byte[] u32(int value) {
+        return new byte[] {(byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value};
+    }
+
+    /**
+     * The frames of {@code bytes}, checked as {@link #decodeFrames} checks them but not copied:
+     * how many there are ({@link Frames#size()}) and their items ({@link Frames#decodeItems}).
+     *
+     * @throws HomaException with status INVALID_ARGUMENT if the bytes are not exactly such frames
+     */
+    public static Frames frames(byte[] bytes) {
+        if (bytes.length == 0) {
+            return new Frames(bytes, new int[0]);
+        }
+        WireReader in = new WireReader(bytes, 0, bytes.length, "frames");
+        long count = in.u32();
+        if (count > bytes.length / 4) {
+            throw in.malformed("count " + count + " exceeds what " + bytes.length + " bytes can hold");
+        }
+        int[] offsets = new int[(int) count];
+        for (int i = 0; i < offsets.length; i++) {
+            long length = in.u32();
+            offsets[i] = in.position();
+            in.skip(length, "frame " + i);
+        }
+        if (in.remaining() != 0) {
+            throw in.malformed(in.remaining() + " bytes follow the last frame");
+        }
+        return new Frames(bytes, offsets);
+    }
+
+    /** Frames read in place: each frame's bytes start at an offset, after their 4-byte length. */
+    public static final class Frames {
+        private final byte[] bytes;
+        private final int[] offsets;
+
+        private Frames(byte[] bytes, int[] offsets) {
+            this.bytes = bytes;
+            this.offsets = offsets;
+        }
+
+        /** The number of frames. */
+        public int size() {
+            return offsets.length;
+        }
+
+        /** Whether there are no frames (an empty payload has none). */
+        public boolean isEmpty() {
+            return offsets.length == 0;
+        }
+
+        /**
+         * Decodes the items, one per frame, as {@code type}, from where they lie (a codec that
+         * decodes ranges copies each item's bytes once, into the item).
+         *
+         * @param status the status of the failure when an item does not decode or decodes as
+         *     {@code null} (INTERNAL for results, INVALID_ARGUMENT for what a client sent)
+         * @param what the stream, for messages, e.g. {@code "kv.scan"}
+         * @throws HomaException with {@code status}, naming {@code what}
+         */
+        public List<Object> decodeItems(PayloadCodec codec, Type type, HomaStatus status, String what) {
+            List<Object> items = new ArrayList<>(offsets.length);
+            for (int offset : offsets) {
+                int length = ((bytes[offset - 4] & 0xFF) << 24) | ((bytes[offset - 3] & 0xFF) << 16)
+                        | ((bytes[offset - 2] & 0xFF) << 8) | (bytes[offset - 1] & 0xFF);
+                items.add(decodeItem(codec, type, status, what, bytes, offset, length));
+            }
+            return items;
+        }
+    }
+
+    private static Object decodeItem(PayloadCodec codec, Type type, HomaStatus status, String what,
+                                     byte[] bytes, int offset, int length) {
+        Object item;
+        try {
+            item = codec.decode(bytes, offset, length, type);
+        } catch (HomaException e) {
+            throw new HomaException(status, "cannot decode an item of " + what + ": " + e.getMessage(), e);
+        }
+        if (item == null) {
+            throw new HomaException(status, "an item of " + what + " decoded as null");
+        }
+        return item;
     }
 
     /**
