@@ -4,6 +4,7 @@ import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.internal.rpc.FrameCodec;
+import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -137,7 +138,7 @@ final class ServerStream implements CoreSubscriber<Object> {
      *
      * @throws HomaException FAILED_PRECONDITION if this stream has no request stream
      */
-    Mono<RpcEnvelope.Response> push(byte[] payload, boolean end, @Nullable HomaRemoteException failure, long seq) {
+    Mono<RpcEnvelope.Response> push(ByteBuf payload, boolean end, @Nullable HomaRemoteException failure, long seq) {
         ServerUpload target = upload;
         if (target == null) {
             throw new HomaException(HomaStatus.FAILED_PRECONDITION, name() + " takes no request stream");

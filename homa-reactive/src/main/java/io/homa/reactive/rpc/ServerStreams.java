@@ -9,7 +9,6 @@ import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.internal.rpc.EnvelopeCodec;
-import io.netty.buffer.ByteBufUtil;
 import java.lang.reflect.Type;
 import java.util.List;
 import java.util.Map;
@@ -94,7 +93,7 @@ final class ServerStreams {
     /** A batch RPC carrying the next items of a channel's request stream. */
     Mono<RpcEnvelope.Response> push(ServerCall call, EnvelopeCodec.RequestView envelope) {
         long seq = streamSeq(call);
-        return existing(call).push(ByteBufUtil.getBytes(envelope.payload()),
+        return existing(call).push(envelope.payload(),
                 "true".equals(call.metadata().get(RpcMetadata.STREAM_END)), pushFailure(call), seq);
     }
 

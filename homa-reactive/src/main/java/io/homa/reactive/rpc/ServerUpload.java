@@ -4,6 +4,7 @@ import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.internal.rpc.FrameCodec;
+import io.netty.buffer.ByteBuf;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
@@ -173,7 +174,8 @@ final class ServerUpload implements Publisher<Object>, Subscription {
      * the push carried items or ended the stream, else once credit is due or a later push is
      * handled).
      *
-     * @param payload the items' frames (may be empty)
+     * @param payload the items' frames (may be empty), read before this returns: the caller may
+     *     release it then
      * @param end whether the request stream ends after these items
      * @param failure the request stream's failure (with {@code end}), or {@code null}
      * @param seq the push's number ({@link RpcMetadata#STREAM_SEQ}), or -1 for the next in order
@@ -183,7 +185,9 @@ final class ServerUpload implements Publisher<Object>, Subscription {
      *     method's {@code Flux} then fails too); INVALID_ARGUMENT for an item that does not decode
      *     (likewise)
      */
-    Mono<RpcEnvelope.Response> push(byte[] payload, boolean end, @Nullable HomaRemoteException failure, long seq) {
+    Mono<RpcEnvelope.Response> push(ByteBuf payload, boolean end, @Nullable HomaRemoteException failure, long seq) {
+        // read now, while the received message is there: the push may wait for its turn
+        Received pushed = receive(payload);
         return Mono.create(sink -> {
             HomaException violation = null;
             synchronized (this) {
@@ -195,13 +199,13 @@ final class ServerUpload implements Publisher<Object>, Subscription {
                     violation = new HomaException(HomaStatus.INVALID_ARGUMENT, "the request stream of " + name
                             + " got push " + number + " beyond its window: it takes " + nextSeq + " to "
                             + (nextSeq + windowPushes - 1) + " now");
-                } else if (!queued.isEmpty() && queuedBytes + payload.length > windowBytes) {
+                } else if (!queued.isEmpty() && queuedBytes + pushed.lengthBytes > windowBytes) {
                     violation = new HomaException(HomaStatus.INVALID_ARGUMENT, "the request stream of " + name
-                            + " got push " + number + " beyond its window: " + (queuedBytes + payload.length)
+                            + " got push " + number + " beyond its window: " + (queuedBytes + pushed.lengthBytes)
                             + " bytes waiting, more than the window of " + windowBytes + " bytes");
                 } else {
-                    queued.put(number, new Pending(payload, end, failure, sink));
-                    queuedBytes += payload.length;
+                    queued.put(number, new Pending(pushed, end, failure, sink));
+                    queuedBytes += pushed.lengthBytes;
                 }
             }
             if (violation != null) {
@@ -227,12 +231,12 @@ final class ServerUpload implements Publisher<Object>, Subscription {
                 if (next == null) {
                     return;
                 }
-                queuedBytes -= next.payload.length;
+                queuedBytes -= next.pushed.lengthBytes;
                 nextSeq++;
                 pushing = true;
             }
             try {
-                handle(next.payload, next.end, next.failure, next.sink);
+                handle(next.pushed, next.end, next.failure, next.sink);
             } finally {
                 synchronized (this) {
                     pushing = false;
@@ -242,10 +246,9 @@ final class ServerUpload implements Publisher<Object>, Subscription {
     }
 
     /** Handles one push whose turn it is; {@link #pushing} is set. */
-    private void handle(byte[] payload, boolean end, @Nullable HomaRemoteException failure,
+    private void handle(Received pushed, boolean end, @Nullable HomaRemoteException failure,
                         MonoSink<RpcEnvelope.Response> sink) {
-        FrameCodec.Frames frames;
-        List<Object> items;
+        List<Object> items = pushed.items;
         Subscriber<? super Object> target;
         MonoSink<RpcEnvelope.Response> abandoned;
         synchronized (this) {
@@ -272,29 +275,20 @@ final class ServerUpload implements Publisher<Object>, Subscription {
             sink.success(creditResponse(0, true));
             return;
         }
-        HomaException rejection = null;
-        frames = FrameCodec.frames(new byte[0]);
-        items = List.of();
-        try {
-            frames = FrameCodec.frames(payload);
+        HomaException rejection = pushed.malformed;
+        if (rejection == null) {
             synchronized (this) {
                 long allowed = granted - received;
-                if (frames.size() > allowed) {
+                if (pushed.count > allowed) {
                     rejection = new HomaException(HomaStatus.FAILED_PRECONDITION, "a push to the request stream of "
-                            + name + " carried " + frames.size() + " items, only " + allowed + " were granted");
+                            + name + " carried " + pushed.count + " items, only " + allowed + " were granted");
                 } else {
-                    received += frames.size();
+                    received += pushed.count;
                 }
             }
-            if (rejection == null) {
-                items = frames.decodeItems(codec, elementType, HomaStatus.INVALID_ARGUMENT,
-                        "the request stream of " + name);
-            }
-        } catch (HomaException e) {
-            rejection = e;
-        } catch (RuntimeException e) {
-            rejection = new HomaException(HomaStatus.INVALID_ARGUMENT,
-                    "bad push to the request stream of " + name + ": " + ServerErrors.describe(e), e);
+        }
+        if (rejection == null) {
+            rejection = pushed.undecodable;
         }
         if (rejection != null) {
             fail(rejection);
@@ -320,7 +314,7 @@ final class ServerUpload implements Publisher<Object>, Subscription {
         synchronized (this) {
             credit = takeCredit();
             nowCancelled = cancelled;
-            hold = credit == 0 && frames.isEmpty() && !end && !cancelled && !terminated;
+            hold = credit == 0 && pushed.count == 0 && !end && !cancelled && !terminated;
             if (hold) {
                 poll = sink;
             }
@@ -393,8 +387,38 @@ final class ServerUpload implements Publisher<Object>, Subscription {
     }
 
     /** A push that arrived and waits for its turn. */
-    private record Pending(byte[] payload, boolean end, @Nullable HomaRemoteException failure,
+    private record Pending(Received pushed, boolean end, @Nullable HomaRemoteException failure,
                            MonoSink<RpcEnvelope.Response> sink) {}
+
+    /**
+     * What a push carried, read when it arrived: its items, or why they cannot be taken (frames
+     * that do not parse; items that do not decode, which only counts once the push's turn comes
+     * and its items were granted).
+     *
+     * @param lengthBytes the payload's bytes, what the push holds of the window while it waits
+     */
+    private record Received(List<Object> items, int count, int lengthBytes, @Nullable HomaException malformed,
+                            @Nullable HomaException undecodable) {}
+
+    private Received receive(ByteBuf payload) {
+        int lengthBytes = payload.readableBytes();
+        FrameCodec.Frames frames;
+        try {
+            frames = FrameCodec.frames(payload);
+        } catch (HomaException e) {
+            return new Received(List.of(), 0, lengthBytes, e, null);
+        }
+        try {
+            List<Object> items = frames.decodeItems(codec, elementType, HomaStatus.INVALID_ARGUMENT,
+                    "the request stream of " + name);
+            return new Received(items, frames.size(), lengthBytes, null, null);
+        } catch (HomaException e) {
+            return new Received(List.of(), frames.size(), lengthBytes, null, e);
+        } catch (RuntimeException e) {
+            return new Received(List.of(), frames.size(), lengthBytes, null, new HomaException(HomaStatus.INVALID_ARGUMENT,
+                    "bad push to the request stream of " + name + ": " + ServerErrors.describe(e), e));
+        }
+    }
 
     private static RpcEnvelope.Response creditResponse(long credit, boolean cancelled) {
         RpcEnvelope.Response response = new RpcEnvelope.Response(HomaStatus.OK, "",

@@ -3,6 +3,8 @@ package io.homa.reactive.internal.rpc;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.rpc.PayloadCodec;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.lang.reflect.Type;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -101,34 +103,65 @@ public final class FrameCodec {
      * @throws HomaException with status INVALID_ARGUMENT if the bytes are not exactly such frames
      */
     public static Frames frames(byte[] bytes) {
-        if (bytes.length == 0) {
-            return new Frames(bytes, new int[0]);
-        }
-        WireReader in = new WireReader(bytes, 0, bytes.length, "frames");
-        long count = in.u32();
-        if (count > bytes.length / 4) {
-            throw in.malformed("count " + count + " exceeds what " + bytes.length + " bytes can hold");
-        }
-        int[] offsets = new int[(int) count];
-        for (int i = 0; i < offsets.length; i++) {
-            long length = in.u32();
-            offsets[i] = in.position();
-            in.skip(length, "frame " + i);
-        }
-        if (in.remaining() != 0) {
-            throw in.malformed(in.remaining() + " bytes follow the last frame");
-        }
-        return new Frames(bytes, offsets);
+        return frames(Unpooled.wrappedBuffer(bytes));
     }
 
-    /** Frames read in place: each frame's bytes start at an offset, after their 4-byte length. */
-    public static final class Frames {
-        private final byte[] bytes;
-        private final int[] offsets;
+    /**
+     * The frames in the readable bytes of {@code payload} (left unchanged and not released), read
+     * where they lie: a received message's chunks are not joined first. The result reads from
+     * {@code payload}, which must stay valid while it is used.
+     *
+     * @throws HomaException with status INVALID_ARGUMENT if the bytes are not exactly such frames
+     */
+    public static Frames frames(ByteBuf payload) {
+        int start = payload.readerIndex();
+        int end = payload.writerIndex();
+        if (end == start) {
+            return new Frames(payload, new int[0], new int[0]);
+        }
+        if (end - start < 4) {
+            throw malformed("header needs 4 bytes but only " + (end - start) + " remain");
+        }
+        long count = payload.getUnsignedInt(start);
+        if (count > (end - start) / 4) {
+            throw malformed("count " + count + " exceeds what " + (end - start) + " bytes can hold");
+        }
+        int[] offsets = new int[(int) count];
+        int[] lengths = new int[(int) count];
+        int position = start + 4;
+        for (int i = 0; i < offsets.length; i++) {
+            if (end - position < 4) {
+                throw malformed("header needs 4 bytes but only " + (end - position) + " remain");
+            }
+            long length = payload.getUnsignedInt(position);
+            position += 4;
+            if (end - position < length) {
+                throw malformed("frame " + i + " needs " + length + " bytes but only " + (end - position) + " remain");
+            }
+            offsets[i] = position;
+            lengths[i] = (int) length;
+            position += (int) length;
+        }
+        if (position != end) {
+            throw malformed((end - position) + " bytes follow the last frame");
+        }
+        return new Frames(payload, offsets, lengths);
+    }
 
-        private Frames(byte[] bytes, int[] offsets) {
-            this.bytes = bytes;
+    private static HomaException malformed(String detail) {
+        return new HomaException(HomaStatus.INVALID_ARGUMENT, "malformed frames: " + detail);
+    }
+
+    /** Frames read in place: each frame's bytes by their index in the buffer and their length. */
+    public static final class Frames {
+        private final ByteBuf payload;
+        private final int[] offsets;
+        private final int[] lengths;
+
+        private Frames(ByteBuf payload, int[] offsets, int[] lengths) {
+            this.payload = payload;
             this.offsets = offsets;
+            this.lengths = lengths;
         }
 
         /** The number of frames. */
@@ -143,7 +176,7 @@ public final class FrameCodec {
 
         /**
          * Decodes the items, one per frame, as {@code type}, from where they lie (a codec that
-         * decodes ranges copies each item's bytes once, into the item).
+         * decodes ranges or buffers copies each item's bytes once, into the item).
          *
          * @param status the status of the failure when an item does not decode or decodes as
          *     {@code null} (INTERNAL for results, INVALID_ARGUMENT for what a client sent)
@@ -152,20 +185,17 @@ public final class FrameCodec {
          */
         public List<Object> decodeItems(PayloadCodec codec, Type type, HomaStatus status, String what) {
             List<Object> items = new ArrayList<>(offsets.length);
-            for (int offset : offsets) {
-                int length = ((bytes[offset - 4] & 0xFF) << 24) | ((bytes[offset - 3] & 0xFF) << 16)
-                        | ((bytes[offset - 2] & 0xFF) << 8) | (bytes[offset - 1] & 0xFF);
-                items.add(decodeItem(codec, type, status, what, bytes, offset, length));
+            for (int i = 0; i < offsets.length; i++) {
+                items.add(decodeItem(codec, type, status, what, payload.slice(offsets[i], lengths[i])));
             }
             return items;
         }
     }
 
-    private static Object decodeItem(PayloadCodec codec, Type type, HomaStatus status, String what,
-                                     byte[] bytes, int offset, int length) {
+    private static Object decodeItem(PayloadCodec codec, Type type, HomaStatus status, String what, ByteBuf bytes) {
         Object item;
         try {
-            item = codec.decode(bytes, offset, length, type);
+            item = codec.decode(bytes, type);
         } catch (HomaException e) {
             throw new HomaException(status, "cannot decode an item of " + what + ": " + e.getMessage(), e);
         }

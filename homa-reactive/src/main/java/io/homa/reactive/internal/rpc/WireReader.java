@@ -111,14 +111,6 @@ final class WireReader {
         return value;
     }
 
-    /** Steps over {@code length} bytes, which must be there. */
-    void skip(long length, String field) {
-        if (end - position < length) {
-            throw malformed(field + " needs " + length + " bytes but only " + (end - position) + " remain");
-        }
-        position += (int) length;
-    }
-
     int position() {
         return position;
     }
