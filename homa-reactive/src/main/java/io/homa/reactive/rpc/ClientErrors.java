@@ -5,6 +5,7 @@ import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.NanoClock;
 import io.homa.reactive.internal.rpc.EnvelopeCodec;
+import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
@@ -32,6 +33,18 @@ final class ClientErrors {
     static RpcEnvelope.Response decodeResponse(RpcCall call, byte[] bytes) {
         try {
             return EnvelopeCodec.decodeResponse(bytes);
+        } catch (HomaException e) {
+            throw badResponse(call, e);
+        }
+    }
+
+    /**
+     * The response in {@code bytes}, its payload in place (a slice of {@code bytes}); INTERNAL if
+     * they are not a response envelope.
+     */
+    static EnvelopeCodec.ResponseView decodeResponseView(RpcCall call, byte[] bytes) {
+        try {
+            return EnvelopeCodec.decodeResponseView(Unpooled.wrappedBuffer(bytes));
         } catch (HomaException e) {
             throw badResponse(call, e);
         }

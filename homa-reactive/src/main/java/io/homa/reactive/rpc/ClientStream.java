@@ -2,7 +2,9 @@ package io.homa.reactive.rpc;
 
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
+import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import io.homa.reactive.internal.rpc.FrameCodec;
+import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
@@ -256,8 +258,12 @@ final class ClientStream<T> {
         boolean startUpload = false;
         boolean sendCancel = false;
         RpcEnvelope.Response response = null;
+        ByteBuf payload;
         try {
-            response = ClientErrors.decodeResponse(call, bytes);
+            // the items are decoded from where they lie in the answer, not from a copy of its payload
+            EnvelopeCodec.ResponseView view = ClientErrors.decodeResponseView(call, bytes);
+            response = new RpcEnvelope.Response(view.status(), view.message(), view.metadata(), EnvelopeCodec.NO_PAYLOAD);
+            payload = view.payload();
             if (seq == 0) {
                 String id = response.metadata().get(RpcMetadata.STREAM_ID);
                 boolean end = "true".equals(response.metadata().get(RpcMetadata.STREAM_END))
@@ -272,7 +278,7 @@ final class ClientStream<T> {
                     }
                 }
             }
-            answer = Answer.of(response, decodeItems(response), response.payload().length);
+            answer = Answer.of(response, decodeItems(payload), payload.readableBytes());
         } catch (RuntimeException e) {
             answer = Answer.failed(e instanceof HomaException ? e : new HomaException(HomaStatus.INTERNAL,
                     "bad stream batch from " + call.fullMethodName() + ": " + e, e));
@@ -449,8 +455,8 @@ final class ClientStream<T> {
     }
 
     @SuppressWarnings("unchecked")
-    private List<T> decodeItems(RpcEnvelope.Response response) {
-        return (List<T>) FrameCodec.frames(response.payload()).decodeItems(codec, call.responseType(), HomaStatus.INTERNAL,
+    private List<T> decodeItems(ByteBuf payload) {
+        return (List<T>) FrameCodec.frames(payload).decodeItems(codec, call.responseType(), HomaStatus.INTERNAL,
                 call.fullMethodName());
     }
 

@@ -1,8 +1,13 @@
 package io.homa.reactive.rpc;
 
+import io.homa.engine.MessageBytes;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
+import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import io.homa.reactive.internal.rpc.FrameCodec;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -313,20 +318,42 @@ final class ClientUpload implements CoreSubscriber<Object> {
             extra.put(RpcMetadata.STREAM_ERROR_MESSAGE, ServerErrors.describe(failure));
             extra.put(RpcMetadata.ERROR_TYPE, failure.getClass().getName());
         }
-        byte[] request;
+        ByteBuf request;
         try {
-            request = client.encodeRequest(call, codec, startNs, timeoutNs, extra, FrameCodec.frameParts(push.items));
+            request = requestMessage(extra, FrameCodec.frameParts(push.items));
         } catch (RuntimeException e) {
             pushFailed(e);
             return;
         }
         Disposable subscription = client.transport().call(server, request)
+                .map(ClientUpload::answerBytes)
                 .contextWrite(context)
                 .subscribe(bytes -> onPushed(push.seq, bytes), this::pushFailed);
         synchronized (this) {
             if (inFlight.get(push.seq) == push && !finished) {
                 push.subscription = subscription;
             }
+        }
+    }
+
+    /**
+     * A push's request: a long payload goes behind the envelope as the items' own arrays (copied
+     * only into the packets), a short one is joined into it, as unary requests are.
+     */
+    private ByteBuf requestMessage(Map<String, String> extra, byte[][] payload) {
+        if (MessageBytes.lengthBytes(payload) < EnvelopeCodec.SEPARATE_PAYLOAD_BYTES) {
+            return Unpooled.wrappedBuffer(client.encodeRequest(call, codec, startNs, timeoutNs, extra, payload));
+        }
+        return EnvelopeCodec.behindEnvelope(
+                client.encodeRequest(call, codec, startNs, timeoutNs, extra, EnvelopeCodec.NO_PAYLOAD), payload);
+    }
+
+    /** A push's answer is a few bytes of metadata: copied out, and the message released at once. */
+    private static byte[] answerBytes(ByteBuf message) {
+        try {
+            return ByteBufUtil.getBytes(message);
+        } finally {
+            message.release();
         }
     }
 
