@@ -6,6 +6,7 @@ import io.homa.reactive.HomaStatus;
 import io.homa.reactive.internal.rpc.FrameCodec;
 import io.netty.buffer.ByteBuf;
 import java.lang.reflect.Type;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,15 +22,17 @@ import reactor.core.publisher.Operators;
 
 /**
  * The server side of a channel's request stream: the {@code Publisher} a method with a
- * {@code Flux} parameter receives. Credit is what the method's subscriber asked for: each push
- * response grants the client the demand not granted yet, so the client never sends more than the
- * method requested. Several pushes may be in flight: they are handled one at a time in the order
- * of their numbers ({@link RpcMetadata#STREAM_SEQ}), a push that arrives before one numbered lower
- * waiting here (within the window) until those before it are handled; so the method gets the
- * items in the order the client's source emitted them, on the thread that handles the push (or
- * the one that handled the push before it). Nothing else is buffered. A push without items while
- * no credit is due is held until the method asks for more, cancels, the channel ends, or a later
- * push is handled.
+ * {@code Flux} parameter receives. Credit is what the method's subscriber asked for and, once an
+ * item has shown their size, one more of its largest requests beyond that, as far as the stream
+ * window holds them: each push response grants the client what it was not granted yet, so the
+ * client's source runs at most one request and one window ahead of the method, and the items it sent beyond the demand wait here (the window bounds
+ * them) until the method asks, instead of a round trip away. Several pushes may be in flight: they
+ * are handled one at a time in the order of their numbers ({@link RpcMetadata#STREAM_SEQ}), a push
+ * that arrives before one numbered lower waiting here (within the window) until those before it
+ * are handled; so the method gets the items in the order the client's source emitted them, one
+ * signal at a time, on the thread that handles a push or asks for more. A push without items
+ * while no credit is due is held until the method asks for more, cancels, the channel ends, or a
+ * later push is handled.
  *
  * <p>State is guarded by {@code this}; subscriber signals and sink answers happen outside it.
  */
@@ -48,10 +51,20 @@ final class ServerUpload implements Publisher<Object>, Subscription {
     private @Nullable Subscriber<? super Object> subscriber;
     /** Items the subscriber asked for, saturating at {@code Long.MAX_VALUE}. */
     private long requested;
+    /** The most the subscriber asked for at once: how far beyond its demand the client may send. */
+    private long largestRequest;
     /** Items the client was told it may send. */
     private long granted;
     /** Items received from the client. */
     private long received;
+    /** The payload bytes of the pushes that carried {@link #received}, for the items' average size. */
+    private long receivedBytes;
+    /** Items received and not signalled yet: what the client sent beyond the demand, within the window. */
+    private final ArrayDeque<Object> ready = new ArrayDeque<>();
+    /** Items signalled to the subscriber. */
+    private long delivered;
+    /** A thread is signalling the subscriber (signals are serial). */
+    private boolean emitting;
     /** The subscriber cancelled: pushes are answered with {@link RpcMetadata#STREAM_UPLOAD_CANCELLED}. */
     private boolean cancelled;
     /** The request stream ended (the client's end or failure, or the channel's). */
@@ -105,7 +118,7 @@ final class ServerUpload implements Publisher<Object>, Subscription {
         }
         candidate.onSubscribe(this);
         if (ended) {
-            deliverTerminal();
+            emit();
         }
     }
 
@@ -115,10 +128,15 @@ final class ServerUpload implements Publisher<Object>, Subscription {
             fail(new IllegalArgumentException("request of the request stream of " + name + " must be positive, was " + n));
             return;
         }
+        synchronized (this) {
+            requested = requested + n < 0 ? Long.MAX_VALUE : requested + n;
+            largestRequest = Math.max(largestRequest, n);
+        }
+        // the items waiting here first: what they leave of the window is credit too
+        emit();
         MonoSink<RpcEnvelope.Response> answer;
         long credit;
         synchronized (this) {
-            requested = requested + n < 0 ? Long.MAX_VALUE : requested + n;
             answer = poll;
             credit = answer == null ? 0 : takeCredit();
             if (credit > 0) {
@@ -140,6 +158,7 @@ final class ServerUpload implements Publisher<Object>, Subscription {
                 return;
             }
             cancelled = true;
+            ready.clear();
             answer = poll;
             poll = null;
         }
@@ -148,14 +167,37 @@ final class ServerUpload implements Publisher<Object>, Subscription {
         }
     }
 
-    /** Under the lock: the demand not granted yet, now granted (at most {@link #MAX_CREDIT_PER_RESPONSE}). */
+    /**
+     * Under the lock: what the client may send and was not told yet, now granted (at most
+     * {@link #MAX_CREDIT_PER_RESPONSE}): the demand and {@link #aheadItems()} beyond it. So the
+     * method finds its next items here, not one round trip away, when it asks for more.
+     */
     private long takeCredit() {
         if (cancelled || terminated) {
             return 0;
         }
-        long credit = Math.min(requested - granted, MAX_CREDIT_PER_RESPONSE);
+        long ahead = aheadItems();
+        long allowed = requested + ahead < 0 ? Long.MAX_VALUE : requested + ahead;
+        long credit = Math.min(allowed - granted, MAX_CREDIT_PER_RESPONSE);
+        if (credit <= 0) {
+            return 0;
+        }
         granted += credit;
         return credit;
+    }
+
+    /**
+     * Under the lock: the items the client may send beyond the demand: one more of the
+     * subscriber's largest requests (what it will ask for next, sent before it asks), as far as
+     * the window has room for them at the average size seen (none before the first item).
+     */
+    private long aheadItems() {
+        if (received == 0 || requested == Long.MAX_VALUE) {
+            return 0;
+        }
+        long itemBytes = Math.max(1, receivedBytes / received);
+        long roomBytes = windowBytes - ready.size() * itemBytes;
+        return roomBytes <= 0 ? 0 : Math.min(largestRequest, Math.min(roomBytes / itemBytes, MAX_CREDIT_PER_RESPONSE));
     }
 
     /** Whether a push is waiting here (for credit or its turn) or being handled: the client is active. */
@@ -249,14 +291,12 @@ final class ServerUpload implements Publisher<Object>, Subscription {
     private void handle(Received pushed, boolean end, @Nullable HomaRemoteException failure,
                         MonoSink<RpcEnvelope.Response> sink) {
         List<Object> items = pushed.items;
-        Subscriber<? super Object> target;
         MonoSink<RpcEnvelope.Response> abandoned;
         synchronized (this) {
             // A client sends a push while its poll is held only once it has no more to wait for
             // (the end): the poll is answered now.
             abandoned = poll;
             poll = null;
-            target = subscriber;
         }
         if (abandoned != null) {
             abandoned.success(creditResponse(0, false));
@@ -284,6 +324,7 @@ final class ServerUpload implements Publisher<Object>, Subscription {
                             + name + " carried " + pushed.count + " items, only " + allowed + " were granted");
                 } else {
                     received += pushed.count;
+                    receivedBytes += pushed.lengthBytes;
                 }
             }
         }
@@ -295,16 +336,12 @@ final class ServerUpload implements Publisher<Object>, Subscription {
             sink.error(rejection);
             return;
         }
-        if (target != null) {
-            for (Object item : items) {
-                synchronized (this) {
-                    if (cancelled || terminated) {
-                        break;
-                    }
-                }
-                target.onNext(item);
+        synchronized (this) {
+            if (!cancelled && !terminated) {
+                ready.addAll(items);
             }
         }
+        emit();
         if (end) {
             terminate(failure);
         }
@@ -346,6 +383,10 @@ final class ServerUpload implements Publisher<Object>, Subscription {
             waiting = new ArrayList<>(queued.values());
             queued.clear();
             queuedBytes = 0;
+            if (!terminated) {
+                // the failure goes to the method now, not after items it has not asked for
+                ready.clear();
+            }
         }
         terminate(reason);
         if (answer != null) {
@@ -365,24 +406,49 @@ final class ServerUpload implements Publisher<Object>, Subscription {
             terminated = true;
             terminalError = failure;
         }
-        deliverTerminal();
+        emit();
     }
 
-    private void deliverTerminal() {
-        Subscriber<? super Object> target;
-        Throwable failure;
-        synchronized (this) {
-            target = subscriber;
-            if (target == null || terminalDelivered || cancelled) {
-                return;
+    /**
+     * Signals what is due, one signal at a time whatever thread calls: the items waiting here as
+     * far as the demand goes, then the end once none waits. A call while another thread signals
+     * (or from within a signal, as {@code request} from {@code onNext}) returns at once: that
+     * thread looks again after each signal.
+     */
+    private void emit() {
+        while (true) {
+            Subscriber<? super Object> target;
+            Object item = null;
+            Throwable failure = null;
+            synchronized (this) {
+                target = subscriber;
+                if (emitting || target == null || cancelled) {
+                    return;
+                }
+                if (!ready.isEmpty() && delivered < requested) {
+                    item = ready.poll();
+                    delivered++;
+                } else if (ready.isEmpty() && terminated && !terminalDelivered) {
+                    terminalDelivered = true;
+                    failure = terminalError;
+                } else {
+                    return;
+                }
+                emitting = true;
             }
-            terminalDelivered = true;
-            failure = terminalError;
-        }
-        if (failure == null) {
-            target.onComplete();
-        } else {
-            target.onError(failure);
+            try {
+                if (item != null) {
+                    target.onNext(item);
+                } else if (failure == null) {
+                    target.onComplete();
+                } else {
+                    target.onError(failure);
+                }
+            } finally {
+                synchronized (this) {
+                    emitting = false;
+                }
+            }
         }
     }
 

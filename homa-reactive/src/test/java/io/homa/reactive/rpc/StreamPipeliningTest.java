@@ -432,7 +432,7 @@ class StreamPipeliningTest {
     }
 
     @Test
-    void shouldHandPushedItemsToTheMethodInOrderWhenPushesArriveOutOfOrderAndNeverRunAheadOfItsDemand() {
+    void shouldHandPushedItemsToTheMethodInOrderWhenPushesArriveOutOfOrderAndRunAtMostOneRequestAheadOfItsDemand() {
         int items = 2_000;
         AtomicLong methodRequested = new AtomicLong();
         AtomicLong sourceEmitted = new AtomicLong();
@@ -458,8 +458,8 @@ class StreamPipeliningTest {
                 java.util.stream.IntStream.range(0, items).map(i -> 2 * i).boxed().toList());
         assertThat(transport.swapped("push")).as("pushes delivered out of order").isPositive();
         assertThat(transport.swapped("next")).as("batch RPCs delivered out of order").isPositive();
-        // The source never runs ahead of what the method asked for.
-        assertThat(mostAhead.get()).isLessThanOrEqualTo(0);
+        // The source runs at most one of the method's requests (limitRate's 32) ahead of what it asked for.
+        assertThat(mostAhead.get()).isLessThanOrEqualTo(32);
         RpcDispatcherTest.awaitInFlight(dispatcher, 0);
     }
 
