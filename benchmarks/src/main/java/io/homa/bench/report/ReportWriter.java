@@ -539,7 +539,7 @@ public final class ReportWriter {
         md.append("## S10 streaming: each system's own streams, one stream at a time to one server\n\n");
         md.append("Server stream of 100 B items: items received per second; server stream of 64 KiB items and client "
                 + "stream of 64 KiB chunks: Gbit/s of payload (a client stream counts the chunks the system took from "
-                + "its source, each system's flow control keeping it at most about 1 MiB ahead of the server); "
+                + "its source, each system's flow control keeping it at most about 1 MiB ahead of the server, Homa's RPC layer 2 MiB); "
                 + "ping-pong over one open bidirectional stream: send 100 B, wait for the server's echo of it, send the "
                 + "next: p50 / p99 per exchange. A stream's consumer asks for items with Reactor's limitRate: ")
                 .append(num(first(s10, "prefetch_100b"))).append(" items of 100 B, ").append(num(first(s10, "prefetch_64kb")))
