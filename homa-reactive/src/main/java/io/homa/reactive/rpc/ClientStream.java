@@ -28,8 +28,10 @@ import reactor.util.context.Context;
  * RPCs are in flight at once, as many as the smaller of the two windows holds batches of the
  * server's batch limit: they are numbered ({@link RpcMetadata#STREAM_SEQ}) and their answers, which
  * may arrive in any order, are taken in that order, an early one waiting for those before it.
- * Together they never ask for more than the subscriber's outstanding demand, so the server's
- * {@code Flux} is never asked for more than the subscriber asked for. Cancelling sends a cancel
+ * Together they ask for the subscriber's outstanding demand and, once the items' size is known, one
+ * more of its largest requests within the window, in batch RPCs of their own (so that a batch for
+ * what the subscriber wants is never held for more); the items that arrive ahead of the demand
+ * wait in the sink, so the subscriber finds its next items here, not a round trip away. Cancelling sends a cancel
  * RPC. A channel (a call with a request stream) opens at subscription, without items, and then
  * runs a {@link ClientUpload} beside the batch RPCs. State is guarded by {@code this}; sink
  * signals happen outside it, from one thread at a time.
@@ -53,8 +55,10 @@ final class ClientStream<T> {
     private final @Nullable Object[] wireArguments;
     private @Nullable ClientUpload upload;
 
-    /** Items the subscriber asked for and did not get yet. */
+    /** Items the subscriber asked for and did not get yet (negative: items got ahead of its demand, waiting in the sink). */
     private long demand;
+    /** The most the subscriber asked for at once: how far beyond its demand the batch RPCs may ask. */
+    private long largestRequest;
     /** Items the batch RPCs in flight ask for together. */
     private long asked;
     /** The stream ended here: completed, failed, timed out or cancelled. */
@@ -144,7 +148,9 @@ final class ClientStream<T> {
 
     private void request(long n) {
         synchronized (this) {
-            demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;
+            // demand may be negative (items ahead of it in the sink): only a positive one overflows
+            demand = demand == Long.MAX_VALUE || (demand > 0 && demand + n < 0) ? Long.MAX_VALUE : demand + n;
+            largestRequest = Math.max(largestRequest, n);
         }
         drain();
     }
@@ -165,7 +171,12 @@ final class ClientStream<T> {
                 if (done || (nextSeq > 0 && !opened)) {
                     return;
                 }
-                if (unasked <= 0) {
+                long unaskedAhead = unasked + aheadItems();
+                if (unasked <= 0 && opened && unaskedAhead > 0 && freeBatches() > 0) {
+                    // beyond the demand in batch RPCs of their own: a batch asked for what the
+                    // subscriber wants is answered as soon as it holds that, never held for more
+                    count = splitCount(unaskedAhead);
+                } else if (unasked <= 0) {
                     if (!opened || !serverWatches || !fetches.isEmpty()) {
                         return;
                     }
@@ -197,7 +208,8 @@ final class ClientStream<T> {
                 }
                 byte[] request = client.encodeRequest(call, codec, startNs, timeoutNs, Map.of(
                         RpcMetadata.STREAM, RpcMetadata.STREAM_OPEN,
-                        RpcMetadata.STREAM_UPLOAD, "true"), codec.encodeArguments(wireArguments));
+                        RpcMetadata.STREAM_UPLOAD, "true",
+                        RpcMetadata.STREAM_AHEAD, "true"), codec.encodeArguments(wireArguments));
                 return client.transport().call(address, request);
             });
         } else if (seq == 0) {
@@ -401,6 +413,21 @@ final class ClientStream<T> {
             count = Math.min(count, Math.max(spread, least));
         }
         return (int) count;
+    }
+
+    /**
+     * Under the lock: the items the batch RPCs may ask for beyond the subscriber's demand: one
+     * more of its largest requests (what it will ask for next, fetched before it asks), as far as
+     * the window holds them at the size seen; none before the items' size is known or for an
+     * unbounded demand, and none for a channel: its results are often answers to what the client
+     * sends, and asking for them ahead would ask the method, and so the client's own source, for
+     * items that do not exist yet (a ping-pong would wait for its pushes' batch linger).
+     */
+    private long aheadItems() {
+        if (requestStream != null || perItemBytes == 0 || demand == Long.MAX_VALUE || windowBytes == 0) {
+            return 0;
+        }
+        return Math.min(largestRequest, windowBytes / perItemBytes);
     }
 
     /**

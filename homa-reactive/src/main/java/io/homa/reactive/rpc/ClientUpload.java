@@ -58,6 +58,11 @@ final class ClientUpload implements CoreSubscriber<Object> {
     private @Nullable Subscription subscription;
     /** Items the server allows that were not pushed yet (buffered ones included). */
     private long credit;
+    /**
+     * Of all the credit granted, the items beyond what the method asked for, as the latest answer
+     * said ({@link RpcMetadata#STREAM_AHEAD}); {@link #credit} less this is what the method waits for.
+     */
+    private long aheadCredit;
     /** Items requested from the source and not received yet. */
     private long outstanding;
     private final List<FrameCodec.Item> buffer = new ArrayList<>();
@@ -200,7 +205,10 @@ final class ClientUpload implements CoreSubscriber<Object> {
                 return;
             }
             while (!endSent) {
-                boolean full = buffer.size() >= batchSize || buffer.size() >= credit || bufferBytes >= batchBytes / 2;
+                // what the method waits for goes at once; items only sent ahead of its demand may wait for more
+                long waitedFor = credit - aheadCredit;
+                boolean full = buffer.size() >= batchSize || buffer.size() >= (waitedFor > 0 ? waitedFor : credit)
+                        || bufferBytes >= batchBytes / 2;
                 boolean poll = buffer.isEmpty() && credit == 0 && !sourceDone;
                 boolean send = sourceDone || (!buffer.isEmpty() && (full || lingerExpired)) || (poll && inFlight.isEmpty());
                 // a push without items waiting for credit takes no room in the window: the end goes out beside it
@@ -405,6 +413,7 @@ final class ClientUpload implements CoreSubscriber<Object> {
     private boolean take(Push push, byte[] bytes) {
         RpcEnvelope.Response response;
         long granted;
+        long ahead;
         try {
             response = ClientErrors.decodeResponse(call, bytes);
             if (response.status() != HomaStatus.OK) {
@@ -422,6 +431,10 @@ final class ClientUpload implements CoreSubscriber<Object> {
             if (granted < 0) {
                 throw new NumberFormatException("negative credit " + granted);
             }
+            ahead = Long.parseLong(response.metadata().getOrDefault(RpcMetadata.STREAM_AHEAD, "0"));
+            if (ahead < 0) {
+                throw new NumberFormatException("negative credit ahead " + ahead);
+            }
         } catch (RuntimeException e) {
             pushFailed(e instanceof HomaException ? e : new HomaException(HomaStatus.INTERNAL,
                     "bad push response from " + call.fullMethodName() + ": " + e, e));
@@ -435,6 +448,7 @@ final class ClientUpload implements CoreSubscriber<Object> {
                 return false;
             }
             credit = credit + granted < 0 ? Long.MAX_VALUE : credit + granted;
+            aheadCredit = ahead;
             if (push.end || cancelledByServer) {
                 finished = true;
                 dispose(lingerTimer);

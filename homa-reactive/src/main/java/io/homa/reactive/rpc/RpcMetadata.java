@@ -77,9 +77,20 @@ public final class RpcMetadata {
     /**
      * Response (channel open, push): how many more items of the request stream the client may push,
      * a decimal {@code long} (0 or more), added to what it was granted before. The server grants
-     * only what the method asked for, so a slow method slows the client's source.
+     * what the method asked for (and, to a client that opened with {@link #STREAM_AHEAD}, one of
+     * its largest requests beyond that), so a slow method slows the client's source.
      */
     public static final String STREAM_CREDIT = "homa-stream-credit";
+
+    /**
+     * Request (channel open): {@code "true"} when the client can tell credit for the method's
+     * demand from credit beyond it; the server then grants one of the method's largest requests
+     * beyond its demand. Response (push): of the credit granted so far, how many items go beyond
+     * what the method asked for, a decimal {@code long} (0 or more): the client holds back (for
+     * its batch linger) only items that are not asked for, and sends those that are at once.
+     * Absent: the server grants exactly the demand.
+     */
+    public static final String STREAM_AHEAD = "homa-stream-ahead";
 
     /**
      * Response (push): {@code "true"} when the method cancelled its subscription to the request

@@ -53,7 +53,7 @@ final class ServerStreams {
         if (channel) {
             Type elementType = Objects.requireNonNull(method.requestElementType());
             upload = new ServerUpload(call.fullMethodName(), elementType, codec, owner.streamWindowBytes(),
-                    owner.streamBatchBytes());
+                    owner.streamBatchBytes(), "true".equals(call.metadata().get(RpcMetadata.STREAM_AHEAD)));
             arguments = withRequestStream(wireArguments, method.requestStreamIndex(), Flux.from(upload));
         }
         @Nullable Object[] invokeWith = arguments;

@@ -45,6 +45,8 @@ final class ServerUpload implements Publisher<Object>, Subscription {
     private final PayloadCodec codec;
     private final long windowBytes;
     private final int windowPushes;
+    /** The client tells credit for the demand from credit beyond it ({@link RpcMetadata#STREAM_AHEAD}): it may get the latter. */
+    private final boolean sendAhead;
     /** Told when a push breaks the window or the order: the whole stream fails. */
     private Consumer<HomaException> onViolation = violation -> {};
 
@@ -87,13 +89,16 @@ final class ServerUpload implements Publisher<Object>, Subscription {
      * @param windowBytes the stream window: the most payload bytes of pushes waiting here, unless
      *     one waits alone
      * @param batchBytes the stream batch limit, which turns the window into pushes
+     * @param sendAhead whether the client opened with {@link RpcMetadata#STREAM_AHEAD}: it may be
+     *     granted credit beyond the method's demand
      */
-    ServerUpload(String name, Type elementType, PayloadCodec codec, int windowBytes, int batchBytes) {
+    ServerUpload(String name, Type elementType, PayloadCodec codec, int windowBytes, int batchBytes, boolean sendAhead) {
         this.name = name;
         this.elementType = elementType;
         this.codec = codec;
         this.windowBytes = windowBytes;
         this.windowPushes = RpcMetadata.batchesInFlight(windowBytes, batchBytes);
+        this.sendAhead = sendAhead;
     }
 
     /** Sets who is told that a push broke the window or the order (the stream, which then fails). */
@@ -192,7 +197,7 @@ final class ServerUpload implements Publisher<Object>, Subscription {
      * the window has room for them at the average size seen (none before the first item).
      */
     private long aheadItems() {
-        if (received == 0 || requested == Long.MAX_VALUE) {
+        if (!sendAhead || received == 0 || requested == Long.MAX_VALUE) {
             return 0;
         }
         long itemBytes = Math.max(1, receivedBytes / received);
@@ -486,9 +491,19 @@ final class ServerUpload implements Publisher<Object>, Subscription {
         }
     }
 
-    private static RpcEnvelope.Response creditResponse(long credit, boolean cancelled) {
-        RpcEnvelope.Response response = new RpcEnvelope.Response(HomaStatus.OK, "",
-                Map.of(RpcMetadata.STREAM_CREDIT, Long.toString(credit)), new byte[0]);
+    /** A push's answer: {@code credit} more items, and for a client that tells them apart, how many of all granted go beyond the demand. */
+    private RpcEnvelope.Response creditResponse(long credit, boolean cancelled) {
+        Map<String, String> metadata;
+        if (sendAhead) {
+            long ahead;
+            synchronized (this) {
+                ahead = requested == Long.MAX_VALUE ? 0 : Math.max(0, granted - requested);
+            }
+            metadata = Map.of(RpcMetadata.STREAM_CREDIT, Long.toString(credit), RpcMetadata.STREAM_AHEAD, Long.toString(ahead));
+        } else {
+            metadata = Map.of(RpcMetadata.STREAM_CREDIT, Long.toString(credit));
+        }
+        RpcEnvelope.Response response = new RpcEnvelope.Response(HomaStatus.OK, "", metadata, new byte[0]);
         return cancelled ? response.withMetadata(RpcMetadata.STREAM_UPLOAD_CANCELLED, "true") : response;
     }
 }

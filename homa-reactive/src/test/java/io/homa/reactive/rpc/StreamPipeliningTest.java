@@ -383,7 +383,7 @@ class StreamPipeliningTest {
     }
 
     @Test
-    void shouldEmitStreamedItemsInOrderWhenBatchesArriveOutOfOrderAndAskTheServerForNoMoreThanTheDemand() {
+    void shouldEmitStreamedItemsInOrderWhenBatchesArriveOutOfOrderAndAskTheServerForAtMostOneRequestAhead() {
         int items = 2_000;
         AtomicLong clientRequested = new AtomicLong();
         AtomicLong mostAhead = new AtomicLong(Long.MIN_VALUE);
@@ -426,8 +426,8 @@ class StreamPipeliningTest {
         awaitLatch(finished);
         assertThat(emitted).containsExactlyElementsOf(java.util.stream.IntStream.range(0, items).boxed().toList());
         assertThat(transport.swapped("next")).as("batch RPCs delivered out of order").isPositive();
-        // The server's Flux is never asked for more than the subscriber asked for.
-        assertThat(mostAhead.get()).isLessThanOrEqualTo(0);
+        // The server's Flux is asked for at most one of the subscriber's requests (50) beyond what it asked for.
+        assertThat(mostAhead.get()).isLessThanOrEqualTo(50);
         RpcDispatcherTest.awaitInFlight(dispatcher, 0);
     }
 
