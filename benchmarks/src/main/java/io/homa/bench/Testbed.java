@@ -148,6 +148,131 @@ public record Testbed(String prefix, String subnet, int hosts, int mtuBytes, int
         }
     }
 
+    /**
+     * Packets of each protocol the hosts' kernels sent and received, summed over every host of the
+     * rack (each host's network namespace keeps its own {@code /proc/net/snmp}). S9 counts the
+     * rack's losses per protocol with them while Homa and TCP share one FIFO class: the rack loses
+     * a packet only in a queue (a host's NIC queue or a switch port), and
+     * <ul>
+     *   <li>UDP (Homa: no other UDP crosses the rack during S9): {@code OutDatagrams} counts a
+     *       datagram its host's NIC queue accepted (one its queue dropped counts as
+     *       {@code SndbufErrors} instead: the qdisc's drop reaches the socket as ENOBUFS), and a
+     *       receiver counts every datagram that reached it as {@code InDatagrams} (read by the
+     *       application), {@code InErrors} (its socket's buffer was full) or {@code NoPorts} (no
+     *       socket). So UDP sent minus received is the switch's drops of Homa packets. One datagram
+     *       is one packet only without UDP segmentation offload, which S9 turns off.</li>
+     *   <li>TCP: {@code OutSegs} (retransmissions included) minus {@code InSegs}: the drops of the
+     *       switch and of the hosts' NIC queues, where TCP small queues keep a socket to a couple of
+     *       packets.</li>
+     * </ul>
+     * Exact for packets sent and received between two readings; packets in flight at a reading
+     * (queued in a NIC or a switch port, or in a socket's buffer not yet read) move the figure by
+     * at most their number. Null if a host's counters cannot be read.
+     */
+    public @org.jspecify.annotations.Nullable ProtocolCounts protocolCounts() {
+        ProtocolCounts total = new ProtocolCounts(0, 0, 0, 0);
+        for (int host = 1; host <= hosts; host++) {
+            String output = run(List.of("ip", "netns", "exec", prefix + "-h" + host, "cat", "/proc/net/snmp"));
+            ProtocolCounts counts = output == null ? null : ProtocolCounts.parseSnmp(output);
+            if (counts == null) {
+                return null;
+            }
+            total = total.plus(counts);
+        }
+        return total;
+    }
+
+    /**
+     * Packets of the rack's two protocols, summed over hosts (see {@link #protocolCounts()}).
+     *
+     * @param udpSent UDP datagrams the senders' NIC queues accepted ({@code Udp: OutDatagrams})
+     * @param udpReceived UDP datagrams that reached a host ({@code InDatagrams + InErrors + NoPorts})
+     * @param tcpSent TCP segments sent, retransmissions included ({@code Tcp: OutSegs})
+     * @param tcpReceived TCP segments received ({@code Tcp: InSegs})
+     */
+    public record ProtocolCounts(long udpSent, long udpReceived, long tcpSent, long tcpReceived) {
+        ProtocolCounts plus(ProtocolCounts other) {
+            return new ProtocolCounts(udpSent + other.udpSent, udpReceived + other.udpReceived, tcpSent + other.tcpSent,
+                    tcpReceived + other.tcpReceived);
+        }
+
+        /** What was counted from {@code earlier} to this reading. */
+        public ProtocolCounts minus(ProtocolCounts earlier) {
+            return new ProtocolCounts(udpSent - earlier.udpSent, udpReceived - earlier.udpReceived,
+                    tcpSent - earlier.tcpSent, tcpReceived - earlier.tcpReceived);
+        }
+
+        /** UDP datagrams sent and not received: the switch's drops of Homa packets. */
+        public long udpLost() {
+            return udpSent - udpReceived;
+        }
+
+        /** TCP segments sent and not received: the switch's and the NIC queues' drops. */
+        public long tcpLost() {
+            return tcpSent - tcpReceived;
+        }
+
+        /**
+         * The counters of one host's {@code /proc/net/snmp} (a header line and a value line for
+         * each of {@code Udp:} and {@code Tcp:}), or null if either is missing.
+         */
+        public static @org.jspecify.annotations.Nullable ProtocolCounts parseSnmp(String snmp) {
+            Map<String, Long> udp = snmpSection(snmp, "Udp:");
+            Map<String, Long> tcp = snmpSection(snmp, "Tcp:");
+            if (udp == null || tcp == null) {
+                return null;
+            }
+            Long out = udp.get("OutDatagrams");
+            Long in = udp.get("InDatagrams");
+            Long errors = udp.get("InErrors");
+            Long noPorts = udp.get("NoPorts");
+            Long outSegs = tcp.get("OutSegs");
+            Long inSegs = tcp.get("InSegs");
+            if (out == null || in == null || errors == null || noPorts == null || outSegs == null || inSegs == null) {
+                return null;
+            }
+            return new ProtocolCounts(out, in + errors + noPorts, outSegs, inSegs);
+        }
+
+        private static @org.jspecify.annotations.Nullable Map<String, Long> snmpSection(String snmp, String name) {
+            String[] lines = snmp.split("\n");
+            for (int i = 0; i + 1 < lines.length; i++) {
+                String[] names = lines[i].trim().split("\\s+");
+                String[] values = lines[i + 1].trim().split("\\s+");
+                if (names[0].equals(name) && values[0].equals(name) && names.length == values.length
+                        && names.length > 1 && !names[1].matches("-?\\d+")) {
+                    Map<String, Long> section = new LinkedHashMap<>();
+                    try {
+                        for (int k = 1; k < names.length; k++) {
+                            section.put(names[k], Long.parseLong(values[k]));
+                        }
+                    } catch (NumberFormatException e) {
+                        return null;
+                    }
+                    return section;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Packets the switch's ports dropped, every priority class, summed over every port ({@code tc
+     * -s qdisc}, each class's bfifo); -1 if {@code tc} cannot be read. S9's check of its per-protocol
+     * counts: Homa's and TCP's losses add up to about this.
+     */
+    public long switchDrops() {
+        Map<Integer, long[]> totals = new LinkedHashMap<>();
+        for (int host = 1; host <= hosts; host++) {
+            String output = run(List.of("ip", "netns", "exec", prefix + "-sw", "tc", "-s", "qdisc", "show", "dev", "sw" + host));
+            if (output == null) {
+                return -1;
+            }
+            addQdiscCounters(output, totals);
+        }
+        return totals.values().stream().mapToLong(counts -> counts[1]).sum();
+    }
+
     private static String run(List<String> command) {
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();

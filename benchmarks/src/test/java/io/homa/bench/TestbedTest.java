@@ -60,4 +60,42 @@ class TestbedTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("testbed.sh up");
     }
+
+    private static final String SNMP = """
+            Ip: Forwarding DefaultTTL InReceives InHdrErrors
+            Ip: 2 64 1000 0
+            Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors
+            Tcp: 1 200 120000 -1 15 14 6 1 0 5000 7000 40 0 1 0
+            Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors
+            Udp: 9000 3 20 12000 20 5 0 0 0
+            UdpLite: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors
+            UdpLite: 0 0 0 0 0 0 0 0 0
+            """;
+
+    @Test
+    void shouldCountUdpReceivedAsReadDroppedAtTheSocketOrWithoutOne() {
+        Testbed.ProtocolCounts counts = Testbed.ProtocolCounts.parseSnmp(SNMP);
+
+        assertThat(counts).isEqualTo(new Testbed.ProtocolCounts(12_000, 9_023, 7_000, 5_000));
+        assertThat(counts.udpLost()).isEqualTo(2_977);
+        assertThat(counts.tcpLost()).isEqualTo(2_000);
+    }
+
+    @Test
+    void shouldGiveTheCountsBetweenTwoReadings() {
+        Testbed.ProtocolCounts before = new Testbed.ProtocolCounts(100, 90, 50, 50);
+        Testbed.ProtocolCounts after = new Testbed.ProtocolCounts(1_100, 1_089, 250, 248);
+
+        Testbed.ProtocolCounts window = after.minus(before);
+
+        assertThat(window).isEqualTo(new Testbed.ProtocolCounts(1_000, 999, 200, 198));
+        assertThat(window.udpLost()).isEqualTo(1);
+        assertThat(window.tcpLost()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldReadNoCountsWhereASectionIsMissing() {
+        assertThat(Testbed.ProtocolCounts.parseSnmp("Ip: Forwarding\nIp: 2\n")).isNull();
+        assertThat(Testbed.ProtocolCounts.parseSnmp(SNMP.replace("Udp: 9000", "Udp: x9000"))).isNull();
+    }
 }
