@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * @param portBufferBytes bytes a switch port (and a host's NIC queue) buffers across its 8 classes
  */
 public record Testbed(String prefix, String subnet, int hosts, int mtuBytes, int linkMbps, int portBufferBytes) {
-    private static final Pattern QDISC = Pattern.compile("^qdisc bfifo 1([0-7]): parent");
+    private static final Pattern QDISC = Pattern.compile("^qdisc bfifo 1([0-7]): (dev \\S+ )?parent");
     private static final Pattern SENT = Pattern.compile("Sent (\\d+) bytes (\\d+) pkt \\(dropped (\\d+)");
 
     /**

@@ -98,4 +98,24 @@ class TestbedTest {
         assertThat(Testbed.ProtocolCounts.parseSnmp("Ip: Forwarding\nIp: 2\n")).isNull();
         assertThat(Testbed.ProtocolCounts.parseSnmp(SNMP.replace("Udp: 9000", "Udp: x9000"))).isNull();
     }
+
+    @Test
+    void shouldReadTheClassesOfEveryPortFromOneTcWithoutADevice() {
+        // tc -s qdisc show (no dev) names each qdisc's device.
+        String tc = """
+                qdisc htb 1: dev sw1 root refcnt 2 r2q 1 default 0x10 direct_packets_stat 0 direct_qlen 1000
+                 Sent 100 bytes 2 pkt (dropped 3, overlimits 0 requeues 0)
+                qdisc bfifo 10: dev sw1 parent 1:10 limit 37500b
+                 Sent 100 bytes 2 pkt (dropped 3, overlimits 0 requeues 0)
+                qdisc bfifo 10: dev sw2 parent 1:10 limit 37500b
+                 Sent 900 bytes 6 pkt (dropped 40, overlimits 0 requeues 0)
+                qdisc bfifo 17: dev sw2 parent 1:17 limit 37500b
+                 Sent 50 bytes 1 pkt (dropped 1, overlimits 0 requeues 0)
+                """;
+        Map<Integer, long[]> totals = new LinkedHashMap<>();
+        Testbed.addQdiscCounters(tc, totals);
+
+        assertThat(totals.get(0)).containsExactly(8, 43);
+        assertThat(totals.get(7)).containsExactly(1, 1);
+    }
 }
