@@ -152,8 +152,9 @@ final class S9Scenario {
         metrics.put("homa_priorities", "off (one FIFO class for Homa and TCP)");
         metrics.put("homa_gso", "off (a datagram is a packet for the drop counts)");
         metrics.put("drop_counting", "per protocol from every host's /proc/net/snmp (UDP: OutDatagrams accepted by the"
-                + " NIC queue minus InDatagrams + InErrors + NoPorts; TCP: OutSegs minus InSegs), from the window's start"
-                + " to after every agent ended; switch_qdisc_drops: every switch port's bfifo drops over the same interval");
+                + " NIC queue minus InDatagrams + InErrors + NoPorts; TCP: OutSegs + RetransSegs minus InSegs), from the window's start"
+                + " to after every agent ended, low by at most queued_packets_at_start (queued when the window"
+                + " started); switch_qdisc_drops: every switch port's bfifo drops over the same interval");
         if (runs.isEmpty()) {
             return ScenarioResult.failed(Scenario.S9.id(), SystemKind.HOMA.id(), String.join("; ", failures));
         }
@@ -195,10 +196,12 @@ final class S9Scenario {
             }
             AtomicReference<Testbed.ProtocolCounts> atStart = new AtomicReference<>();
             long[] switchDropsAtStart = {-1};
+            long[] queuedAtStart = {-1};
             AgentProcess.Outcome outcome = AgentProcess.runGroups(testbed, placement, groups, warmupMs, measureMs,
                     timeoutMs, seed, out, List.of(new CpuSampler.Target("server", server.pid())), () -> {
                         atStart.set(testbed.protocolCounts());
                         switchDropsAtStart[0] = testbed.switchDrops();
+                        queuedAtStart[0] = testbed.queuedPackets();
                     });
             Testbed.ProtocolCounts atEnd = testbed.protocolCounts();
             long switchDropsAtEnd = testbed.switchDrops();
@@ -209,6 +212,7 @@ final class S9Scenario {
                     window == null ? null : new S9Metrics.Packets(window.udpSent(), window.udpLost()),
                     window == null || !withTcp ? null : new S9Metrics.Packets(window.tcpSent(), window.tcpLost()),
                     switchDropsAtStart[0] < 0 || switchDropsAtEnd < 0 ? -1 : switchDropsAtEnd - switchDropsAtStart[0],
+                    queuedAtStart[0],
                     outcome.cpu() == null ? null : outcome.cpu().toMetrics());
         }
     }

@@ -161,7 +161,8 @@ public record Testbed(String prefix, String subnet, int hosts, int mtuBytes, int
      *       application), {@code InErrors} (its socket's buffer was full) or {@code NoPorts} (no
      *       socket). So UDP sent minus received is the switch's drops of Homa packets. One datagram
      *       is one packet only without UDP segmentation offload, which S9 turns off.</li>
-     *   <li>TCP: {@code OutSegs} (retransmissions included) minus {@code InSegs}: the drops of the
+     *   <li>TCP: {@code OutSegs + RetransSegs} (OutSegs leaves retransmissions out) minus
+     *       {@code InSegs}: the drops of the
      *       switch and of the hosts' NIC queues, where TCP small queues keep a socket to a couple of
      *       packets.</li>
      * </ul>
@@ -209,7 +210,7 @@ public record Testbed(String prefix, String subnet, int hosts, int mtuBytes, int
      *
      * @param udpSent UDP datagrams the senders' NIC queues accepted ({@code Udp: OutDatagrams})
      * @param udpReceived UDP datagrams that reached a host ({@code InDatagrams + InErrors + NoPorts})
-     * @param tcpSent TCP segments sent, retransmissions included ({@code Tcp: OutSegs})
+     * @param tcpSent TCP segments sent, retransmissions included ({@code Tcp: OutSegs + RetransSegs})
      * @param tcpReceived TCP segments received ({@code Tcp: InSegs})
      */
     public record ProtocolCounts(long udpSent, long udpReceived, long tcpSent, long tcpReceived) {
@@ -249,11 +250,15 @@ public record Testbed(String prefix, String subnet, int hosts, int mtuBytes, int
             Long errors = udp.get("InErrors");
             Long noPorts = udp.get("NoPorts");
             Long outSegs = tcp.get("OutSegs");
+            Long retransSegs = tcp.get("RetransSegs");
             Long inSegs = tcp.get("InSegs");
-            if (out == null || in == null || errors == null || noPorts == null || outSegs == null || inSegs == null) {
+            if (out == null || in == null || errors == null || noPorts == null || outSegs == null || retransSegs == null
+                    || inSegs == null) {
                 return null;
             }
-            return new ProtocolCounts(out, in + errors + noPorts, outSegs, inSegs);
+            // OutSegs leaves out retransmissions (RFC 1213's "excluding those containing only
+            // retransmitted octets"): without RetransSegs a dropped segment, sent again, nets to 0.
+            return new ProtocolCounts(out, in + errors + noPorts, outSegs + retransSegs, inSegs);
         }
 
         private static @org.jspecify.annotations.Nullable Map<String, Long> snmpSection(String snmp, String name) {
@@ -292,6 +297,49 @@ public record Testbed(String prefix, String subnet, int hosts, int mtuBytes, int
         Map<Integer, long[]> totals = new LinkedHashMap<>();
         addQdiscCounters(output, totals);
         return totals.values().stream().mapToLong(counts -> counts[1]).sum();
+    }
+
+    private static final Pattern BACKLOG = Pattern.compile("backlog \\S+ (\\d+)p");
+
+    /**
+     * Packets queued in the rack at this instant: every class's bfifo of every switch port and of
+     * every host's NIC ({@code tc -s qdisc}, the {@code backlog} lines), or -1 if {@code tc} cannot be
+     * read. At S9's start reading they bound what its per-protocol counts can miss: a packet queued
+     * then was counted as sent before the window and received in it.
+     */
+    public long queuedPackets() {
+        List<List<String>> commands = new ArrayList<>();
+        commands.add(List.of("ip", "netns", "exec", prefix + "-sw", "tc", "-s", "qdisc", "show"));
+        for (int host = 1; host <= hosts; host++) {
+            commands.add(List.of("ip", "netns", "exec", prefix + "-h" + host, "tc", "-s", "qdisc", "show", "dev", "eth0"));
+        }
+        long queued = 0;
+        for (List<String> command : commands) {
+            String output = run(command);
+            if (output == null) {
+                return -1;
+            }
+            queued += backlogPackets(output);
+        }
+        return queued;
+    }
+
+    /** The packets queued in the bfifo of each class in the output of {@code tc -s qdisc show}. */
+    static long backlogPackets(String tcOutput) {
+        long queued = 0;
+        boolean inBfifo = false;
+        for (String line : tcOutput.split("\n")) {
+            if (line.startsWith("qdisc ")) {
+                inBfifo = QDISC.matcher(line.trim()).find();
+                continue;
+            }
+            Matcher backlog = BACKLOG.matcher(line);
+            if (inBfifo && backlog.find()) {
+                queued += Long.parseLong(backlog.group(1));
+                inBfifo = false;
+            }
+        }
+        return queued;
     }
 
     private static String run(List<String> command) {

@@ -76,9 +76,10 @@ class TestbedTest {
     void shouldCountUdpReceivedAsReadDroppedAtTheSocketOrWithoutOne() {
         Testbed.ProtocolCounts counts = Testbed.ProtocolCounts.parseSnmp(SNMP);
 
-        assertThat(counts).isEqualTo(new Testbed.ProtocolCounts(12_000, 9_023, 7_000, 5_000));
+        // TCP: OutSegs leaves retransmissions out, RetransSegs counts them.
+        assertThat(counts).isEqualTo(new Testbed.ProtocolCounts(12_000, 9_023, 7_040, 5_000));
         assertThat(counts.udpLost()).isEqualTo(2_977);
-        assertThat(counts.tcpLost()).isEqualTo(2_000);
+        assertThat(counts.tcpLost()).isEqualTo(2_040);
     }
 
     @Test
@@ -117,5 +118,22 @@ class TestbedTest {
 
         assertThat(totals.get(0)).containsExactly(8, 43);
         assertThat(totals.get(7)).containsExactly(1, 1);
+    }
+
+    @Test
+    void shouldSumThePacketsQueuedInEveryClass() {
+        String tc = """
+                qdisc htb 1: dev sw2 root refcnt 2 r2q 1 default 0x10 direct_packets_stat 0 direct_qlen 1000
+                 Sent 100 bytes 2 pkt (dropped 3, overlimits 0 requeues 0)
+                 backlog 45000b 30p requeues 0
+                qdisc bfifo 10: dev sw2 parent 1:10 limit 37500b
+                 Sent 100 bytes 2 pkt (dropped 3, overlimits 0 requeues 0)
+                 backlog 36000b 24p requeues 0
+                qdisc bfifo 17: parent 1:17 limit 37500b
+                 Sent 50 bytes 1 pkt (dropped 1, overlimits 0 requeues 0)
+                 backlog 9000b 6p requeues 0
+                """;
+
+        assertThat(Testbed.backlogPackets(tc)).isEqualTo(30);
     }
 }

@@ -98,11 +98,13 @@ public final class S9Metrics {
      * @param homaPackets Homa's packets (UDP), or null where the rack's counters could not be read
      * @param tcpPackets TCP's packets, or null likewise
      * @param switchDrops packets every switch port dropped over the same interval, -1 if unknown
+     * @param queuedAtStart packets queued in the rack when the window started (what the counts can
+     *     miss: each was counted as sent before the window and received in it), -1 if unknown
      * @param cpu the CPU sampler's metrics over the window ({@code cpu_bound} in it), or null
      */
     public static Map<String, Object> run(String run, OpenLoop.Result homa, double homaOfferedPerSecond,
             OpenLoop.@Nullable Result tcp, double tcpOfferedPerSecond, @Nullable Packets homaPackets,
-            @Nullable Packets tcpPackets, long switchDrops, @Nullable Map<String, Object> cpu) {
+            @Nullable Packets tcpPackets, long switchDrops, long queuedAtStart, @Nullable Map<String, Object> cpu) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("run", run);
         m.put("congestion_control", congestionControl(run));
@@ -136,6 +138,9 @@ public final class S9Metrics {
         if (switchDrops >= 0) {
             m.put("switch_qdisc_drops", switchDrops);
         }
+        if (queuedAtStart >= 0) {
+            m.put("queued_packets_at_start", queuedAtStart);
+        }
         m.put("measure_ms", Math.round(homa.windowSeconds() * 1000));
         if (homa.firstError() != null) {
             m.put("homa_first_error", homa.firstError());
@@ -163,6 +168,7 @@ public final class S9Metrics {
             Object tcpAchieved = m.get("tcp_achieved_fraction");
             String homaDrops = m.containsKey("homa_switch_drops")
                     ? m.get("homa_switch_drops") + " of " + m.get("homa_packets_sent") + " (" + percent(m.get("homa_drops_fraction"), 3) + ")"
+                            + (m.containsKey("queued_packets_at_start") ? " ±" + m.get("queued_packets_at_start") : "")
                     : "n/a";
             String tcpLost = !Boolean.TRUE.equals(m.get("with_tcp")) ? "–"
                     : m.containsKey("tcp_packets_lost") ? m.get("tcp_packets_lost") + " of " + m.get("tcp_packets_sent") : "n/a";

@@ -59,14 +59,14 @@ class S9MetricsTest {
         OpenLoop.Result tcp = new OpenLoop.Result(new int[] {1_000}, new long[] {1_000_000}, 1, 1, 0, 0, 2.0, null, Map.of(),
                 1, 960, 1_000);
         Map<String, Object> split = S9Metrics.run("cc_off_with_tcp", homa(), 10.0, tcp, 12.0,
-                new S9Metrics.Packets(50_000, 5), new S9Metrics.Packets(40_000, 40), 45, null);
+                new S9Metrics.Packets(50_000, 5), new S9Metrics.Packets(40_000, 40), 45, 12, null);
         Map<String, Object> alone = S9Metrics.run("cc_on_alone", homa(), 10.0, null, 0, new S9Metrics.Packets(50_000, 0),
-                null, 0, null);
+                null, 0, -1, null);
 
         assertThat(split).containsEntry("congestion_control", "off").containsEntry("with_tcp", true)
                 .containsEntry("homa_achieved_fraction", 0.9).containsEntry("tcp_achieved_fraction", 0.96)
                 .containsEntry("homa_drops_fraction", 0.0001).containsEntry("homa_switch_drops", 5L)
-                .containsEntry("tcp_packets_lost", 40L).containsEntry("switch_qdisc_drops", 45L)
+                .containsEntry("tcp_packets_lost", 40L).containsEntry("switch_qdisc_drops", 45L).containsEntry("queued_packets_at_start", 12L)
                 .containsEntry("goodput_gbps", 0.0036).containsEntry("homa_failures", 1L).containsKey("short_p99_us");
         assertThat(alone).containsEntry("congestion_control", "rtt").containsEntry("with_tcp", false)
                 .containsEntry("tcp_achieved_fraction", null).containsEntry("homa_drops_fraction", 0.0)
@@ -76,7 +76,7 @@ class S9MetricsTest {
 
     @Test
     void shouldLeaveTheDropsUnknownWithoutTheRacksCounters() {
-        Map<String, Object> m = S9Metrics.run("incast_cc_on", homa(), 10.0, null, 0, null, null, -1, null);
+        Map<String, Object> m = S9Metrics.run("incast_cc_on", homa(), 10.0, null, 0, null, null, -1, -1, null);
 
         assertThat(m).containsEntry("homa_drops_fraction", null).doesNotContainKey("switch_qdisc_drops")
                 .doesNotContainKey("homa_switch_drops");
@@ -92,15 +92,15 @@ class S9MetricsTest {
                 1, 960, 1_000);
         List<Map<String, Object>> runs = new ArrayList<>();
         runs.add(S9Metrics.run("cc_on_with_tcp", homa(), 10.0, tcp, 12.0, new S9Metrics.Packets(50_000, 5),
-                new S9Metrics.Packets(40_000, 40), 45, cpu));
-        runs.add(S9Metrics.run("incast_cc_off", homa(), 10.0, null, 0, new S9Metrics.Packets(80_000, 800), null, 800, null));
+                new S9Metrics.Packets(40_000, 40), 45, 12, cpu));
+        runs.add(S9Metrics.run("incast_cc_off", homa(), 10.0, null, 0, new S9Metrics.Packets(80_000, 800), null, 800, -1, null));
 
         List<List<String>> rows = S9Metrics.tableRows(runs);
 
         assertThat(rows).hasSize(2);
         assertThat(rows.get(0)).hasSize(S9Metrics.TABLE_HEADER.size());
         assertThat(rows.get(0).subList(0, 8)).containsExactly("cc_on_with_tcp", "rtt", "yes", "4", "90.0%", "96.0%",
-                "5 of 50000 (0.010%)", "40 of 40000");
+                "5 of 50000 (0.010%) ±12", "40 of 40000");
         assertThat(rows.get(0).get(12)).isEqualTo("93% / 41% (CPU-bound)");
         assertThat(rows.get(1).subList(0, 8)).containsExactly("incast_cc_off", "off", "no", "4", "90.0%", "–",
                 "800 of 80000 (1.000%)", "–");
