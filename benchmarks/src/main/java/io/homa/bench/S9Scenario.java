@@ -153,8 +153,8 @@ final class S9Scenario {
         metrics.put("homa_gso", "off (a datagram is a packet for the drop counts)");
         metrics.put("drop_counting", "per protocol from every host's /proc/net/snmp (UDP: OutDatagrams accepted by the"
                 + " NIC queue minus InDatagrams + InErrors + NoPorts; TCP: OutSegs + RetransSegs minus InSegs), from the window's start"
-                + " to after every agent ended, low by at most queued_packets_at_start (queued when the window"
-                + " started); switch_qdisc_drops: every switch port's bfifo drops over the same interval");
+                + " to after every agent ended, low by up to the packets in flight when it started"
+                + " (queued_packets_at_start: the rack's queues just after that reading); switch_qdisc_drops: every switch port's bfifo drops over the same interval");
         if (runs.isEmpty()) {
             return ScenarioResult.failed(Scenario.S9.id(), SystemKind.HOMA.id(), String.join("; ", failures));
         }
