@@ -123,6 +123,15 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--s5-all-to-all", description = "With --net=testbed: S5's Poisson load comes from every host at once, each calling the servers of all the other hosts (one drawn uniformly per call; a server runs on every host), the paper's all-to-all variant of Figure 8. With --s5-link-load F every host sends at half the single-client rate, so that each direction of every link carries F of its capacity (requests from the others and responses to its own calls). Default: off.")
     boolean s5AllToAll;
 
+    @Option(names = "--s9-tcp-system", description = "S9 (rack only): the TCP system beside Homa, tcp (the harness's TCP floor) or grpc. Default: ${DEFAULT-VALUE}.")
+    String s9TcpSystem = SystemKind.TCP.id();
+
+    @Option(names = "--s9-measure-ms", paramLabel = "MS", description = "S9: each run's window, ms, 500..600000. Default: quick 3000, full 10000.")
+    Long s9MeasureMs;
+
+    @Option(names = "--s9-incast-outstanding", paramLabel = "N", description = "S9's incast: calls each client host keeps in flight (Homa's W5, offered at twice the link), 1..1000. Default: ${DEFAULT-VALUE}.")
+    int s9IncastOutstanding = 8;
+
     @Option(names = "--homa-mtu-bytes", description = "MTU of every Homa engine, 256..65535, or 0 for the transport's default, the device's (65,535 on loopback). Default: ${DEFAULT-VALUE}.")
     int homaMtuBytes = SystemSettings.defaults().homaMtuBytes();
 
@@ -213,6 +222,16 @@ public final class LoadGenerator implements Callable<Integer> {
         if (s5AllToAll && (testbed == null || s5ClientHosts != 0)) {
             throw new IllegalArgumentException("--s5-all-to-all needs --net=testbed and excludes --s5-client-hosts");
         }
+        if (scenarioList.contains(Scenario.S9)) {
+            SystemKind tcpSystem;
+            try {
+                tcpSystem = SystemKind.fromId(s9TcpSystem);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--s9-tcp-system must be tcp or grpc, was " + s9TcpSystem, e);
+            }
+            S9Scenario.check(testbed, tcpSystem, s9IncastOutstanding,
+                    s9MeasureMs(mode == Mode.FULL ? RunPlan.full() : RunPlan.quick()));
+        }
         int linkMbps = homaLinkMbps != null ? homaLinkMbps
                 : testbed != null ? testbed.linkMbps() : SystemSettings.defaults().homaLinkMbps();
         // On the testbed, heads share one priority class's FIFO of the switch port (the incast
@@ -244,183 +263,200 @@ public final class LoadGenerator implements Callable<Integer> {
                 + ", scenarios " + scenarioList.stream().map(Scenario::id).toList() + "; " + placement.description());
 
         int serverCount = scenarioList.contains(Scenario.S6) ? servers : 1;
-        List<ServerSet> serverSets = new ArrayList<>(); // one, once started
-        Map<SystemKind, EchoClient> clients = new EnumMap<>(SystemKind.class);
-        Map<SystemKind, String> connectErrors = new EnumMap<>(SystemKind.class);
         List<ScenarioResult> results = new ArrayList<>();
         Map<String, Object> idle = new LinkedHashMap<>();
         Map<String, Object> s5LoadGeneratorCpu = new LinkedHashMap<>();
-        Thread cleanup = new Thread(() -> serverSets.forEach(ServerSet::close));
-        Runtime.getRuntime().addShutdownHook(cleanup);
-        try {
-            Testbed rackOrNull = testbed;
-            SystemSettings serverSettings = settings;
-            // Each system's first server in a process of its own; S6's further ones shared (ServerSet).
-            ServerSet.Launcher launcher = (systemsServed, index, name) -> {
-                List<String> extra = serverJvmOptions.stream().map(o -> o.replace("{index}", name)).toList();
-                int host = rackOrNull == null ? 0 : rackOrNull.serverHost(index);
-                return ServerProcess.start(systemsServed,
-                        rackOrNull == null ? serverSettings : serverSettings.withBindHost(rackOrNull.address(host)),
-                        rackOrNull == null ? List.of() : rackOrNull.hostPrefix(host), placement, extra,
-                        out.resolve("server-" + name + ".log"));
-            };
-            ServerSet serverSet = ServerSet.start(systemKinds, serverCount, launcher);
-            serverSets.add(serverSet);
-            List<Integer> serverHosts = new ArrayList<>(); // the testbed host of each server index (0: loopback)
-            for (int i = 0; i < serverCount; i++) {
-                serverHosts.add(testbed == null ? 0 : testbed.serverHost(i));
-            }
-            if (s5AllToAll) {
-                // A server on every host: the hosts that have none yet (host 1, the load generator's, at least).
-                for (int host = 1; host <= testbed.hosts(); host++) {
-                    if (!serverHosts.contains(host)) {
-                        serverHosts.add(host);
-                        String name = Integer.toString(serverSet.count());
-                        serverSet.addShared(ServerProcess.start(systemKinds, settings.withBindHost(testbed.address(host)),
-                                testbed.hostPrefix(host), placement, List.of(), out.resolve("server-" + name + ".log")));
-                    }
-                }
-            }
-            progress(serverSet.all().size() + " server process(es) up: pids " + serverSet.pids());
+        if (scenarioList.contains(Scenario.S9)) {
+            // S9 first, with server processes and load agents of its own (rack only; checked above).
+            results.add(new S9Scenario(testbed, placement, settings.withHomaDiagnostics(busyPollNs, ""),
+                    SystemKind.fromId(s9TcpSystem), plan.scenarioWarmupMs(), s9MeasureMs(plan), plan.callTimeoutMs(),
+                    s9IncastOutstanding, serverJvmOptions, out, this::progress).run());
+            progress(summary(results.get(results.size() - 1)));
             for (SystemKind system : systemKinds) {
-                try {
-                    // S1-S6 call the first serverCount servers (all-to-all's extra ones serve only its agents).
-                    clients.put(system, system.connect(serverSet.addresses(system, serverCount), clientSettings));
-                } catch (Exception e) {
-                    connectErrors.put(system, "client could not connect: " + e);
-                    progress(system.id() + ": " + connectErrors.get(system));
+                String na = Scenario.S9.notApplicable(system);
+                if (na != null) {
+                    results.add(ScenarioResult.notApplicable(Scenario.S9.id(), system.id(), na));
                 }
             }
-            int s5Servers = s5AllToAll ? serverSet.count() : 1;
-            ScenarioRunner runner = new ScenarioRunner(plan, clients, s5Load, s5Rps);
-            runner.s5MinCalls(s5MinCalls)
-                    .syscallPids(system -> List.of(ProcessHandle.current().pid(), serverSet.process(system, 0).pid()))
-                    .cpuServers(system -> serverSet.cpuTargets(system, serverCount))
-                    .cpuSampledBySystem(system -> cpuTargets(serverSet.cpuTargets(system, s5Servers)))
-                    .overloadServer(system -> serverSet.cpuTargets(system, 1));
-            if (testbed != null) {
-                runner.networkCounters(testbed::classCounters);
-            }
-            if (s5ClientHosts > 0 || s5AllToAll) {
-                // --s5-client-hosts: that many hosts (not the first server's) call the first server.
-                // --s5-all-to-all: every host calls the servers of all the other hosts, at half the
-                // single-client rate each (see the option): H/2 times the rate in all.
-                Testbed rack = testbed;
-                List<Integer> clientHosts = new ArrayList<>();
-                for (int host = 1; host <= rack.hosts() && (s5AllToAll || clientHosts.size() < s5ClientHosts); host++) {
-                    if (s5AllToAll || host != serverHosts.get(0)) {
-                        clientHosts.add(host);
+        }
+        // Every other scenario: servers of every system, their clients here.
+        List<Scenario> general = scenarioList.stream().filter(s -> s != Scenario.S9).toList();
+        if (!general.isEmpty()) {
+            List<ServerSet> serverSets = new ArrayList<>(); // one, once started
+            Map<SystemKind, EchoClient> clients = new EnumMap<>(SystemKind.class);
+            Map<SystemKind, String> connectErrors = new EnumMap<>(SystemKind.class);
+            Thread cleanup = new Thread(() -> serverSets.forEach(ServerSet::close));
+            Runtime.getRuntime().addShutdownHook(cleanup);
+            try {
+                Testbed rackOrNull = testbed;
+                SystemSettings serverSettings = settings;
+                // Each system's first server in a process of its own; S6's further ones shared (ServerSet).
+                ServerSet.Launcher launcher = (systemsServed, index, name) -> {
+                    List<String> extra = serverJvmOptions.stream().map(o -> o.replace("{index}", name)).toList();
+                    int host = rackOrNull == null ? 0 : rackOrNull.serverHost(index);
+                    return ServerProcess.start(systemsServed,
+                            rackOrNull == null ? serverSettings : serverSettings.withBindHost(rackOrNull.address(host)),
+                            rackOrNull == null ? List.of() : rackOrNull.hostPrefix(host), placement, extra,
+                            out.resolve("server-" + name + ".log"));
+                };
+                ServerSet serverSet = ServerSet.start(systemKinds, serverCount, launcher);
+                serverSets.add(serverSet);
+                List<Integer> serverHosts = new ArrayList<>(); // the testbed host of each server index (0: loopback)
+                for (int i = 0; i < serverCount; i++) {
+                    serverHosts.add(testbed == null ? 0 : testbed.serverHost(i));
+                }
+                if (s5AllToAll) {
+                    // A server on every host: the hosts that have none yet (host 1, the load generator's, at least).
+                    for (int host = 1; host <= testbed.hosts(); host++) {
+                        if (!serverHosts.contains(host)) {
+                            serverHosts.add(host);
+                            String name = Integer.toString(serverSet.count());
+                            serverSet.addShared(ServerProcess.start(systemKinds, settings.withBindHost(testbed.address(host)),
+                                    testbed.hostPrefix(host), placement, List.of(), out.resolve("server-" + name + ".log")));
+                        }
                     }
                 }
-                int calledServers = s5AllToAll ? serverSet.count() : 1;
-                double rateFactor = s5AllToAll ? rack.hosts() / 2.0 : 1;
-                List<Integer> hosts = List.copyOf(serverHosts);
-                RunPlan agentPlan = plan;
-                runner.s5RemoteLoad(rateFactor, (system, workload, rate, measureMs, seed, cpuSampled) -> AgentProcess.run(
-                        rack, clientHosts, placement, system, serverSettings.withHomaDiagnostics(busyPollNs,
-                                homaTimetrace ? TimetraceReport.agentsDir(traceDir, system.id(), workload).toString() : ""),
-                        host -> {
-                            List<java.net.InetSocketAddress> servers = new ArrayList<>();
-                            for (int i = 0; i < calledServers; i++) {
-                                if (hosts.get(i) != host) {
-                                    servers.add(serverSet.address(system, i));
+                progress(serverSet.all().size() + " server process(es) up: pids " + serverSet.pids());
+                for (SystemKind system : systemKinds) {
+                    try {
+                        // S1-S6 call the first serverCount servers (all-to-all's extra ones serve only its agents).
+                        clients.put(system, system.connect(serverSet.addresses(system, serverCount), clientSettings));
+                    } catch (Exception e) {
+                        connectErrors.put(system, "client could not connect: " + e);
+                        progress(system.id() + ": " + connectErrors.get(system));
+                    }
+                }
+                int s5Servers = s5AllToAll ? serverSet.count() : 1;
+                ScenarioRunner runner = new ScenarioRunner(plan, clients, s5Load, s5Rps);
+                runner.s5MinCalls(s5MinCalls)
+                        .syscallPids(system -> List.of(ProcessHandle.current().pid(), serverSet.process(system, 0).pid()))
+                        .cpuServers(system -> serverSet.cpuTargets(system, serverCount))
+                        .cpuSampledBySystem(system -> cpuTargets(serverSet.cpuTargets(system, s5Servers)))
+                        .overloadServer(system -> serverSet.cpuTargets(system, 1));
+                if (testbed != null) {
+                    runner.networkCounters(testbed::classCounters);
+                }
+                if (s5ClientHosts > 0 || s5AllToAll) {
+                    // --s5-client-hosts: that many hosts (not the first server's) call the first server.
+                    // --s5-all-to-all: every host calls the servers of all the other hosts, at half the
+                    // single-client rate each (see the option): H/2 times the rate in all.
+                    Testbed rack = testbed;
+                    List<Integer> clientHosts = new ArrayList<>();
+                    for (int host = 1; host <= rack.hosts() && (s5AllToAll || clientHosts.size() < s5ClientHosts); host++) {
+                        if (s5AllToAll || host != serverHosts.get(0)) {
+                            clientHosts.add(host);
+                        }
+                    }
+                    int calledServers = s5AllToAll ? serverSet.count() : 1;
+                    double rateFactor = s5AllToAll ? rack.hosts() / 2.0 : 1;
+                    List<Integer> hosts = List.copyOf(serverHosts);
+                    RunPlan agentPlan = plan;
+                    runner.s5RemoteLoad(rateFactor, (system, workload, rate, measureMs, seed, cpuSampled) -> AgentProcess.run(
+                            rack, clientHosts, placement, system, serverSettings.withHomaDiagnostics(busyPollNs,
+                                    homaTimetrace ? TimetraceReport.agentsDir(traceDir, system.id(), workload).toString() : ""),
+                            host -> {
+                                List<java.net.InetSocketAddress> servers = new ArrayList<>();
+                                for (int i = 0; i < calledServers; i++) {
+                                    if (hosts.get(i) != host) {
+                                        servers.add(serverSet.address(system, i));
+                                    }
+                                }
+                                return servers;
+                            }, workload, rate, agentPlan.scenarioWarmupMs(), measureMs, agentPlan.callTimeoutMs(), seed, out,
+                            cpuSampled));
+                }
+                for (SystemKind system : clients.keySet()) {
+                    try {
+                        runner.warmup(system);
+                    } catch (RuntimeException e) {
+                        progress(system.id() + ": warm-up failed: " + e);
+                    }
+                }
+                progress("warm-up done");
+                for (Scenario scenario : general) {
+                    List<ScenarioRunner.S5Raw> s5 = new ArrayList<>();
+                    // S1-S4: every system's window in slices, the systems taking turns (ScenarioRunner.interleave).
+                    Map<SystemKind, ScenarioResult> sliced = new LinkedHashMap<>();
+                    if (scenario.closedLoop()) {
+                        List<ScenarioRunner.Measurement> measurements = new ArrayList<>();
+                        for (SystemKind system : systemKinds) {
+                            if (scenario.notApplicable(system) == null && !connectErrors.containsKey(system)) {
+                                try {
+                                    measurements.add(runner.measurement(scenario, system));
+                                } catch (RuntimeException e) {
+                                    sliced.put(system, ScenarioResult.failed(scenario.id(), system.id(), "crashed: " + e));
                                 }
                             }
-                            return servers;
-                        }, workload, rate, agentPlan.scenarioWarmupMs(), measureMs, agentPlan.callTimeoutMs(), seed, out,
-                        cpuSampled));
-            }
-            for (SystemKind system : clients.keySet()) {
-                try {
-                    runner.warmup(system);
-                } catch (RuntimeException e) {
-                    progress(system.id() + ": warm-up failed: " + e);
-                }
-            }
-            progress("warm-up done");
-            for (Scenario scenario : scenarioList) {
-                List<ScenarioRunner.S5Raw> s5 = new ArrayList<>();
-                // S1-S4: every system's window in slices, the systems taking turns (ScenarioRunner.interleave).
-                Map<SystemKind, ScenarioResult> sliced = new LinkedHashMap<>();
-                if (scenario.closedLoop()) {
-                    List<ScenarioRunner.Measurement> measurements = new ArrayList<>();
+                        }
+                        runner.interleave(measurements);
+                        for (ScenarioRunner.Measurement measurement : measurements) {
+                            sliced.put(measurement.system(), measurement.result());
+                        }
+                    }
+                    Map<SystemKind, ScenarioResult> streaming = scenario == Scenario.S10
+                            ? s10(runner, systemKinds, connectErrors)
+                            : Map.of();
+                    Map<SystemKind, ScenarioResult> scaling = scenario == Scenario.S11_SCALING
+                            ? s11Scaling(plan, placement, cores, systemKinds, settings, clientSettings, connectErrors)
+                            : Map.of();
                     for (SystemKind system : systemKinds) {
-                        if (scenario.notApplicable(system) == null && !connectErrors.containsKey(system)) {
+                        String na = scenario.notApplicable(system);
+                        if (na != null) {
+                            results.add(ScenarioResult.notApplicable(scenario.id(), system.id(), na));
+                            continue;
+                        }
+                        if (connectErrors.containsKey(system)) {
+                            results.add(ScenarioResult.failed(scenario.id(), system.id(), connectErrors.get(system)));
+                            continue;
+                        }
+                        if (scenario == Scenario.S5) {
                             try {
-                                measurements.add(runner.measurement(scenario, system));
+                                s5.add(runner.s5(system, workloadList));
+                                progress("S5 " + system.id() + " measured");
                             } catch (RuntimeException e) {
-                                sliced.put(system, ScenarioResult.failed(scenario.id(), system.id(), "crashed: " + e));
+                                results.add(ScenarioResult.failed(scenario.id(), system.id(), "crashed: " + e));
                             }
+                            continue;
                         }
-                    }
-                    runner.interleave(measurements);
-                    for (ScenarioRunner.Measurement measurement : measurements) {
-                        sliced.put(measurement.system(), measurement.result());
-                    }
-                }
-                Map<SystemKind, ScenarioResult> streaming = scenario == Scenario.S10
-                        ? s10(runner, systemKinds, connectErrors)
-                        : Map.of();
-                Map<SystemKind, ScenarioResult> scaling = scenario == Scenario.S11_SCALING
-                        ? s11Scaling(plan, placement, cores, systemKinds, settings, clientSettings, connectErrors)
-                        : Map.of();
-                for (SystemKind system : systemKinds) {
-                    String na = scenario.notApplicable(system);
-                    if (na != null) {
-                        results.add(ScenarioResult.notApplicable(scenario.id(), system.id(), na));
-                        continue;
-                    }
-                    if (connectErrors.containsKey(system)) {
-                        results.add(ScenarioResult.failed(scenario.id(), system.id(), connectErrors.get(system)));
-                        continue;
-                    }
-                    if (scenario == Scenario.S5) {
-                        try {
-                            s5.add(runner.s5(system, workloadList));
-                            progress("S5 " + system.id() + " measured");
-                        } catch (RuntimeException e) {
-                            results.add(ScenarioResult.failed(scenario.id(), system.id(), "crashed: " + e));
-                        }
-                        continue;
-                    }
-                    ScenarioResult result = switch (scenario) {
-                        case S6 -> run(scenario, system, () -> runner.withCounters(system, () -> runner.s6(system)));
-                        case S11 -> run(scenario, system, () -> runner.s11(system));
-                        case S10 -> streaming.get(system);
-                        case S11_SCALING -> scaling.get(system);
-                        default -> sliced.get(system);
-                    };
-                    results.add(result);
-                    progress(summary(result));
-                }
-                if (!s5.isEmpty()) {
-                    for (ScenarioResult result : S5Slowdowns.results(s5, s5Load)) {
+                        ScenarioResult result = switch (scenario) {
+                            case S6 -> run(scenario, system, () -> runner.withCounters(system, () -> runner.s6(system)));
+                            case S11 -> run(scenario, system, () -> runner.s11(system));
+                            case S10 -> streaming.get(system);
+                            case S11_SCALING -> scaling.get(system);
+                            default -> sliced.get(system);
+                        };
                         results.add(result);
                         progress(summary(result));
                     }
-                    if (s5ClientHosts == 0 && !s5AllToAll) {
-                        // The load generator's own share of every system's client CPU, at each workload's rate.
-                        Map<String, Object> own = runner.s5LoadGenerator(workloadList, s5Rates(s5));
-                        if (!own.isEmpty()) {
-                            s5LoadGeneratorCpu.putAll(own);
-                            progress("S5 load generator alone (a client that answers at once): " + own);
+                    if (!s5.isEmpty()) {
+                        for (ScenarioResult result : S5Slowdowns.results(s5, s5Load)) {
+                            results.add(result);
+                            progress(summary(result));
+                        }
+                        if (s5ClientHosts == 0 && !s5AllToAll) {
+                            // The load generator's own share of every system's client CPU, at each workload's rate.
+                            Map<String, Object> own = runner.s5LoadGenerator(workloadList, s5Rates(s5));
+                            if (!own.isEmpty()) {
+                                s5LoadGeneratorCpu.putAll(own);
+                                progress("S5 load generator alone (a client that answers at once): " + own);
+                            }
                         }
                     }
                 }
+                // After every scenario: every client connected and warm, the JIT compilers done with them.
+                idle.putAll(idleBaseline(plan, serverSet));
+                progress("idle CPU (every client connected, no calls): " + idle);
+            } finally {
+                clients.values().forEach(client -> {
+                    try {
+                        client.close();
+                    } catch (RuntimeException e) {
+                        // best effort
+                    }
+                });
+                serverSets.forEach(ServerSet::close);
+                Runtime.getRuntime().removeShutdownHook(cleanup);
             }
-            // After every scenario: every client connected and warm, the JIT compilers done with them.
-            idle.putAll(idleBaseline(plan, serverSet));
-            progress("idle CPU (every client connected, no calls): " + idle);
-        } finally {
-            clients.values().forEach(client -> {
-                try {
-                    client.close();
-                } catch (RuntimeException e) {
-                    // best effort
-                }
-            });
-            serverSets.forEach(ServerSet::close);
-            Runtime.getRuntime().removeShutdownHook(cleanup);
         }
         if (homaTimetrace) {
             // Every process has written its trace now: the servers' as they stopped.
@@ -455,6 +491,11 @@ public final class LoadGenerator implements Callable<Integer> {
         }
         progress("every selected scenario ran for every system");
         return 0;
+    }
+
+    /** S9's window: {@code --s9-measure-ms}, else 10 s in full mode and 3 s in quick mode. */
+    long s9MeasureMs(RunPlan plan) {
+        return s9MeasureMs != null ? s9MeasureMs : "full".equals(plan.mode()) ? 10_000 : 3_000;
     }
 
     /**
@@ -660,6 +701,8 @@ public final class LoadGenerator implements Callable<Integer> {
                 + (s5LinkLoad == null ? "" : " --s5-link-load=" + s5LinkLoad)
                 + (s5ClientHosts == 0 ? "" : " --s5-client-hosts=" + s5ClientHosts)
                 + (s5AllToAll ? " --s5-all-to-all" : "")
+                + (scenarios.stream().anyMatch(id -> id.trim().equalsIgnoreCase("s9")) ? " --s9-tcp-system=" + s9TcpSystem
+                        + " --s9-measure-ms=" + s9MeasureMs(plan) + " --s9-incast-outstanding=" + s9IncastOutstanding : "")
                 + (settings.homaLinkMbps() == io.homa.reactive.HomaTransportConfig.AUTO_LINK_MBPS ? ""
                         : " --homa-link-mbps=" + settings.homaLinkMbps()) + " --homa-mtu-bytes=" + homaMtuBytes + (homaGso ? "" : " --no-homa-gso")
                 + (homaPriorityTos == io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO ? ""

@@ -188,7 +188,8 @@ public final class ServerProcess implements AutoCloseable {
                 "--homa-incast-buffer-bytes=" + settings.homaIncastBufferBytes(),
                 "--homa-busy-poll-ns=" + settings.homaBusyPollNs(),
                 "--homa-timetrace-dir=" + settings.homaTimetraceDir(),
-                "--homa-loops=" + settings.homaLoops());
+                "--homa-loops=" + settings.homaLoops(),
+                "--homa-congestion-control=" + settings.homaCongestionControl());
     }
 
     /** The address of a system's server in this process. */

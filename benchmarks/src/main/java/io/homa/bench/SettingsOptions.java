@@ -46,6 +46,9 @@ public final class SettingsOptions {
     @Option(names = "--homa-loops", description = "Event loops of the Homa transports (0 = the transport's default).")
     int homaLoops = io.homa.bench.systems.HomaLoops.TRANSPORT_DEFAULT;
 
+    @Option(names = "--homa-congestion-control", description = "Congestion control of the Homa transports: rtt or off.")
+    String homaCongestionControl = SystemSettings.CONGESTION_CONTROL_OFF;
+
     /** {@code off}, {@code authenticate} or {@code encrypt}, in any case, as {@code homa.security.mode}. */
     public static final class SecurityModeConverter implements CommandLine.ITypeConverter<io.homa.reactive.HomaSecurityConfig.Mode> {
         @Override
@@ -62,6 +65,7 @@ public final class SettingsOptions {
     /** The settings the command line gave. */
     public SystemSettings settings() {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity, homaPriorityTos,
-                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops);
+                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops,
+                homaCongestionControl);
     }
 }

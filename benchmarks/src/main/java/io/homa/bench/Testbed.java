@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * @param portBufferBytes bytes a switch port (and a host's NIC queue) buffers across its 8 classes
  */
 public record Testbed(String prefix, String subnet, int hosts, int mtuBytes, int linkMbps, int portBufferBytes) {
-    private static final Pattern QDISC = Pattern.compile("^qdisc bfifo 1([0-7]): parent");
+    private static final Pattern QDISC = Pattern.compile("^qdisc bfifo 1([0-7]): (dev \\S+ )?parent");
     private static final Pattern SENT = Pattern.compile("Sent (\\d+) bytes (\\d+) pkt \\(dropped (\\d+)");
 
     /**
@@ -146,6 +146,200 @@ public record Testbed(String prefix, String subnet, int hosts, int mtuBytes, int
                 priority = -1;
             }
         }
+    }
+
+    /**
+     * Packets of each protocol the hosts' kernels sent and received, summed over every host of the
+     * rack (each host's network namespace keeps its own {@code /proc/net/snmp}). S9 counts the
+     * rack's losses per protocol with them while Homa and TCP share one FIFO class: the rack loses
+     * a packet only in a queue (a host's NIC queue or a switch port), and
+     * <ul>
+     *   <li>UDP (Homa: no other UDP crosses the rack during S9): {@code OutDatagrams} counts a
+     *       datagram its host's NIC queue accepted (one its queue dropped counts as
+     *       {@code SndbufErrors} instead: the qdisc's drop reaches the socket as ENOBUFS), and a
+     *       receiver counts every datagram that reached it as {@code InDatagrams} (read by the
+     *       application), {@code InErrors} (its socket's buffer was full) or {@code NoPorts} (no
+     *       socket). So UDP sent minus received is the switch's drops of Homa packets. One datagram
+     *       is one packet only without UDP segmentation offload, which S9 turns off.</li>
+     *   <li>TCP: {@code OutSegs + RetransSegs} (OutSegs leaves retransmissions out) minus
+     *       {@code InSegs}: the drops of the
+     *       switch and of the hosts' NIC queues, where TCP small queues keep a socket to a couple of
+     *       packets.</li>
+     * </ul>
+     * Exact for packets sent and received between two readings; packets in flight at a reading
+     * (queued in a NIC or a switch port, or in a socket's buffer not yet read) move the figure by
+     * at most their number. Null if a host's counters cannot be read.
+     */
+    public @org.jspecify.annotations.Nullable ProtocolCounts protocolCounts() {
+        // Every host's counters as close to one instant as can be: a reading that took each host in
+        // turn through ip netns exec (tens of ms each on a busy core) counted the packets sent
+        // between two hosts' readings as lost (1,000 of them at 10,000 packets/s). So first one
+        // process of each host's namespace, then every /proc/<pid>/net/snmp read back to back.
+        Map<Integer, Long> pids = new LinkedHashMap<>();
+        for (int host = 1; host <= hosts; host++) {
+            String listed = run(List.of("ip", "netns", "pids", prefix + "-h" + host));
+            String pid = listed == null ? null
+                    : listed.lines().map(String::trim).filter(line -> line.matches("\\d+")).findFirst().orElse(null);
+            if (pid != null) {
+                pids.put(host, Long.parseLong(pid));
+            }
+        }
+        Map<Integer, String> snmp = new LinkedHashMap<>();
+        pids.forEach((host, pid) -> {
+            try {
+                snmp.put(host, Files.readString(Path.of("/proc", Long.toString(pid), "net", "snmp")));
+            } catch (IOException | RuntimeException e) {
+                // the process ended: read through ip netns exec below
+            }
+        });
+        ProtocolCounts total = new ProtocolCounts(0, 0, 0, 0);
+        for (int host = 1; host <= hosts; host++) {
+            String output = snmp.containsKey(host) ? snmp.get(host)
+                    : run(List.of("ip", "netns", "exec", prefix + "-h" + host, "cat", "/proc/net/snmp"));
+            ProtocolCounts counts = output == null ? null : ProtocolCounts.parseSnmp(output);
+            if (counts == null) {
+                return null;
+            }
+            total = total.plus(counts);
+        }
+        return total;
+    }
+
+    /**
+     * Packets of the rack's two protocols, summed over hosts (see {@link #protocolCounts()}).
+     *
+     * @param udpSent UDP datagrams the senders' NIC queues accepted ({@code Udp: OutDatagrams})
+     * @param udpReceived UDP datagrams that reached a host ({@code InDatagrams + InErrors + NoPorts})
+     * @param tcpSent TCP segments sent, retransmissions included ({@code Tcp: OutSegs + RetransSegs})
+     * @param tcpReceived TCP segments received ({@code Tcp: InSegs})
+     */
+    public record ProtocolCounts(long udpSent, long udpReceived, long tcpSent, long tcpReceived) {
+        ProtocolCounts plus(ProtocolCounts other) {
+            return new ProtocolCounts(udpSent + other.udpSent, udpReceived + other.udpReceived, tcpSent + other.tcpSent,
+                    tcpReceived + other.tcpReceived);
+        }
+
+        /** What was counted from {@code earlier} to this reading. */
+        public ProtocolCounts minus(ProtocolCounts earlier) {
+            return new ProtocolCounts(udpSent - earlier.udpSent, udpReceived - earlier.udpReceived,
+                    tcpSent - earlier.tcpSent, tcpReceived - earlier.tcpReceived);
+        }
+
+        /** UDP datagrams sent and not received: the switch's drops of Homa packets. */
+        public long udpLost() {
+            return udpSent - udpReceived;
+        }
+
+        /** TCP segments sent and not received: the switch's and the NIC queues' drops. */
+        public long tcpLost() {
+            return tcpSent - tcpReceived;
+        }
+
+        /**
+         * The counters of one host's {@code /proc/net/snmp} (a header line and a value line for
+         * each of {@code Udp:} and {@code Tcp:}), or null if either is missing.
+         */
+        public static @org.jspecify.annotations.Nullable ProtocolCounts parseSnmp(String snmp) {
+            Map<String, Long> udp = snmpSection(snmp, "Udp:");
+            Map<String, Long> tcp = snmpSection(snmp, "Tcp:");
+            if (udp == null || tcp == null) {
+                return null;
+            }
+            Long out = udp.get("OutDatagrams");
+            Long in = udp.get("InDatagrams");
+            Long errors = udp.get("InErrors");
+            Long noPorts = udp.get("NoPorts");
+            Long outSegs = tcp.get("OutSegs");
+            Long retransSegs = tcp.get("RetransSegs");
+            Long inSegs = tcp.get("InSegs");
+            if (out == null || in == null || errors == null || noPorts == null || outSegs == null || retransSegs == null
+                    || inSegs == null) {
+                return null;
+            }
+            // OutSegs leaves out retransmissions (RFC 1213's "excluding those containing only
+            // retransmitted octets"): without RetransSegs a dropped segment, sent again, nets to 0.
+            return new ProtocolCounts(out, in + errors + noPorts, outSegs + retransSegs, inSegs);
+        }
+
+        private static @org.jspecify.annotations.Nullable Map<String, Long> snmpSection(String snmp, String name) {
+            String[] lines = snmp.split("\n");
+            for (int i = 0; i + 1 < lines.length; i++) {
+                String[] names = lines[i].trim().split("\\s+");
+                String[] values = lines[i + 1].trim().split("\\s+");
+                if (names[0].equals(name) && values[0].equals(name) && names.length == values.length
+                        && names.length > 1 && !names[1].matches("-?\\d+")) {
+                    Map<String, Long> section = new LinkedHashMap<>();
+                    try {
+                        for (int k = 1; k < names.length; k++) {
+                            section.put(names[k], Long.parseLong(values[k]));
+                        }
+                    } catch (NumberFormatException e) {
+                        return null;
+                    }
+                    return section;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Packets the switch's ports dropped, every priority class, summed over every port ({@code tc
+     * -s qdisc}, each class's bfifo); -1 if {@code tc} cannot be read. S9's check of its per-protocol
+     * counts: Homa's and TCP's losses add up to about this.
+     */
+    public long switchDrops() {
+        // One tc for every port of the switch (the bridge has no qdisc of its own): one instant.
+        String output = run(List.of("ip", "netns", "exec", prefix + "-sw", "tc", "-s", "qdisc", "show"));
+        if (output == null) {
+            return -1;
+        }
+        Map<Integer, long[]> totals = new LinkedHashMap<>();
+        addQdiscCounters(output, totals);
+        return totals.values().stream().mapToLong(counts -> counts[1]).sum();
+    }
+
+    private static final Pattern BACKLOG = Pattern.compile("backlog \\S+ (\\d+)p");
+
+    /**
+     * Packets queued in the rack at this instant: every class's bfifo of every switch port and of
+     * every host's NIC ({@code tc -s qdisc}, the {@code backlog} lines), or -1 if {@code tc} cannot be
+     * read. At S9's start reading they bound what its per-protocol counts can miss: a packet queued
+     * then was counted as sent before the window and received in it.
+     */
+    public long queuedPackets() {
+        List<List<String>> commands = new ArrayList<>();
+        commands.add(List.of("ip", "netns", "exec", prefix + "-sw", "tc", "-s", "qdisc", "show"));
+        for (int host = 1; host <= hosts; host++) {
+            commands.add(List.of("ip", "netns", "exec", prefix + "-h" + host, "tc", "-s", "qdisc", "show", "dev", "eth0"));
+        }
+        long queued = 0;
+        for (List<String> command : commands) {
+            String output = run(command);
+            if (output == null) {
+                return -1;
+            }
+            queued += backlogPackets(output);
+        }
+        return queued;
+    }
+
+    /** The packets queued in the bfifo of each class in the output of {@code tc -s qdisc show}. */
+    static long backlogPackets(String tcOutput) {
+        long queued = 0;
+        boolean inBfifo = false;
+        for (String line : tcOutput.split("\n")) {
+            if (line.startsWith("qdisc ")) {
+                inBfifo = QDISC.matcher(line.trim()).find();
+                continue;
+            }
+            Matcher backlog = BACKLOG.matcher(line);
+            if (inBfifo && backlog.find()) {
+                queued += Long.parseLong(backlog.group(1));
+                inBfifo = false;
+            }
+        }
+        return queued;
     }
 
     private static String run(List<String> command) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.homa.bench.scenario.OpenLoop;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -41,5 +42,24 @@ class AgentProcessTest {
         assertThat(merged.skipped()).isEqualTo(1);
         assertThat(merged.firstError()).isEqualTo("boom");
         assertThat(merged.achievedPerSecond()).isEqualTo(0.3);
+    }
+
+    @Test
+    void shouldSumTheBytesAnsweredAndOfferedAndTheFailuresByKind() {
+        OpenLoop.Result a = new OpenLoop.Result(new int[] {1_000}, new long[] {10}, 1, 2, 1, 0, 10.0, null,
+                Map.of("timeout", 1L), 1, 1_000, 3_000);
+        OpenLoop.Result b = new OpenLoop.Result(new int[] {500}, new long[] {30}, 1, 1, 0, 0, 10.0, null,
+                Map.of("timeout", 0L), 2, 2_500, 500);
+
+        OpenLoop.Result merged = AgentProcess.merge(List.of(a, b));
+
+        assertThat(merged.answeredInWindow()).isEqualTo(3);
+        assertThat(merged.answeredBytesInWindow()).isEqualTo(3_500);
+        assertThat(merged.offeredBytesInWindow()).isEqualTo(3_500);
+        assertThat(merged.failedInWindowByKind()).containsEntry("timeout", 1L);
+        String line = JsonMapper.builder().build().writeValueAsString(merged);
+        OpenLoop.Result read = JsonMapper.builder().build().readValue(line, OpenLoop.Result.class);
+        assertThat(read.answeredBytesInWindow()).isEqualTo(3_500);
+        assertThat(read.offeredBytesInWindow()).isEqualTo(3_500);
     }
 }

@@ -39,6 +39,20 @@ class ServerArgumentsTest {
     }
 
     @Test
+    void shouldPassTheCongestionControlAsked() {
+        assertThat(SystemSettings.defaults().homaCongestionControl()).isEqualTo(SystemSettings.CONGESTION_CONTROL_OFF);
+        for (String mode : List.of(SystemSettings.CONGESTION_CONTROL_RTT, SystemSettings.CONGESTION_CONTROL_OFF)) {
+            SystemSettings settings = SystemSettings.defaults().withHomaCongestionControl(mode).withBindHost("198.18.0.2");
+            assertThat(settings.homaCongestionControl()).isEqualTo(mode);
+            assertThat(roundTrip(settings)).isEqualTo(settings);
+            assertThat(ServerProcess.arguments(List.of(SystemKind.HOMA), settings))
+                    .contains("--homa-congestion-control=" + mode);
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SystemSettings.defaults().withHomaCongestionControl("dctcp"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--homa-congestion-control");
+    }
+
+    @Test
     void shouldPassTheSecurityMode() {
         for (io.homa.reactive.HomaSecurityConfig.Mode mode : io.homa.reactive.HomaSecurityConfig.Mode.values()) {
             SystemSettings settings = new SystemSettings(2_000, 0, true, true, mode);

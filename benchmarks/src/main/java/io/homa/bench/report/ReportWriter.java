@@ -207,6 +207,7 @@ public final class ReportWriter {
 
         markdownS5(report, md);
         markdownS6(report, md);
+        markdownS9(report, md);
         markdownS10(report, md);
         markdownS11(report, md);
         markdownS11Scaling(report, md);
@@ -591,6 +592,40 @@ public final class ReportWriter {
 
     private static @org.jspecify.annotations.Nullable Object first(List<ScenarioResult> results, String key) {
         return results.stream().map(r -> r.metrics().get(key)).filter(Objects::nonNull).findFirst().orElse(null);
+    }
+
+    private static void markdownS9(BenchReport report, StringBuilder md) {
+        List<ScenarioResult> s9 = of(report, "s9").stream().filter(r -> r.system().equals("homa")).toList();
+        if (s9.isEmpty()) {
+            return;
+        }
+        ScenarioResult r = s9.get(0);
+        Map<String, Object> m = r.metrics();
+        md.append("## S9 congestion control and TCP coexistence on the rack (issue 36)\n\n");
+        md.append("One FIFO class for every packet (Homa's priorities off, TCP in the same class), the server host's downlink")
+                .append(" the bottleneck. Bandwidth split: ").append(m.get("tcp_system")).append("'s W5 at 50% of the link from ")
+                .append(m.get("tcp_hosts")).append(", Homa's W5 at 40% from ").append(m.get("homa_hosts"))
+                .append(" (`cc_on_alone`: the same Homa load without TCP). Incast: Homa's W5 from ").append(m.get("incast_hosts"))
+                .append(", offered at twice the link, ").append(m.get("incast_outstanding_per_host"))
+                .append(" calls in flight per host. Window ").append(m.get("measure_ms")).append(" ms per run. Achieved: response bytes ")
+                .append("answered within the window over request bytes offered in it. Homa switch drops: UDP datagrams sent and ")
+                .append("never received, over those sent (").append(m.get("drop_counting")).append("). Short p99: Homa's ")
+                .append("shortest decile. The congestion control column is what each run asked every Homa process for; an engine ")
+                .append("without congestion control runs every run without it.\n\n");
+        if (!r.status().equals(ScenarioResult.OK)) {
+            md.append("**").append(r.status()).append("**: ").append(r.note()).append("\n\n");
+        }
+        List<Map<String, Object>> runs = new ArrayList<>();
+        if (m.get("runs") instanceof List<?> list) {
+            for (Object run : list) {
+                if (run instanceof Map<?, ?> map) {
+                    Map<String, Object> copy = new LinkedHashMap<>();
+                    map.forEach((k, v) -> copy.put(String.valueOf(k), v));
+                    runs.add(copy);
+                }
+            }
+        }
+        table(md, io.homa.bench.scenario.S9Metrics.TABLE_HEADER, io.homa.bench.scenario.S9Metrics.tableRows(runs));
     }
 
     private static void markdownS11(BenchReport report, StringBuilder md) {

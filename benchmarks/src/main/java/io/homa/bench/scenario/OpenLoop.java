@@ -32,11 +32,23 @@ public final class OpenLoop {
      * @param answeredInWindow calls answered successfully within the window, whenever issued: the
      *     goodput while a backlog builds ({@code recorded} counts calls issued in the window, some
      *     answered after it)
+     * @param answeredBytesInWindow response bytes of the calls answered successfully within the
+     *     window, whenever issued (an echo's response is as long as its request): the goodput
+     * @param offeredBytesInWindow request bytes of the arrivals in the window: those issued, and
+     *     each skipped arrival counted at the mean length of those issued (a skipped arrival draws
+     *     no length, which keeps every run's sequence of lengths what it was)
      */
     public record Result(int[] lengthsBytes, long[] rttNs, int recorded, long issuedInWindow, long failed,
             long skipped, double windowSeconds, String firstError, Map<String, Long> failedInWindowByKind,
-            long answeredInWindow) {
-        /** Without failures by kind and answers in the window (load agents report neither). */
+            long answeredInWindow, long answeredBytesInWindow, long offeredBytesInWindow) {
+        /** Without the bytes answered and offered in the window. */
+        public Result(int[] lengthsBytes, long[] rttNs, int recorded, long issuedInWindow, long failed, long skipped,
+                double windowSeconds, String firstError, Map<String, Long> failedInWindowByKind, long answeredInWindow) {
+            this(lengthsBytes, rttNs, recorded, issuedInWindow, failed, skipped, windowSeconds, firstError,
+                    failedInWindowByKind, answeredInWindow, 0, 0);
+        }
+
+        /** Without failures by kind, answers and bytes in the window. */
         public Result(int[] lengthsBytes, long[] rttNs, int recorded, long issuedInWindow, long failed, long skipped,
                 double windowSeconds, String firstError) {
             this(lengthsBytes, rttNs, recorded, issuedInWindow, failed, skipped, windowSeconds, firstError, Map.of(), 0);
@@ -124,6 +136,8 @@ public final class OpenLoop {
         AtomicReference<String> firstError = new AtomicReference<>();
         AtomicLongArray failedInWindowByKind = new AtomicLongArray(FailureKind.values().length);
         AtomicLong answeredInWindow = new AtomicLong();
+        AtomicLong answeredBytesInWindow = new AtomicLong();
+        long issuedBytesInWindow = 0;
         long loopTimeoutMs = deadlines ? callTimeoutMs + 250 : callTimeoutMs;
         long issuedInWindow = 0;
         long skipped = 0;
@@ -165,6 +179,7 @@ public final class OpenLoop {
             int expectedLength = EchoProtocol.expectedResponseBytes(request);
             if (inWindow) {
                 issuedInWindow++;
+                issuedBytesInWindow += length;
             }
             inFlight.incrementAndGet();
             long startNs = System.nanoTime();
@@ -190,6 +205,7 @@ public final class OpenLoop {
                 }
                 if (endNs >= windowStart && endNs < windowEnd) {
                     answeredInWindow.incrementAndGet();
+                    answeredBytesInWindow.addAndGet(response.length);
                 }
                 if (inWindow) {
                     synchronized (recorded) {
@@ -214,8 +230,11 @@ public final class OpenLoop {
             for (FailureKind kind : FailureKind.values()) {
                 byKind.put(kind.id(), failedInWindowByKind.get(kind.ordinal()));
             }
+            long offeredBytes = issuedBytesInWindow
+                    + (issuedInWindow == 0 ? 0 : Math.round(skipped * (double) issuedBytesInWindow / issuedInWindow));
             return new Result(Arrays.copyOf(lengthsBytes, count), Arrays.copyOf(rttNs, count), count, issuedInWindow,
-                    failed.get(), skipped, measureMs / 1000.0, firstError.get(), byKind, answeredInWindow.get());
+                    failed.get(), skipped, measureMs / 1000.0, firstError.get(), byKind, answeredInWindow.get(),
+                    answeredBytesInWindow.get(), offeredBytes);
         }
     }
 

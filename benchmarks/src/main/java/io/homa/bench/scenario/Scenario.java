@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** The scenarios S1-S6, S10 and S11 of the benchmark, and S11's opt-in scaling variant. */
+/** The scenarios S1-S6, S10 and S11 of the benchmark, S11's opt-in scaling variant and the rack-only S9. */
 public enum Scenario {
     S1("unloaded 100 B echo round trip, 1 outstanding: p50 / p99 / p99.9"),
     S2("head-of-line: 100 B echoes measured while the same client streams 1 MiB echoes to the same server"),
@@ -15,6 +15,11 @@ public enum Scenario {
             + "RTT and slowdown per decile of message length"),
     S6("incast: N concurrent RPCs (100 B requests, 10 KB responses) fanned out to several server processes: "
             + "completion time and failures per N"),
+    /** Opt-in, rack only: the paper's tests of congestion control and TCP coexistence (issue 36). */
+    S9("on the rack, one FIFO class for Homa and TCP, the server's downlink the bottleneck: W5 of TCP at 50% of the"
+            + " link from one host beside Homa's W5 at 40% from the others (congestion control on, off, and on without"
+            + " TCP), and an incast of Homa's W5 from every client host (congestion control on and off): achieved over"
+            + " offered per protocol, Homa's switch drops, its shortest decile's p99 and goodput", false),
     S10("streaming, each system's own streams to one server: a server stream of " + StreamingScenario.SMALL_BYTES
             + " B items (items/s), server and client streams of 64 KiB items (Gbit/s of payload), and ping-pong of "
             + StreamingScenario.SMALL_BYTES + " B items over one open bidirectional stream (p50 / p99 per exchange)"),
@@ -52,11 +57,15 @@ public enum Scenario {
      * the systems taking turns ({@link ScenarioRunner#interleave}); S5, S6, S10 and S11 have their own shapes.
      */
     public boolean closedLoop() {
-        return this != S5 && this != S6 && this != S10 && this != S11 && this != S11_SCALING;
+        return this != S5 && this != S6 && this != S9 && this != S10 && this != S11 && this != S11_SCALING;
     }
 
     /** Why this scenario does not apply to a system, or {@code null} when it does. */
     public String notApplicable(SystemKind system) {
+        if (this == S9 && system != SystemKind.HOMA) {
+            return "S9 is one experiment of Homa's message layer beside the TCP system (--s9-tcp-system); its five runs"
+                    + " are under homa";
+        }
         if (system == SystemKind.UDP && (this == S2 || this == S4)) {
             return "1 MiB does not fit in one UDP datagram (the floor carries at most "
                     + SystemKind.UDP.maxMessageBytes() + " B)";

@@ -348,7 +348,7 @@ public final class ScenarioRunner {
                     new ClosedLoop(client, 0, fixed(SMALL_BYTES), 32, plan.callTimeoutMs()));
             case S4 -> new Measurement(scenario, system, plan.s4MeasureMs(),
                     new ClosedLoop(client, 0, fixed(LARGE_BYTES), 4, plan.callTimeoutMs()));
-            case S5, S6, S10, S11, S11_SCALING -> throw new IllegalArgumentException(scenario.id() + " is not a closed-loop scenario");
+            case S5, S6, S9, S10, S11, S11_SCALING -> throw new IllegalArgumentException(scenario.id() + " is not a closed-loop scenario");
         };
     }
 
@@ -521,7 +521,7 @@ public final class ScenarioRunner {
                     m.putAll(loopMetrics(first, windowMs, ""));
                     yield m;
                 }
-                case S5, S6, S10, S11, S11_SCALING -> throw new IllegalStateException("unreachable");
+                case S5, S6, S9, S10, S11, S11_SCALING -> throw new IllegalStateException("unreachable");
             };
             // Per call completed in the windows (S2: the short and the 1 MiB calls); S4 also per MiB of
             // responses, the bytes its goodput counts.

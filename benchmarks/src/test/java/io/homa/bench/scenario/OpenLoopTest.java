@@ -82,4 +82,43 @@ class OpenLoopTest {
         assertThat(result.recorded()).isPositive();
         assertThat(result.windowSeconds()).isEqualTo(0.2);
     }
+
+    @Test
+    void shouldCountTheBytesOfferedAndAnsweredInTheWindow() {
+        CountingClient client = new CountingClient(1);
+
+        OpenLoop.Result result = new OpenLoop(client, 0, u -> 1_000, 5_000, 64, 1_000, 7).run(0, 200, 100);
+
+        // Every call is answered at once, so every call issued in the window is answered in it.
+        assertThat(result.issuedInWindow()).isPositive();
+        assertThat(result.skipped()).isZero();
+        assertThat(result.offeredBytesInWindow()).isEqualTo(1_000L * result.issuedInWindow());
+        assertThat(result.answeredBytesInWindow()).isEqualTo(1_000L * result.answeredInWindow());
+        assertThat(result.answeredInWindow()).isEqualTo(result.issuedInWindow());
+    }
+
+    @Test
+    void shouldCountASkippedArrivalAtTheMeanLengthIssued() {
+        EchoClient neverAnswers = new EchoClient() {
+            @Override
+            public CompletableFuture<byte[]> call(int target, byte[] request) {
+                return new CompletableFuture<>();
+            }
+
+            @Override
+            public int targets() {
+                return 1;
+            }
+
+            @Override
+            public void close() {}
+        };
+
+        OpenLoop.Result result = new OpenLoop(neverAnswers, 0, u -> 2_000, 5_000, 1, 60_000, 7).run(0, 200, 0);
+
+        assertThat(result.issuedInWindow()).isEqualTo(1);
+        assertThat(result.skipped()).isPositive();
+        assertThat(result.answeredBytesInWindow()).isZero();
+        assertThat(result.offeredBytesInWindow()).isEqualTo(2_000L * (1 + result.skipped()));
+    }
 }
