@@ -210,9 +210,13 @@ final class ClientUpload implements CoreSubscriber<Object> {
                 boolean full = buffer.size() >= batchSize || buffer.size() >= (waitedFor > 0 ? waitedFor : credit)
                         || bufferBytes >= batchBytes / 2;
                 boolean poll = buffer.isEmpty() && credit == 0 && !sourceDone;
-                boolean send = sourceDone || (!buffer.isEmpty() && (full || lingerExpired)) || (poll && inFlight.isEmpty());
                 // a push without items waiting for credit takes no room in the window: the end goes out beside it
                 int pushes = inFlight.size() - (polling ? 1 : 0);
+                // Nagle's rule: with no push in flight, items go at once (the method may be waiting
+                // for them: what it asked for since the last answer is not known here); while pushes
+                // are in flight, more items gather behind them until a batch fills or the linger passes
+                boolean send = sourceDone || (!buffer.isEmpty() && (full || lingerExpired || pushes == 0))
+                        || (poll && inFlight.isEmpty());
                 if (!send || pushes >= windowPushes) {
                     break;
                 }
