@@ -4,6 +4,7 @@ import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.rpc.PayloadCodec;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.lang.reflect.Type;
 import java.nio.ByteBuffer;
@@ -169,6 +170,11 @@ public final class FrameCodec {
             return offsets.length;
         }
 
+        /** A copy of frame {@code index}'s bytes. */
+        byte[] frame(int index) {
+            return ByteBufUtil.getBytes(payload, offsets[index], lengths[index]);
+        }
+
         /** Whether there are no frames (an empty payload has none). */
         public boolean isEmpty() {
             return offsets.length == 0;
@@ -211,19 +217,15 @@ public final class FrameCodec {
      * @throws HomaException with status INVALID_ARGUMENT if the bytes are not exactly such frames
      */
     public static List<byte[]> decodeFrames(byte[] bytes) {
-        WireReader in = new WireReader(bytes, 0, bytes.length, "frames");
-        long count = in.u32();
-        if (count > bytes.length / 4) {
-            throw in.malformed("count " + count + " exceeds what " + bytes.length + " bytes can hold");
+        if (bytes.length == 0) {
+            // unlike a stream's empty payload (no frames), framed arguments always hold a count
+            throw malformed("header needs 4 bytes but only 0 remain");
         }
-        List<byte[]> frames = new ArrayList<>((int) count);
-        for (long i = 0; i < count; i++) {
-            long length = in.u32();
-            frames.add(in.bytes(length, "frame " + i));
+        Frames frames = frames(bytes);
+        List<byte[]> copies = new ArrayList<>(frames.size());
+        for (int i = 0; i < frames.size(); i++) {
+            copies.add(frames.frame(i));
         }
-        if (in.remaining() != 0) {
-            throw in.malformed(in.remaining() + " bytes follow the last frame");
-        }
-        return frames;
+        return copies;
     }
 }
