@@ -28,6 +28,9 @@ public final class SettingsOptions {
     @Option(names = "--homa-priority-tos", description = "Homa priority in the IP TOS byte: auto (off on loopback), on or off.")
     HomaTransportConfig.PriorityTos homaPriorityTos = HomaTransportConfig.PriorityTos.AUTO;
 
+    @Option(names = "--homa-congestion-control", description = "Congestion control of the Homa engines: rtt or off.")
+    io.homa.engine.CongestionControl homaCongestionControl = io.homa.engine.CongestionControl.OFF;
+
     @Option(names = "--no-homa-incast-marking", negatable = true, description = "INCAST marking of Homa requests.")
     boolean homaIncastMarking = true;
 
@@ -62,6 +65,7 @@ public final class SettingsOptions {
     /** The settings the command line gave. */
     public SystemSettings settings() {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity, homaPriorityTos,
-                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops);
+                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops,
+                homaCongestionControl);
     }
 }

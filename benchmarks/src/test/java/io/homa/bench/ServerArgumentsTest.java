@@ -53,6 +53,20 @@ class ServerArgumentsTest {
     }
 
     @Test
+    void shouldPassTheCongestionControl() {
+        for (io.homa.engine.CongestionControl mode : io.homa.engine.CongestionControl.values()) {
+            SystemSettings settings = SystemSettings.defaults().withHomaCongestionControl(mode);
+            assertThat(roundTrip(settings)).isEqualTo(settings);
+            assertThat(ServerProcess.arguments(List.of(SystemKind.HOMA), settings))
+                    .contains("--homa-congestion-control=" + mode.name());
+        }
+        LoadGenerator generator = new LoadGenerator();
+        new CommandLine(generator).setCaseInsensitiveEnumValuesAllowed(true).parseArgs("--homa-congestion-control=rtt");
+        assertThat(generator.homaCongestionControl).isEqualTo(io.homa.engine.CongestionControl.RTT);
+        assertThat(new LoadGenerator().homaCongestionControl).isEqualTo(io.homa.engine.CongestionControl.OFF);
+    }
+
+    @Test
     void shouldTurnOffWhatTheLoadGeneratorsNoFlagsTurnOff() {
         LoadGenerator generator = new LoadGenerator();
         new CommandLine(generator).parseArgs("--no-homa-gso", "--no-pin");
