@@ -123,6 +123,9 @@ class HomaCallMetricsTests {
                 "homa.packets.conflicting", "homa.rpcs.dropped", "homa.requests.refused")) {
             assertThat(this.registry.get(name).functionCounter().count()).as(name).isZero();
         }
+        // Congestion control is off by default: no probe either way.
+        assertThat(this.registry.find("homa.rtt.probes").functionCounters()).hasSize(4)
+                .allSatisfy((counter) -> assertThat(counter.count()).isZero());
         serverMetrics.close();
     }
 
