@@ -64,7 +64,7 @@ final class DelayedPair {
         return client.sendRequest(nowNs, SERVER, SendOptions.of(new byte[requestBytes]));
     }
 
-    /** Runs until nothing is in flight and no timer is due before {@code nowNs + maxNs}. */
+    /** Runs for {@code maxNs} of virtual time, or until nothing is in flight and no timer waits. */
     void run(long maxNs) {
         long endNs = nowNs + maxNs;
         while (true) {
@@ -76,10 +76,6 @@ final class DelayedPair {
             }
             next = earlier(next, client.nextTimeoutNs());
             next = earlier(next, server.nextTimeoutNs());
-            if (inFlight.isEmpty() && next != Long.MAX_VALUE && next - endNs > 0) {
-                nowNs = endNs;
-                return;
-            }
             if (next == Long.MAX_VALUE || next - endNs > 0) {
                 nowNs = endNs;
                 return;
