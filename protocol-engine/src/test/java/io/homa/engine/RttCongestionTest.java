@@ -97,6 +97,52 @@ class RttCongestionTest {
     }
 
     @Test
+    void shouldDetectCongestionProbeEveryEightMinimumRoundTripsAndSendOneGsoBatch() {
+        EngineConfig config = RTT.toBuilder().rttProbeIntervalNs(EngineConfig.DEFAULT_RTT_PROBE_INTERVAL_NS).build();
+        DelayedPair pair = new DelayedPair(config, ONE_WAY_NS);
+        pair.calls(10, 100, GAP_NS);
+        PeerCongestion cc = clientView(pair);
+        assertThat(cc.rttMinNs).isEqualTo(2 * ONE_WAY_NS);
+        CongestionWindow window = CongestionWindow.of(cc.rttMinNs, 1_000, EngineParams.gsoBatchBytes(config));
+        long gapNs = 900_000; // shorter than the 1 ms probe interval, longer than 8 rtt_min and the queued round trip
+
+        // Uncongested, a call every 0.9 ms: a probe every other call at most.
+        long before = pair.client.counters().rttProbesSent();
+        pair.calls(10, 100, gapNs);
+        assertThat(pair.client.counters().rttProbesSent() - before).isLessThanOrEqualTo(5);
+
+        // A queue builds up on the path: the round trip passes rtt_high.
+        pair.oneWayDelayNs = 400_000;
+        assertThat(2 * pair.oneWayDelayNs).isGreaterThan(window.rttHighNs());
+        pair.calls(6, 100, 2 * GAP_NS);
+        assertThat(cc.rttRecentNs).isGreaterThan(window.rttHighNs());
+        before = pair.client.counters().rttProbesSent();
+        pair.calls(10, 100, gapNs);
+        assertThat(pair.client.counters().rttProbesSent() - before).as("one probe per call while congested").isEqualTo(10);
+
+        // A new message leaves with one GSO batch unscheduled (4 packets at 1 Gbit/s), as its DATA says.
+        int sentBefore = pair.sent.size();
+        long rpcId = pair.call(100_000);
+        pair.run(GAP_NS);
+        int payload = config.maxDataPayloadBytes();
+        DelayedPair.Flight first = pair.sent.subList(sentBefore, pair.sent.size()).stream()
+                .filter(f -> f.is(PacketType.DATA) && f.from().equals(DelayedPair.CLIENT)).findFirst().orElseThrow();
+        io.homa.engine.internal.wire.DataHeader data = new io.homa.engine.internal.wire.DataHeader()
+                .wrap(ByteBuffer.wrap(first.bytes()), 0);
+        assertThat(data.rpcId()).isEqualTo(rpcId);
+        assertThat(data.incoming()).isEqualTo(4 * payload);
+        pair.run(20 * GAP_NS);
+        assertThat(pair.failed).isZero();
+
+        // The queue drains: the window grows back to rtt_mid's.
+        pair.oneWayDelayNs = ONE_WAY_NS;
+        pair.calls(20, 100, GAP_NS);
+        assertThat(cc.rttRecentNs).isLessThan(window.rttMidNs());
+        assertThat(pair.client.unscheduledBytesFor(DelayedPair.SERVER, false))
+                .isEqualTo(wholePackets(CongestionWindow.bytes(window.rttMidNs(), 1_000), payload));
+    }
+
+    @Test
     void shouldChangeNothingWhenAProbeIsLost() {
         DelayedPair pair = measured();
         PeerCongestion cc = clientView(pair);
