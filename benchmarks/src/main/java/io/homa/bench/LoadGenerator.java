@@ -111,6 +111,9 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--homa-priority-tos", description = "Homa priorities in the IP TOS byte: auto (off on loopback, on elsewhere), on or off (to measure what the testbed's priority queues buy). Default: ${DEFAULT-VALUE}.")
     io.homa.reactive.HomaTransportConfig.PriorityTos homaPriorityTos = io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO;
 
+    @Option(names = "--homa-congestion-control", description = "Congestion control of every Homa engine (homa.protocol.congestion-control): rtt (per-peer RTT probes size the unscheduled and grant windows) or off. Default: ${DEFAULT-VALUE}.")
+    io.homa.engine.CongestionControl homaCongestionControl = io.homa.engine.CongestionControl.OFF;
+
     @Option(names = "--no-homa-incast-marking", negatable = true, description = "INCAST marking of Homa requests above the engine's incast threshold (S6). Default: ${DEFAULT-VALUE}.")
     boolean homaIncastMarking = true;
 
@@ -239,7 +242,8 @@ public final class LoadGenerator implements Callable<Integer> {
         SystemSettings settings = new SystemSettings(linkMbps, homaMtuBytes, grpcDirectExecutor, homaGso, homaSecurity,
                 homaPriorityTos, homaIncastMarking, testbed != null ? testbed.address(1) : SystemSettings.LOOPBACK_HOST,
                 testbed != null ? testbed.classBufferBytes() : io.homa.reactive.HomaTransportConfig.AUTO_INCAST_BUFFER)
-                .withHomaLoops(homaLoops);
+                .withHomaLoops(homaLoops)
+                .withHomaCongestionControl(homaCongestionControl);
         Path traceDir = out.resolve("timetrace");
         long busyPollNs = homaBusyPollUs == null ? SystemSettings.TRANSPORT_DEFAULT : homaBusyPollUs * 1_000;
         SystemSettings clientSettings = settings.withHomaDiagnostics(busyPollNs,
@@ -707,6 +711,8 @@ public final class LoadGenerator implements Callable<Integer> {
                         : " --homa-link-mbps=" + settings.homaLinkMbps()) + " --homa-mtu-bytes=" + homaMtuBytes + (homaGso ? "" : " --no-homa-gso")
                 + (homaPriorityTos == io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO ? ""
                         : " --homa-priority-tos=" + homaPriorityTos.name().toLowerCase(Locale.ROOT))
+                + (homaCongestionControl == io.homa.engine.CongestionControl.OFF ? ""
+                        : " --homa-congestion-control=" + homaCongestionControl.name().toLowerCase(Locale.ROOT))
                 + (homaIncastMarking ? "" : " --no-homa-incast-marking")
                 + (homaSecurity == io.homa.reactive.HomaSecurityConfig.Mode.OFF ? "" : " --homa-security=" + homaSecurity.propertyValue())
                 + (grpcDirectExecutor ? "" : " --no-grpc-direct-executor")
@@ -725,6 +731,7 @@ public final class LoadGenerator implements Callable<Integer> {
         s.put("Homa priorities (IP TOS)", homaPriorityTos.name().toLowerCase(Locale.ROOT)
                 + (homaPriorityTos == io.homa.reactive.HomaTransportConfig.PriorityTos.AUTO ? " (off on loopback)" : ""));
         s.put("Homa incast marking", homaIncastMarking ? "on" : "off");
+        s.put("Homa congestion control", homaCongestionControl.name().toLowerCase(Locale.ROOT));
         s.put("Homa incast buffer", settings.homaIncastBufferBytes() == io.homa.reactive.HomaTransportConfig.AUTO_INCAST_BUFFER
                 ? "the transport's (" + io.homa.reactive.HomaTransportConfig.LOOPBACK_INCAST_BUFFER_FACTOR
                         + " x the socket receive buffer on loopback)"

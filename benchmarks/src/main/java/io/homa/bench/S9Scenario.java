@@ -158,8 +158,7 @@ final class S9Scenario {
         if (runs.isEmpty()) {
             return ScenarioResult.failed(Scenario.S9.id(), SystemKind.HOMA.id(), String.join("; ", failures));
         }
-        String note = "congestion control: each run asked for it (congestion_control); an engine without it runs every"
-                + " run without"
+        String note = "congestion control: each run's (congestion_control), applied to every Homa engine of the run"
                 + (failures.isEmpty() ? "" : "; failed runs: " + String.join("; ", failures));
         return failures.isEmpty() ? ScenarioResult.ok(Scenario.S9.id(), SystemKind.HOMA.id(), note, metrics)
                 : new ScenarioResult(Scenario.S9.id(), SystemKind.HOMA.id(), ScenarioResult.FAILED, note, metrics);
@@ -174,7 +173,7 @@ final class S9Scenario {
         try (ServerProcess server = ServerProcess.start(served, runSettings.withBindHost(testbed.address(serverHost)),
                 testbed.hostPrefix(serverHost), placement, serverJvmOptions, out.resolve("server-s9-" + name + ".log"))) {
             progress.accept("S9 " + name + ": server process up on host " + serverHost + " (pid " + server.pid()
-                    + "), congestion control asked: " + runSettings.homaCongestionControl());
+                    + "), congestion control: " + runSettings.homaCongestionControl());
             List<AgentProcess.Group> groups = new ArrayList<>();
             double homaRate;
             double tcpRate = 0;

@@ -183,13 +183,13 @@ public final class ServerProcess implements AutoCloseable {
                 settings.grpcDirectExecutor() ? "--grpc-direct-executor" : "--no-grpc-direct-executor",
                 "--homa-security=" + settings.homaSecurity().propertyValue(),
                 "--homa-priority-tos=" + settings.homaPriorityTos().name(),
+                "--homa-congestion-control=" + settings.homaCongestionControl().name(),
                 settings.homaIncastMarking() ? "--homa-incast-marking" : "--no-homa-incast-marking",
                 "--bind-host=" + settings.bindHost(),
                 "--homa-incast-buffer-bytes=" + settings.homaIncastBufferBytes(),
                 "--homa-busy-poll-ns=" + settings.homaBusyPollNs(),
                 "--homa-timetrace-dir=" + settings.homaTimetraceDir(),
-                "--homa-loops=" + settings.homaLoops(),
-                "--homa-congestion-control=" + settings.homaCongestionControl());
+                "--homa-loops=" + settings.homaLoops());
     }
 
     /** The address of a system's server in this process. */

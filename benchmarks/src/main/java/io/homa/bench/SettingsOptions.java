@@ -28,6 +28,9 @@ public final class SettingsOptions {
     @Option(names = "--homa-priority-tos", description = "Homa priority in the IP TOS byte: auto (off on loopback), on or off.")
     HomaTransportConfig.PriorityTos homaPriorityTos = HomaTransportConfig.PriorityTos.AUTO;
 
+    @Option(names = "--homa-congestion-control", description = "Congestion control of the Homa engines: rtt or off.")
+    io.homa.engine.CongestionControl homaCongestionControl = io.homa.engine.CongestionControl.OFF;
+
     @Option(names = "--no-homa-incast-marking", negatable = true, description = "INCAST marking of Homa requests.")
     boolean homaIncastMarking = true;
 
@@ -45,9 +48,6 @@ public final class SettingsOptions {
 
     @Option(names = "--homa-loops", description = "Event loops of the Homa transports (0 = the transport's default).")
     int homaLoops = io.homa.bench.systems.HomaLoops.TRANSPORT_DEFAULT;
-
-    @Option(names = "--homa-congestion-control", description = "Congestion control of the Homa transports: rtt or off.")
-    String homaCongestionControl = SystemSettings.CONGESTION_CONTROL_OFF;
 
     /** {@code off}, {@code authenticate} or {@code encrypt}, in any case, as {@code homa.security.mode}. */
     public static final class SecurityModeConverter implements CommandLine.ITypeConverter<io.homa.reactive.HomaSecurityConfig.Mode> {

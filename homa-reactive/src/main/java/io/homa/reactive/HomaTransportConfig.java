@@ -1,5 +1,6 @@
 package io.homa.reactive;
 
+import io.homa.engine.CongestionControl;
 import io.homa.engine.EngineConfig;
 import io.homa.engine.InvalidSettingException;
 import io.homa.engine.trace.Timetrace;
@@ -263,6 +264,11 @@ public record HomaTransportConfig(
         return builder().build();
     }
 
+    /** The engine's congestion control ({@link EngineConfig#congestionControl()}). */
+    public CongestionControl congestionControl() {
+        return engine.congestionControl();
+    }
+
     public static Builder builder() {
         return new Builder();
     }
@@ -315,6 +321,30 @@ public record HomaTransportConfig(
 
         public Builder engine(EngineConfig value) {
             this.engine = value;
+            return this;
+        }
+
+        /**
+         * The engine's congestion control ({@link EngineConfig#congestionControl()}, property
+         * {@code homa.protocol.congestion-control}), set in the engine settings held now: call it
+         * after {@link #engine}, which replaces them.
+         *
+         * @throws io.homa.engine.InvalidSettingException if {@code value} is null
+         */
+        public Builder congestionControl(CongestionControl value) {
+            this.engine = engine.toBuilder().congestionControl(value).build();
+            return this;
+        }
+
+        /**
+         * The engine's shortest interval between RTT probes to one peer, ns
+         * ({@link EngineConfig#rttProbeIntervalNs()}, property {@code homa.protocol.rtt-probe-interval}),
+         * set in the engine settings held now: call it after {@link #engine}.
+         *
+         * @throws io.homa.engine.InvalidSettingException if outside 10 µs..10 s
+         */
+        public Builder rttProbeIntervalNs(long value) {
+            this.engine = engine.toBuilder().rttProbeIntervalNs(value).build();
             return this;
         }
 

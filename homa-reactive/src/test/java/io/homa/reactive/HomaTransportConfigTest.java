@@ -30,6 +30,18 @@ class HomaTransportConfigTest {
     }
 
     @Test
+    void shouldSetCongestionControlInTheEngineSettings() {
+        HomaTransportConfig config = HomaTransportConfig.builder()
+                .congestionControl(io.homa.engine.CongestionControl.RTT).rttProbeIntervalNs(250_000).build();
+        assertThat(config.congestionControl()).isEqualTo(io.homa.engine.CongestionControl.RTT);
+        assertThat(config.engine().rttProbeIntervalNs()).isEqualTo(250_000);
+        assertThat(HomaTransportConfig.defaults().congestionControl()).isEqualTo(io.homa.engine.CongestionControl.OFF);
+        assertThatThrownBy(() -> HomaTransportConfig.builder().rttProbeIntervalNs(1_000))
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessageContaining("rtt-probe-interval must be between");
+    }
+
+    @Test
     void shouldTakeAndCheckTheNumberOfLoops() {
         assertThat(HomaTransportConfig.builder().loops(3).build().resolvedLoops()).isEqualTo(3);
         assertThat(HomaTransportConfig.builder().loops(3).build().toBuilder().build().loops()).isEqualTo(3);

@@ -150,6 +150,27 @@ class HomaTransportLoopbackTest {
     }
 
     /**
+     * RTT congestion control on both ends over real sockets: the client's probes are answered (its
+     * address validated in the first round trip), and short and long calls complete.
+     */
+    @Test
+    void shouldProbeRoundTripsWithRttCongestionControl() {
+        HomaTransportConfig config = loopback().congestionControl(io.homa.engine.CongestionControl.RTT)
+                .rttProbeIntervalNs(10_000).build();
+        HomaTransport server = bind(config, echo());
+        HomaTransport client = bind(config, null);
+        Random random = new Random(2);
+        for (int i = 0; i < 20; i++) {
+            byte[] message = randomBytes(random, i % 4 == 3 ? MIB : 1 + random.nextInt(2_000));
+            assertThat(client.call(address(server), message).block(TIMEOUT)).isEqualTo(message);
+        }
+        EngineCounters counters = client.counters().block(TIMEOUT);
+        assertThat(counters.rttProbesSent()).isPositive();
+        assertThat(counters.rttProbesAnswered()).isPositive();
+        assertThat(counters.malformedPackets()).isZero();
+    }
+
+    /**
      * 1,000 RPCs in flight at once, 1 B to 1 MiB each (about 541 MB each way), all echoed intact.
      * Loopback socket buffers overflow, so this also exercises RESEND, BUSY and retransmission.
      *

@@ -107,6 +107,24 @@ class PacketAuthenticationLoopbackTest {
         }
     }
 
+    /** RTT_PROBE and RTT_RESPS are sealed and opened like every other packet: the sealer never reads a type. */
+    @ParameterizedTest
+    @EnumSource(value = HomaSecurityConfig.Mode.class, names = {"AUTHENTICATE", "ENCRYPT"})
+    void shouldSealTheProbesOfRttCongestionControl(HomaSecurityConfig.Mode mode) {
+        HomaTransport server = bind(loopback(security(mode, KEY)).congestionControl(io.homa.engine.CongestionControl.RTT)
+                .rttProbeIntervalNs(10_000), true);
+        HomaTransport client = bind(loopback(security(mode, KEY)).congestionControl(io.homa.engine.CongestionControl.RTT)
+                .rttProbeIntervalNs(10_000), false);
+        for (int i = 0; i < 10; i++) {
+            assertEcho(client, server, 100 + i, i);
+        }
+        assertThat(client.counters().block(TIMEOUT).rttProbesAnswered()).isPositive();
+        for (HomaTransport transport : List.of(client, server)) {
+            assertThat(transport.unauthenticatedDatagrams()).isZero();
+            assertThat(transport.counters().block(TIMEOUT).malformedPackets()).isZero();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = HomaSecurityConfig.Mode.class, names = {"AUTHENTICATE", "ENCRYPT"})
     void shouldCompleteRpcsAtFifteenHundredBytesWithGso(HomaSecurityConfig.Mode mode) {

@@ -137,6 +137,24 @@ public class HomaProtocolProperties {
     private boolean addressValidation = true;
 
     /**
+     * Congestion control: rtt measures each peer's round trip with RTT_PROBE / RTT_RESPS packets
+     * and sizes the unscheduled bytes toward it and the grant window for its messages from it
+     * (Lu and Zhang, "Leveraging Homa"); off (the default, until measurements on the rack
+     * decide) sends the draft's packets only, with one unscheduled-bytes and rtt-bytes for every
+     * peer. A peer that knows only the draft drops the probes; it is no longer probed after 4.
+     */
+    private String congestionControl = "off";
+
+    /**
+     * With congestion-control rtt, the shortest time between two RTT probes to a peer that is not
+     * congested, 10us..10s (a plain number means milliseconds): a probe goes when a message is
+     * queued for the peer and the last one is older than this; every 8 x its minimum round trip
+     * while it is congested.
+     */
+    @DurationUnit(ChronoUnit.MILLIS)
+    private Duration rttProbeInterval = Duration.ofMillis(1);
+
+    /**
      * Pacer rate (Homa's link_mbps) in megabits per second, 0..1000000 (0 = no pacing), or
      * auto: the endpoint hands packets to the kernel no faster than this, so that its own
      * queue, not the socket's, holds the backlog, in SRPT order, and loopback receivers are not
@@ -260,6 +278,22 @@ public class HomaProtocolProperties {
 
     public void setAddressValidation(boolean addressValidation) {
         this.addressValidation = addressValidation;
+    }
+
+    public String getCongestionControl() {
+        return this.congestionControl;
+    }
+
+    public void setCongestionControl(String congestionControl) {
+        this.congestionControl = congestionControl;
+    }
+
+    public Duration getRttProbeInterval() {
+        return this.rttProbeInterval;
+    }
+
+    public void setRttProbeInterval(Duration rttProbeInterval) {
+        this.rttProbeInterval = rttProbeInterval;
     }
 
     public Duration getPeerIdleTimeout() {

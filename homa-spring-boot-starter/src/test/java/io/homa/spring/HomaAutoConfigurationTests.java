@@ -107,7 +107,8 @@ class HomaAutoConfigurationTests {
                         "homa.protocol.fifo-grant-fraction=0.2", "homa.protocol.priority-levels=4",
                         "homa.protocol.incast-threshold=500", "homa.protocol.incast-unscheduled-bytes=2KB",
                         "homa.protocol.incast-buffer-bytes=3MB", "homa.transport.priority-tos=false",
-                        "homa.protocol.rtt-bytes=200KB", "homa.transport.busy-poll=20us")
+                        "homa.protocol.rtt-bytes=200KB", "homa.transport.busy-poll=20us",
+                        "homa.protocol.congestion-control=RTT", "homa.protocol.rtt-probe-interval=250us")
                 .run((context) -> {
                     HomaTransportConfig config = context.getBean(HomaTransportConfig.class);
                     assertThat(config.busyPollNs()).isEqualTo(20_000);
@@ -134,6 +135,8 @@ class HomaAutoConfigurationTests {
                     assertThat(config.incastBufferBytes()).isEqualTo(3 * 1024 * 1024);
                     assertThat(config.priorityTos()).isEqualTo(HomaTransportConfig.PriorityTos.OFF);
                     assertThat(config.engine().rttBytes()).isEqualTo(200 * 1024);
+                    assertThat(config.engine().congestionControl()).isEqualTo(io.homa.engine.CongestionControl.RTT);
+                    assertThat(config.engine().rttProbeIntervalNs()).isEqualTo(250_000);
                 });
     }
 
@@ -203,6 +206,10 @@ class HomaAutoConfigurationTests {
             homa.protocol.incast-buffer-bytes  | 2GB     | between 0B and 1GB
             homa.protocol.rtt-bytes            | -1B     | between 0B and 64MB
             homa.protocol.rtt-bytes            | 65MB    | between 0B and 64MB
+            homa.protocol.congestion-control   | bbr     | must be one of rtt, off
+            homa.protocol.congestion-control   | ' '     | must be one of rtt, off
+            homa.protocol.rtt-probe-interval   | 5us     | between 10us and 10s
+            homa.protocol.rtt-probe-interval   | 11s     | between 10us and 10s
             homa.transport.busy-poll           | 2ms     | between 0s and 1ms
             homa.transport.busy-poll           | -1us    | between 0s and 1ms
             homa.client.default-timeout        | -1s     | between 0 (no deadline) and 1d

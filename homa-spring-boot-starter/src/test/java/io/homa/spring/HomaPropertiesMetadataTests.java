@@ -50,7 +50,8 @@ class HomaPropertiesMetadataTests {
                 "homa.protocol.peer-idle-timeout", "homa.protocol.max-inbound-buffer",
                 "homa.protocol.max-overcommit", "homa.protocol.max-grants-per-peer", "homa.protocol.max-incoming",
                 "homa.protocol.fifo-grant-fraction", "homa.protocol.priority-levels", "homa.protocol.incast-threshold",
-                "homa.protocol.incast-unscheduled-bytes", "homa.protocol.incast-buffer-bytes", "homa.protocol.rtt-bytes", "homa.protocol.address-validation", "homa.transport.priority-tos",
+                "homa.protocol.incast-unscheduled-bytes", "homa.protocol.incast-buffer-bytes", "homa.protocol.rtt-bytes", "homa.protocol.address-validation",
+                "homa.protocol.congestion-control", "homa.protocol.rtt-probe-interval", "homa.transport.priority-tos",
                 "homa.security.mode", "homa.security.keys", "homa.security.active-key");
         assertThat(properties.keySet()).allSatisfy((name) -> assertThat(name).startsWith("homa."));
         properties.forEach((name, property) -> assertThat(property.path("description").asString("")).as(name)
@@ -58,6 +59,8 @@ class HomaPropertiesMetadataTests {
         assertThat(properties.get("homa.server.port").get("defaultValue").asInt()).isEqualTo(4000);
         assertThat(properties.get("homa.protocol.mtu").get("defaultValue").asInt()).isEqualTo(1500);
         assertThat(properties.get("homa.protocol.resend-interval").get("defaultValue").asString()).isEqualTo("10ms");
+        assertThat(properties.get("homa.protocol.congestion-control").get("defaultValue").asString()).isEqualTo("off");
+        assertThat(properties.get("homa.protocol.rtt-probe-interval").get("defaultValue").asString()).isEqualTo("1ms");
         assertThat(properties.get("homa.protocol.max-nic-queue").get("defaultValue").asString()).isEqualTo("50us");
         assertThat(properties.get("homa.protocol.link-mbps").get("defaultValue").asString()).isEqualTo("auto");
         assertThat(properties.get("homa.transport.device-mtu").get("defaultValue").asBoolean()).isTrue();

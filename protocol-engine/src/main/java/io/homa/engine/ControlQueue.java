@@ -6,6 +6,8 @@ import io.homa.engine.internal.wire.CutoffsHeader;
 import io.homa.engine.internal.wire.GrantHeader;
 import io.homa.engine.wire.PacketType;
 import io.homa.engine.internal.wire.ResendHeader;
+import io.homa.engine.internal.wire.RttProbeHeader;
+import io.homa.engine.internal.wire.UnscheduledRatio;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -30,6 +32,7 @@ final class ControlQueue {
     private final AckHeader ackTx = new AckHeader();
     private final CutoffsHeader cutoffsTx = new CutoffsHeader();
     private final ControlHeader controlTx = new ControlHeader();
+    private final RttProbeHeader rttTx = new RttProbeHeader();
 
     /**
      * @param localPort source port written into every packet
@@ -80,6 +83,8 @@ final class ControlQueue {
         control.offset = 0;
         control.length = 0;
         control.priority = controlPriority;
+        control.sendPriority = controlPriority;
+        control.timestampNs = 0;
         control.ackCount = 0;
         control.cutoffs = null;
         queue.add(control);
@@ -88,9 +93,34 @@ final class ControlQueue {
 
     /** Queues a GRANT: bytes below {@code offset} may be sent, scheduled ones at {@code priority}. */
     void grant(InetSocketAddress peer, long wireRpcId, int offset, int priority) {
+        grant(peer, wireRpcId, offset, priority, UnscheduledRatio.NONE);
+    }
+
+    /**
+     * Queues a GRANT carrying our unscheduled ratio in its reserved byte 13
+     * ({@link UnscheduledRatio}; {@code NONE} leaves the byte 0, as the draft has it).
+     */
+    void grant(InetSocketAddress peer, long wireRpcId, int offset, int priority, int unscheduledRatioWire) {
         PendingControl grant = add(PacketType.GRANT, peer, wireRpcId);
         grant.offset = offset;
         grant.priority = priority;
+        grant.length = unscheduledRatioWire;
+    }
+
+    /**
+     * Queues an RTT_PROBE or RTT_RESPS ({@link RttProbeHeader}) sent at {@code sendPriority}.
+     *
+     * @param timestampNs the prober's timestamp (ours for a probe, the probe's for a response)
+     * @param linkMbps our link rate, Mbit/s
+     * @param unscheduledRatioWire our unscheduled ratio as {@link UnscheduledRatio} writes it
+     */
+    void rtt(PacketType type, InetSocketAddress peer, long wireRpcId, long timestampNs, int linkMbps,
+            int unscheduledRatioWire, int sendPriority) {
+        PendingControl control = add(type, peer, wireRpcId);
+        control.timestampNs = timestampNs;
+        control.length = linkMbps;
+        control.offset = unscheduledRatioWire;
+        control.sendPriority = sendPriority;
     }
 
     /** Queues a RESEND for {@code [offset, offset + length)}. */
@@ -151,7 +181,15 @@ final class ControlQueue {
             case GRANT -> {
                 grantTx.wrap(buffer, 0).writeCommon(PacketType.GRANT, localPort, port, control.wireRpcId);
                 grantTx.grantOffset(control.offset).priority(control.priority).resendAll(false);
+                if (control.length != UnscheduledRatio.NONE) {
+                    grantTx.reason(control.length);
+                }
                 return GrantHeader.HEADER_LENGTH;
+            }
+            case RTT_PROBE, RTT_RESPS -> {
+                rttTx.wrap(buffer, 0).writeCommon(control.type, localPort, port, control.wireRpcId);
+                rttTx.timestampNs(control.timestampNs).linkMbps(control.length).unscheduledRatio(control.offset);
+                return RttProbeHeader.HEADER_LENGTH;
             }
             case RESEND -> {
                 resendTx.wrap(buffer, 0).writeCommon(PacketType.RESEND, localPort, port, control.wireRpcId);

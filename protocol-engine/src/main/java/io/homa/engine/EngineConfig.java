@@ -115,7 +115,9 @@ public record EngineConfig(
         int linkMbps,
         long maxNicQueueNs,
         int rttBytes,
-        boolean addressValidation) {
+        boolean addressValidation,
+        CongestionControl congestionControl,
+        long rttProbeIntervalNs) {
 
     /** A server sends an address it has not validated at most this many times what it received from it. */
     public static final int VALIDATION_AMPLIFICATION = 3;
@@ -150,6 +152,9 @@ public record EngineConfig(
     public static final int DEFAULT_INCAST_THRESHOLD = 64;
     public static final int DEFAULT_INCAST_UNSCHEDULED_BYTES = 400;
     public static final int DEFAULT_INCAST_BUFFER_BYTES = 2 * 1024 * 1024;
+    public static final long DEFAULT_RTT_PROBE_INTERVAL_NS = 1_000_000L;
+    public static final long MIN_RTT_PROBE_INTERVAL_NS = 10_000L;
+    public static final long MAX_RTT_PROBE_INTERVAL_NS = 10_000_000_000L;
 
     /**
      * Validates every setting.
@@ -198,6 +203,25 @@ public record EngineConfig(
         checkLinkMbps(linkMbps);
         checkMaxNicQueueNs(maxNicQueueNs);
         check("rtt-bytes", rttBytes, 0, MAX_MESSAGE_BYTES_CAP, Unit.BYTES);
+        if (congestionControl == null) {
+            throw new InvalidSettingException("congestion-control", null, null, null, Unit.NONE,
+                    "congestion-control must be rtt or off, was null");
+        }
+        checkRttProbeIntervalNs(rttProbeIntervalNs);
+    }
+
+    /**
+     * @throws InvalidSettingException if {@code rttProbeIntervalNs} is outside
+     *     {@value #MIN_RTT_PROBE_INTERVAL_NS}..{@value #MAX_RTT_PROBE_INTERVAL_NS} ns
+     */
+    public static void checkRttProbeIntervalNs(long rttProbeIntervalNs) {
+        check("rtt-probe-interval", rttProbeIntervalNs, MIN_RTT_PROBE_INTERVAL_NS, MAX_RTT_PROBE_INTERVAL_NS,
+                Unit.NANOS);
+    }
+
+    /** Whether RTT-based congestion control is on ({@link CongestionControl#RTT}). */
+    public boolean rttCongestionControl() {
+        return congestionControl == CongestionControl.RTT;
     }
 
     /**
@@ -265,7 +289,9 @@ public record EngineConfig(
                 .linkMbps(linkMbps)
                 .maxNicQueueNs(maxNicQueueNs)
                 .rttBytes(rttBytes)
-                .addressValidation(addressValidation);
+                .addressValidation(addressValidation)
+                .congestionControl(congestionControl)
+                .rttProbeIntervalNs(rttProbeIntervalNs);
     }
 
     /**
@@ -308,8 +334,22 @@ public record EngineConfig(
         private long maxNicQueueNs = DEFAULT_MAX_NIC_QUEUE_NS;
         private int rttBytes;
         private boolean addressValidation = true;
+        private CongestionControl congestionControl = CongestionControl.OFF;
+        private long rttProbeIntervalNs = DEFAULT_RTT_PROBE_INTERVAL_NS;
 
         private Builder() {}
+
+        /** RTT-based congestion control or none (the default, {@link CongestionControl#OFF}). */
+        public Builder congestionControl(CongestionControl value) {
+            this.congestionControl = value;
+            return this;
+        }
+
+        /** Shortest time between two RTT probes to one uncongested peer, ns; default 1 ms. */
+        public Builder rttProbeIntervalNs(long value) {
+            this.rttProbeIntervalNs = value;
+            return this;
+        }
 
         /** Whether unvalidated client addresses get at most 3x the bytes they sent (default true). */
         public Builder addressValidation(boolean value) {
@@ -414,7 +454,7 @@ public record EngineConfig(
             return new EngineConfig(mtuBytes, unscheduledBytes, maxMessageBytes, resendIntervalNs, peerSilenceTimeoutNs,
                     peerIdleTimeoutNs, maxInboundBufferBytes, maxOvercommit, maxGrantsPerPeer, maxIncomingBytes,
                     fifoGrantFraction, priorityLevels, incastThreshold, incastUnscheduledBytes, incastBufferBytes,
-                    linkMbps, maxNicQueueNs, rttBytes, addressValidation);
+                    linkMbps, maxNicQueueNs, rttBytes, addressValidation, congestionControl, rttProbeIntervalNs);
         }
     }
 }

@@ -41,6 +41,10 @@ public final class EngineCounters {
     long firstContactResends;
     long addressesValidated;
     long bytesHeldForValidation;
+    long rttProbesSent;
+    long rttProbesAnswered;
+    long rttProbesIgnored;
+    long rttProbesLost;
     /** Smoothed RTT per peer; filled only in a {@link HomaEngine#countersSnapshot()}. */
     Map<InetSocketAddress, Long> peerSmoothedRttNs = Map.of();
 
@@ -260,6 +264,35 @@ public final class EngineCounters {
     }
 
     /**
+     * RTT_PROBE packets this endpoint sent (congestion control {@code rtt}: one when a message is
+     * queued for a peer whose last probe is older than the probe interval).
+     */
+    public long rttProbesSent() {
+        return rttProbesSent;
+    }
+
+    /** Probes of ours answered by an RTT_RESPS that echoed them: each gave one RTT sample. */
+    public long rttProbesAnswered() {
+        return rttProbesAnswered;
+    }
+
+    /**
+     * RTT_PROBE and RTT_RESPS packets received and not acted on: a probe from an address that has
+     * not validated (or with congestion control off), a response that echoes no probe outstanding
+     * to its sender, or one whose round trip is not plausible. Malformed fields (a timestamp that
+     * is not positive, a link rate of 0 or above {@value EngineConfig#MAX_LINK_MBPS}, a ratio above
+     * 100%) count as {@link #malformedPackets()} instead.
+     */
+    public long rttProbesIgnored() {
+        return rttProbesIgnored;
+    }
+
+    /** Probes of ours given up unanswered (a new one was due, or the peer stopped being probed). */
+    public long rttProbesLost() {
+        return rttProbesLost;
+    }
+
+    /**
      * Smoothed round-trip time (RFC 6298 SRTT) in nanoseconds of each peer with at least one
      * sample, at most {@value HomaEngine#MAX_PEERS_REPORTED} of them; empty unless this is a
      * {@link HomaEngine#countersSnapshot()}.
@@ -325,6 +358,10 @@ public final class EngineCounters {
         firstContactResends += other.firstContactResends;
         addressesValidated += other.addressesValidated;
         bytesHeldForValidation += other.bytesHeldForValidation;
+        rttProbesSent += other.rttProbesSent;
+        rttProbesAnswered += other.rttProbesAnswered;
+        rttProbesIgnored += other.rttProbesIgnored;
+        rttProbesLost += other.rttProbesLost;
     }
 
     @Override
@@ -345,6 +382,8 @@ public final class EngineCounters {
                 + ", cutoffsIgnored=" + cutoffsIgnored + ", conflictingDataPackets=" + conflictingDataPackets
                 + ", retransmitBudgetExceeded=" + retransmitBudgetExceeded
                 + ", firstContactResends=" + firstContactResends + ", addressesValidated=" + addressesValidated
-                + ", bytesHeldForValidation=" + bytesHeldForValidation + "}";
+                + ", bytesHeldForValidation=" + bytesHeldForValidation
+                + ", rttProbesSent=" + rttProbesSent + ", rttProbesAnswered=" + rttProbesAnswered
+                + ", rttProbesIgnored=" + rttProbesIgnored + ", rttProbesLost=" + rttProbesLost + "}";
     }
 }

@@ -25,6 +25,14 @@ import io.homa.engine.internal.wire.DataHeader;
  * @param maxAcksPerPacket rpcids one ACK packet lists at most
  * @param ackDelayNs how long acks we owe wait for a DATA packet to carry them before an explicit
  *     ACK goes out
+ * @param maxUnscheduledBytes the most unscheduled bytes a receiver accepts of a message and a
+ *     sender sends toward a peer: {@code unscheduledBytes}, or with RTT congestion control
+ *     {@code config.unscheduledBytes()} in whole packets without the cap of the automatic
+ *     {@code rttBytes} (the window then comes from each peer's measured round trip)
+ * @param gsoBatchBytes the longest burst the transport hands the NIC at once (a GSO batch): what
+ *     the pacer lets run ahead of the link ({@code maxNicQueueNs} at {@code linkMbps}), at most
+ *     {@value #MAX_GSO_BATCH_BYTES} bytes and at least one full datagram; the paper's
+ *     {@code gso_pkt_data_size}
  * @param reclaimAfterNs silence after which a server reclaims an RPC: twice the silence that makes
  *     a client give up ({@code peerSilenceTimeoutNs}, and a client checks at most one backoff step,
  *     a fifth of it, late), so that the client has aborted by then (draft "At-most-once semantics")
@@ -39,7 +47,12 @@ record EngineParams(
         int controlPriority,
         int maxAcksPerPacket,
         long ackDelayNs,
+        int maxUnscheduledBytes,
+        int gsoBatchBytes,
         long reclaimAfterNs) {
+
+    /** Longest GSO batch: what one UDP GSO send carries at most. */
+    static final int MAX_GSO_BATCH_BYTES = 65_000;
 
     /** The round trip a window covers between two JVM endpoints, ns (see {@code rttBytes}). */
     static final long ENDPOINT_ROUND_TRIP_NS = 100_000;
@@ -78,6 +91,11 @@ record EngineParams(
                 config.priorityLevels() - 1,
                 Math.min(AtMostOnce.MAX_ACKS_PER_PACKET, (config.maxDatagramBytes() - AckHeader.HEADER_LENGTH) / AckHeader.ACK_LENGTH),
                 Math.max(250_000L, config.resendIntervalNs() / 4),
+                config.rttCongestionControl()
+                        ? (int) Math.min(EngineConfig.MAX_MESSAGE_BYTES_CAP,
+                                Math.max(unscheduledBytes, wholePackets(config.unscheduledBytes(), payloadBytes)))
+                        : unscheduledBytes,
+                gsoBatchBytes(config),
                 2 * config.peerSilenceTimeoutNs());
     }
 
@@ -86,6 +104,18 @@ record EngineParams(
         long window = config.rttBytes() > 0 ? config.rttBytes()
                 : linkMbps * ENDPOINT_ROUND_TRIP_NS / 8_000 + 2L * payloadBytes;
         return (int) Math.min(EngineConfig.MAX_MESSAGE_BYTES_CAP, Math.max(2L * payloadBytes, window));
+    }
+
+    /**
+     * The transport's GSO batch at the link rate, as it sizes it: {@code maxNicQueueNs} of
+     * transmission, at most {@value #MAX_GSO_BATCH_BYTES} bytes, in whole datagrams and at least
+     * one (at 100 Mbit/s, 625 bytes: no batching, one 1,500-byte packet per send).
+     */
+    static int gsoBatchBytes(EngineConfig config) {
+        int datagram = config.maxDatagramBytes();
+        long linkMbps = config.linkMbps() > 0 ? config.linkMbps() : UNPACED_LINK_MBPS;
+        long bytes = Math.min(MAX_GSO_BATCH_BYTES, linkMbps * config.maxNicQueueNs() / 8_000L);
+        return (int) Math.max(datagram, bytes / datagram * datagram);
     }
 
     private static long wholePackets(long bytes, int payloadBytes) {

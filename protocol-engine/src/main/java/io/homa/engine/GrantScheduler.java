@@ -196,7 +196,7 @@ final class GrantScheduler {
         for (int rank = 0; rank < active; rank++) {
             InboundMessage message = chosen.get(rank);
             int priority = priorityFor(rank, active, scheduledLevels);
-            long target = Math.min(message.lengthBytes, roundUpToPackets(message.receivedBytes() + rttBytes));
+            long target = Math.min(message.lengthBytes, roundUpToPackets(message.receivedBytes() + windowBytes(message)));
             long increase = target - message.grantedOffset;
             if (increase <= 0) {
                 continue;
@@ -244,7 +244,7 @@ final class GrantScheduler {
      */
     private void grantOldest(GrantSink sink, int priority) {
         InboundMessage oldest = arrivals.first();
-        if (oldest == null || oldest.grantedOffset - oldest.receivedBytes() >= rttBytes + 2L * grantIncrementBytes) {
+        if (oldest == null || oldest.grantedOffset - oldest.receivedBytes() >= windowBytes(oldest) + 2L * grantIncrementBytes) {
             fifoCreditBytes = 0;
             return;
         }
@@ -257,6 +257,16 @@ final class GrantScheduler {
                 (long) oldest.grantedOffset + Math.min(grantIncrementBytes, room));
         fifoCreditBytes -= offset - oldest.grantedOffset;
         grant(oldest, offset, priority, sink);
+    }
+
+    /**
+     * How far ahead of what has arrived a message is granted: its sender's window from RTT-based
+     * congestion control once that peer has been measured ({@link PeerCongestion#grantWindowBytes}),
+     * else the global {@code rttBytes}.
+     */
+    private int windowBytes(InboundMessage message) {
+        int perPeer = message.peer == null ? 0 : message.peer.congestion.grantWindowBytes;
+        return perPeer > 0 ? perPeer : rttBytes;
     }
 
     private void grant(InboundMessage message, int offset, int priority, GrantSink sink) {

@@ -41,6 +41,7 @@ public final class HomaEngine {
     private final AtMostOnce atMostOnce;
     private final AddressValidation validation;
     private final Timers timers;
+    private final RttCongestion congestion;
     private final ControlHeader commonRx = new ControlHeader();
 
     /**
@@ -112,15 +113,17 @@ public final class HomaEngine {
                 params.grantIncrementBytes());
         this.rpcs = new RpcTable(config, grantScheduler, timerQueue, counters);
         this.rpcs.localEpoch = identity.serverEpoch();
+        this.congestion = new RttCongestion(config, params, rpcs, control, cutoffs, counters);
         this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events, counters);
         this.validation = new AddressValidation(config.addressValidation(), params.payloadBytes(),
                 identity.tokenKey(), counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
-                events, counters, this.trace);
+                events, counters, this.trace, congestion);
         Pacer pacer = new Pacer(config.linkMbps(), Pacer.bucketNs(config));
         this.sender = new Sender(config, params, localPort, rpcs, control, timerQueue, pacer, validation, counters,
-                this.trace);
-        this.feedback = new SenderFeedback(params, rpcs, control, atMostOnce, validation, receiver, sender, counters);
+                this.trace, congestion);
+        this.feedback = new SenderFeedback(params, rpcs, control, atMostOnce, validation, receiver, sender, counters,
+                congestion);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
 
@@ -159,7 +162,7 @@ public final class HomaEngine {
         byte[][] parts = request.partsWithin(config.maxMessageBytes(), "request");
         ClientRpc rpc = rpcs.startClientRpc(identity.nextRpcId(), server, nowNs);
         trace.queued(nowNs, false, server, rpc.rpcId, parts);
-        sender.request(rpc, parts);
+        sender.request(rpc, parts, nowNs);
         return rpc.rpcId;
     }
 
@@ -178,7 +181,7 @@ public final class HomaEngine {
     public boolean sendResponse(long nowNs, InetSocketAddress client, long rpcId, SendOptions response) {
         byte[][] parts = response.partsWithin(config.maxMessageBytes(), "response");
         trace.queued(nowNs, true, client, rpcId, parts);
-        return sender.respond(rpcs.serverRpc(client, rpcId), parts);
+        return sender.respond(rpcs.serverRpc(client, rpcId), parts, nowNs);
     }
 
     /**
@@ -337,6 +340,8 @@ public final class HomaEngine {
             case RPC_UNKNOWN -> atMostOnce.onRpcUnknown(peer, fromServer, rpcId, commonRx.reason());
             case BUSY -> timers.onBusy(nowNs, peer, fromServer, rpcId);
             case NEED_ACK -> receiver.onNeedAck(nowNs, peer, fromServer, rpcId);
+            case RTT_PROBE -> congestion.onProbe(peer, packet, offset, length, fromServer);
+            case RTT_RESPS -> congestion.onResponse(nowNs, peer, packet, offset, length);
         };
         if (!accepted) {
             counters.malformedPackets++;
@@ -451,6 +456,18 @@ public final class HomaEngine {
     /** Server RPCs whose state is held (from the first request DATA until ACK). */
     public int activeServerRpcs() {
         return rpcs.serverRpcCount();
+    }
+
+    /** What RTT-based congestion control knows of the peer at {@code address}, or null (for tests). */
+    PeerCongestion peerCongestion(InetSocketAddress address) {
+        Peer peer = rpcs.knownPeer(address);
+        return peer == null ? null : peer.congestion;
+    }
+
+    /** The unscheduled bytes a message queued now for {@code address} would get, or -1 for an unknown peer (for tests). */
+    int unscheduledBytesFor(InetSocketAddress address, boolean throttleEmpty) {
+        Peer peer = rpcs.knownPeer(address);
+        return peer == null ? -1 : congestion.unscheduledBytes(peer, throttleEmpty);
     }
 
     /** The timers, whose deadlines tests count. */

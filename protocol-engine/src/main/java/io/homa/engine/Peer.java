@@ -78,6 +78,8 @@ final class Peer extends TimerEntry {
      * times the network only.
      */
     final RttEstimate responseTime;
+    /** Round trips, link rate and ratio for RTT-based congestion control ({@link RttCongestion}). */
+    final PeerCongestion congestion = new PeerCongestion();
     /**
      * While the peer is silent: when the next probe (a RESEND or NEED_ACK of one of its RPCs) may
      * go, and the step after that (0 = the peer's RTO). One probe per step, not one per RPC.

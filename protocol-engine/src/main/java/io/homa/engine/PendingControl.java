@@ -15,6 +15,13 @@ final class PendingControl {
     int length;
     /** GRANT and RESEND: priority field. */
     int priority;
+    /** The level the packet itself goes at (the highest in use, but for RTT probes). */
+    int sendPriority;
+    /**
+     * RTT_PROBE, RTT_RESPS: the timestamp ({@link #length} holds the link rate, {@link #offset}
+     * the unscheduled ratio's wire byte); GRANT: {@link #length} holds that byte.
+     */
+    long timestampNs;
     /** ACK: listed acks (the header's rpcid is acknowledged too). */
     long[] acks = new long[0];
     int ackCount;

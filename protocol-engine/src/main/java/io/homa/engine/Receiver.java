@@ -32,6 +32,7 @@ final class Receiver {
     private final ArrayDeque<HomaEvent> events;
     private final EngineCounters counters;
     private final EngineTrace trace;
+    private final RttCongestion congestion;
     private final DataHeader dataRx = new DataHeader();
     /** Whether complete requests wait in {@link #held} instead of going to the application. */
     private boolean holdingRequests;
@@ -41,8 +42,9 @@ final class Receiver {
 
     Receiver(EngineConfig config, EngineParams params, RpcTable rpcs, GrantScheduler grantScheduler,
             UnscheduledCutoffs cutoffs, ControlQueue control, AtMostOnce atMostOnce, TimerQueue timers,
-            ArrayDeque<HomaEvent> events, EngineCounters counters, EngineTrace trace) {
+            ArrayDeque<HomaEvent> events, EngineCounters counters, EngineTrace trace, RttCongestion congestion) {
         this.trace = trace;
+        this.congestion = congestion;
         this.config = config;
         this.params = params;
         this.rpcs = rpcs;
@@ -89,7 +91,7 @@ final class Receiver {
      * hold memory it was not given.
      */
     private int statedUnscheduledBytes(DataHeader data, int messageLength, int dataOffset, int dataBytes) {
-        int stated = Math.min(messageLength, Math.min(Math.max(0, data.incoming()), params.unscheduledBytes()));
+        int stated = Math.min(messageLength, Math.min(Math.max(0, data.incoming()), params.maxUnscheduledBytes()));
         int end = dataOffset + dataBytes;
         if (dataBytes >= params.payloadBytes() || end == messageLength) {
             return stated;
@@ -343,7 +345,7 @@ final class Receiver {
             message.probeRtt(message.grantSentOffset, grantsNowNs);
         }
         message.grantSentOffset = offset;
-        control.grant(message.peer.address, message.wireRpcId, offset, priority);
+        control.grant(message.peer.address, message.wireRpcId, offset, priority, congestion.ratioWire());
     }
 
     /** Folds the round trip this DATA completes, if any, into its sender's {@link RttEstimate}. */

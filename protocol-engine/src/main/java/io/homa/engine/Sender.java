@@ -29,6 +29,7 @@ final class Sender {
     private final EngineCounters counters;
     private final AddressValidation validation;
     private final EngineTrace trace;
+    private final RttCongestion congestion;
     private long messageSequence;
 
     /** SRPT: the message with the fewest bytes never sent first, older first among equals. */
@@ -47,8 +48,10 @@ final class Sender {
     private final ControlHeader commonTx = new ControlHeader();
 
     Sender(EngineConfig config, EngineParams params, int localPort, RpcTable rpcs, ControlQueue control,
-            TimerQueue timers, Pacer pacer, AddressValidation validation, EngineCounters counters, EngineTrace trace) {
+            TimerQueue timers, Pacer pacer, AddressValidation validation, EngineCounters counters, EngineTrace trace,
+            RttCongestion congestion) {
         this.trace = trace;
+        this.congestion = congestion;
         this.config = config;
         this.validation = validation;
         this.params = params;
@@ -66,8 +69,9 @@ final class Sender {
     // ---- messages queued
 
     /** Queues a new request (marked INCAST or not when its first packet leaves: {@link #markIncast}). */
-    void request(ClientRpc rpc, byte[][] parts) {
-        rpc.request = new OutboundMessage(parts, params.unscheduledBytes(), messageSequence++, rpc.server,
+    void request(ClientRpc rpc, byte[][] parts, long nowNs) {
+        int unscheduledBytes = congestion.newMessage(rpc.server, nowNs, false, sendableHead() == null);
+        rpc.request = new OutboundMessage(parts, unscheduledBytes, messageSequence++, rpc.server,
                 rpc.rpcId, rpc, null);
         enqueue(rpc.request);
     }
@@ -99,11 +103,12 @@ final class Sender {
      *
      * @return false, and nothing is queued, if {@code rpc} is null or not in service
      */
-    boolean respond(ServerRpc rpc, byte[][] parts) {
+    boolean respond(ServerRpc rpc, byte[][] parts, long nowNs) {
         if (rpc == null || rpc.state() != ServerRpc.State.IN_SERVICE) {
             return false;
         }
-        int unscheduledBytes = rpc.incastHeadBytes > 0 ? rpc.incastHeadBytes : params.unscheduledBytes();
+        int window = congestion.newMessage(rpc.client, nowNs, true, sendableHead() == null);
+        int unscheduledBytes = rpc.incastHeadBytes > 0 ? Math.min(rpc.incastHeadBytes, window) : window;
         unscheduledBytes = validation.allow(rpc.client, (int) Math.min(unscheduledBytes, MessageBytes.lengthBytes(parts)));
         rpc.response = new OutboundMessage(parts, unscheduledBytes, messageSequence++, rpc.client,
                 rpc.rpcId | HomaHeader.FROM_SERVER_BIT, null, rpc);
@@ -259,7 +264,7 @@ final class Sender {
             token = server != null ? server.echoToken : 0;
         }
         commonTx.wrap(txBuffer, 0).epoch(rpcs.epochFor(next.peer, next.wireRpcId)).addressToken(token);
-        emit(next.type, next.peer, length, control.controlPriority(), sink);
+        emit(next.type, next.peer, length, next.sendPriority, sink);
         control.recycle(next);
         return true;
     }

@@ -27,13 +27,16 @@ final class SenderFeedback {
     private final Receiver receiver;
     /** Where a message goes once it has bytes to send (again). */
     private final Sender sender;
+    private final RttCongestion congestion;
 
     private final GrantHeader grantRx = new GrantHeader();
     private final ResendHeader resendRx = new ResendHeader();
     private final CutoffsHeader cutoffsRx = new CutoffsHeader();
 
     SenderFeedback(EngineParams params, RpcTable rpcs, ControlQueue control, AtMostOnce atMostOnce,
-            AddressValidation validation, Receiver receiver, Sender sender, EngineCounters counters) {
+            AddressValidation validation, Receiver receiver, Sender sender, EngineCounters counters,
+            RttCongestion congestion) {
+        this.congestion = congestion;
         this.params = params;
         this.rpcs = rpcs;
         this.control = control;
@@ -79,6 +82,8 @@ final class SenderFeedback {
                 grantOffset = message.grantedOffset + validation.allow(message.peer,
                         Math.min(grantOffset, message.lengthBytes) - message.grantedOffset);
             }
+            // The receiver's unscheduled ratio, in a byte the draft reserves (0 from one that does not report it).
+            congestion.onGrantRatio(message.peer, grantRx.reason());
             message.grant(grantOffset, priority);
             if (grantRx.resendAll()) {
                 message.retransmit(0, message.serverRpc != null

@@ -25,6 +25,9 @@ final class UnscheduledCutoffs {
     private int[] cutoffs;
     private int version;
     private int unscheduledLevels;
+    /** Sums over the remembered lengths: all bytes, and those that arrive unscheduled. */
+    private long windowBytes;
+    private long windowUnscheduledBytes;
 
     /**
      * Starts with the default cutoffs (every unscheduled byte at the highest level in use, as
@@ -59,6 +62,13 @@ final class UnscheduledCutoffs {
 
     /** Records a new inbound message; recomputes now and then. */
     void record(int lengthBytes) {
+        if (recorded >= WINDOW) {
+            int evicted = recentLengths[recorded % WINDOW];
+            windowBytes -= evicted;
+            windowUnscheduledBytes -= Math.min(evicted, unscheduledBytes);
+        }
+        windowBytes += lengthBytes;
+        windowUnscheduledBytes += Math.min(lengthBytes, unscheduledBytes);
         recentLengths[recorded % WINDOW] = lengthBytes;
         recorded++;
         if (++sinceRecompute >= RECOMPUTE_EVERY) {
@@ -73,6 +83,15 @@ final class UnscheduledCutoffs {
                 unscheduledLevels = unscheduledLevels(computed, priorityLevels);
             }
         }
+    }
+
+    /**
+     * The unscheduled ratio (Lu and Zhang, "Leveraging Homa", section "Unscheduled ratio"): the
+     * share of the bytes of recent inbound messages that arrive unscheduled, percent (0..100), or
+     * -1 before any message.
+     */
+    int unscheduledPercent() {
+        return windowBytes == 0 ? -1 : (int) (windowUnscheduledBytes * 100 / windowBytes);
     }
 
     /** Current cutoffs (8 entries; an immutable snapshot: a recomputation makes a new array). */

@@ -21,7 +21,7 @@ class AtMostOnceTest {
     /** A server RPC whose response was sent in full and waits for the client's ACK. */
     private ServerRpc awaitingAck(long rpcId) {
         ServerRpc rpc = rig.serverRpcInService(0, PEER, rpcId, 10);
-        rig.sender.respond(rpc, new byte[][] {new byte[10]});
+        rig.sender.respond(rpc, new byte[][] {new byte[10]}, 0L);
         rig.drain(0);
         assertThat(rpc.state()).isEqualTo(ServerRpc.State.AWAITING_ACK);
         assertThat(rpc.timerArmed()).isTrue();
@@ -200,7 +200,7 @@ class AtMostOnceTest {
         ComponentRig server = new ComponentRig();
         for (long id = 100; id < 100 + 2 * 70; id += 2) {
             ServerRpc rpc = server.serverRpcInService(0, PEER, id, 10);
-            server.sender.respond(rpc, new byte[][] {new byte[1]});
+            server.sender.respond(rpc, new byte[][] {new byte[1]}, 0L);
             rig.atMostOnce.owe(rig.rpcs.peer(PEER, 0), id, 0);
         }
         server.drain(0);

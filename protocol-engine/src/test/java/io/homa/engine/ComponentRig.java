@@ -53,15 +53,17 @@ final class ComponentRig {
                 params.grantIncrementBytes());
         this.rpcs = new RpcTable(config, grantScheduler, timerQueue, counters);
         this.atMostOnce = new AtMostOnce(params, rpcs, control, timerQueue, events, counters);
+        RttCongestion congestion = new RttCongestion(config, params, rpcs, control, cutoffs, counters);
         this.receiver = new Receiver(config, params, rpcs, grantScheduler, cutoffs, control, atMostOnce, timerQueue,
-                events, counters, new EngineTrace(io.homa.engine.trace.Timetrace.off()));
+                events, counters, new EngineTrace(io.homa.engine.trace.Timetrace.off()), congestion);
         this.pacer = new Pacer(config.linkMbps(), Pacer.bucketNs(config));
         // Address validation is off here (a hand-built server holds every client to 3x otherwise):
         // AddressValidationTest tests it through whole engines.
         AddressValidation validation = new AddressValidation(false, params.payloadBytes(), new byte[32], counters);
         this.sender = new Sender(config, params, LOCAL_PORT, rpcs, control, timerQueue, pacer, validation, counters,
-                new EngineTrace(io.homa.engine.trace.Timetrace.off()));
-        this.feedback = new SenderFeedback(params, rpcs, control, atMostOnce, validation, receiver, sender, counters);
+                new EngineTrace(io.homa.engine.trace.Timetrace.off()), congestion);
+        this.feedback = new SenderFeedback(params, rpcs, control, atMostOnce, validation, receiver, sender, counters,
+                congestion);
         this.timers = new Timers(config, params, timerQueue, rpcs, receiver, atMostOnce, control, events, counters);
     }
 
@@ -80,7 +82,7 @@ final class ComponentRig {
         long rpcId = nextRpcId;
         nextRpcId += 2;
         ClientRpc rpc = rpcs.startClientRpc(rpcId, server, nowNs);
-        sender.request(rpc, new byte[][] {request});
+        sender.request(rpc, new byte[][] {request}, nowNs);
         return rpc;
     }
 

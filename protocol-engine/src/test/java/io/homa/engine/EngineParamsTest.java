@@ -58,4 +58,29 @@ class EngineParamsTest {
         assertThat(EngineConfig.defaults().rttBytes()).as("automatic by default").isZero();
         assertThat(EngineConfig.builder().rttBytes(200_000).build().toBuilder().build().rttBytes()).isEqualTo(200_000);
     }
+
+    @Test
+    void shouldValidateTheCongestionControlSettingsNamingThem() {
+        EngineConfig defaults = EngineConfig.defaults();
+        assertThat(defaults.congestionControl()).isEqualTo(CongestionControl.OFF);
+        assertThat(defaults.rttProbeIntervalNs()).isEqualTo(1_000_000);
+        assertThatThrownBy(() -> EngineConfig.builder().rttProbeIntervalNs(9_999).build())
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessage("rtt-probe-interval must be between 10000 and 10000000000 ns, was 9999 ns");
+        assertThatThrownBy(() -> EngineConfig.builder().congestionControl(null).build())
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessageContaining("congestion-control must be rtt or off");
+        EngineConfig rtt = EngineConfig.builder().congestionControl(CongestionControl.RTT).rttProbeIntervalNs(50_000).build();
+        assertThat(rtt.toBuilder().build()).isEqualTo(rtt);
+    }
+
+    @Test
+    void shouldLetAMeasuredWindowReachUnscheduledBytesOnlyWithCongestionControl() {
+        EngineConfig slow = EngineConfig.builder().linkMbps(100).build();
+        EngineParams off = EngineParams.of(slow);
+        EngineParams rtt = EngineParams.of(slow.toBuilder().congestionControl(CongestionControl.RTT).build());
+        assertThat(off.maxUnscheduledBytes()).isEqualTo(off.unscheduledBytes()).isEqualTo(3 * off.payloadBytes());
+        assertThat(rtt.unscheduledBytes()).as("before any probe").isEqualTo(off.unscheduledBytes());
+        assertThat(rtt.maxUnscheduledBytes()).isEqualTo(43 * rtt.payloadBytes()); // 60,000 in whole packets
+    }
 }

@@ -28,7 +28,7 @@ class HostilePacketTest {
 
         // A response longer than the unscheduled bytes goes out in part; an ack is still forged.
         int length = rig.params.unscheduledBytes() + 10 * rig.payload();
-        rig.sender.respond(rpc, new byte[][] {ComponentRig.pattern(length, 1)});
+        rig.sender.respond(rpc, new byte[][] {ComponentRig.pattern(length, 1)}, 0L);
         assertThat(rig.drain(0)).isNotEmpty();
         assertThat(rpc.response.nextOffset).isLessThan(length);
         assertThat(rig.onAck(PEER, ComponentRig.ack(2, RPC_ID))).isTrue();
@@ -107,7 +107,7 @@ class HostilePacketTest {
         ServerRpc rpc = rig.serverRpcInService(0, PEER, RPC_ID, 100);
         int length = 20_000;
         long budgetBytes = (long) SenderFeedback.RETRANSMIT_BUDGET_FACTOR * SenderFeedback.RETRANSMIT_BUDGET_FLOOR_BYTES;
-        rig.sender.respond(rpc, new byte[][] {ComponentRig.pattern(length, 4)});
+        rig.sender.respond(rpc, new byte[][] {ComponentRig.pattern(length, 4)}, 0L);
         long firstBytes = payloadBytes(rig.drain(0));
         assertThat(firstBytes).isEqualTo(length);
 
@@ -140,7 +140,7 @@ class HostilePacketTest {
         ComponentRig rig = new ComponentRig();
         ServerRpc rpc = rig.serverRpcInService(0, PEER, RPC_ID, 100);
         int length = 20_000;
-        rig.sender.respond(rpc, new byte[][] {ComponentRig.pattern(length, 5)});
+        rig.sender.respond(rpc, new byte[][] {ComponentRig.pattern(length, 5)}, 0L);
         rig.drain(0);
         // Each packet of the response asked for once more, one by one, as a lossy path would.
         int payload = rig.payload();

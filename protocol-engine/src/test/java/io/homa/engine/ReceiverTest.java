@@ -371,7 +371,7 @@ class ReceiverTest {
     @Test
     void shouldReleaseTheRpcAnAckOnRequestDataNames() {
         ServerRpc answered = rig.serverRpcInService(0, PEER, 100, 10);
-        rig.sender.respond(answered, new byte[][] {new byte[10]});
+        rig.sender.respond(answered, new byte[][] {new byte[10]}, 0L);
         rig.drain(0);
         assertThat(answered.state()).isEqualTo(ServerRpc.State.AWAITING_ACK);
 

@@ -332,7 +332,7 @@ class SenderTest {
         ComponentRig rig = new ComponentRig();
         ServerRpc rpc = rig.serverRpcInService(0, PEER, 800, 10);
         byte[] response = ComponentRig.pattern(3_000, 4);
-        rig.sender.respond(rpc, new byte[][] {response});
+        rig.sender.respond(rpc, new byte[][] {response}, 0L);
         long sentNs = 1_000;
         assertThat(rig.drain(sentNs)).hasSize(3);
         long rtoNs = rig.rpcs.knownPeer(PEER).rtt.rtoNs();
@@ -485,7 +485,7 @@ class SenderTest {
         ComponentRig rig = new ComponentRig();
         ServerRpc rpc = rig.serverRpcInService(0, PEER, 800, 10);
         byte[] response = ComponentRig.pattern(3_000, 4);
-        rig.sender.respond(rpc, new byte[][] {response});
+        rig.sender.respond(rpc, new byte[][] {response}, 0L);
         assertThat(rpc.state()).isEqualTo(ServerRpc.State.SENDING_RESPONSE);
         assertThat(rpc.timerArmed()).isTrue();
         assertThat(rpc.timerDeadlineNs).as("reclaim check").isEqualTo(rig.params.reclaimAfterNs() + 1);
@@ -504,7 +504,7 @@ class SenderTest {
         ComponentRig rig = new ComponentRig();
         ServerRpc rpc = rig.serverRpcInService(0, PEER, 800, 10);
         rpc.incastHeadBytes = 2_000;
-        rig.sender.respond(rpc, new byte[][] {new byte[5_000]});
+        rig.sender.respond(rpc, new byte[][] {new byte[5_000]}, 0L);
         List<Sent> sent = rig.drain(0);
         assertThat(sent).extracting(Sent::payloadBytes).as("a whole packet, then what is left of the 2,000 B head")
                 .containsExactly(rig.params.payloadBytes(), 2_000 - rig.params.payloadBytes());

@@ -192,7 +192,7 @@ class TimersTest {
     @Test
     void shouldSendNeedAckWhileAwaitingAckThenGiveUp() {
         ServerRpc rpc = rig.serverRpcInService(T0, PEER, 100, 10);
-        rig.sender.respond(rpc, new byte[][] {new byte[10]});
+        rig.sender.respond(rpc, new byte[][] {new byte[10]}, 0L);
         rig.drain(T0);
         assertThat(rpc.state()).isEqualTo(ServerRpc.State.AWAITING_ACK);
         assertThat(rpc.timerDeadlineNs).isEqualTo(T0 + I);

@@ -91,4 +91,20 @@ class UnscheduledCutoffsTest {
         int[] window = Arrays.copyOfRange(lengths, lengths.length - UnscheduledCutoffs.WINDOW, lengths.length);
         assertThat(cutoffs.cutoffs()).isEqualTo(UnscheduledCutoffs.compute(window, 8, UNSCHEDULED));
     }
+
+    @Test
+    void shouldMeasureTheUnscheduledRatioOverTheWindow() {
+        UnscheduledCutoffs cutoffs = new UnscheduledCutoffs(8, UNSCHEDULED, 1);
+        assertThat(cutoffs.unscheduledPercent()).isEqualTo(-1);
+        cutoffs.record(UNSCHEDULED / 2);
+        assertThat(cutoffs.unscheduledPercent()).isEqualTo(100);
+        cutoffs.record(3 * UNSCHEDULED + UNSCHEDULED / 2);
+        // 1.5 windows of 4 arrive unscheduled.
+        assertThat(cutoffs.unscheduledPercent()).isEqualTo(37);
+        // Once the window has turned over, only the latest lengths count.
+        for (int i = 0; i < UnscheduledCutoffs.WINDOW; i++) {
+            cutoffs.record(4 * UNSCHEDULED);
+        }
+        assertThat(cutoffs.unscheduledPercent()).isEqualTo(25);
+    }
 }

@@ -25,8 +25,8 @@ public final class S9Metrics {
     private S9Metrics() {}
 
     /** The congestion control a run asks for: {@code rtt} for the {@code _on} runs, else {@code off}. */
-    public static String congestionControl(String run) {
-        return run.contains("cc_on") ? "rtt" : "off";
+    public static io.homa.engine.CongestionControl congestionControl(String run) {
+        return run.contains("cc_on") ? io.homa.engine.CongestionControl.RTT : io.homa.engine.CongestionControl.OFF;
     }
 
     /** Whether a run loads the server's link with TCP beside Homa. */
@@ -107,7 +107,7 @@ public final class S9Metrics {
             @Nullable Packets tcpPackets, long switchDrops, long queuedAtStart, @Nullable Map<String, Object> cpu) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("run", run);
-        m.put("congestion_control", congestionControl(run));
+        m.put("congestion_control", congestionControl(run).name().toLowerCase(Locale.ROOT));
         m.put("with_tcp", tcp != null);
         m.put("homa_achieved_fraction", round4(achievedFraction(homa)));
         m.put("tcp_achieved_fraction", tcp == null ? null : round4(achievedFraction(tcp)));

@@ -41,6 +41,7 @@ final class HomaMessageSystem {
         if (settings.homaMtuBytes() != 0) {
             engine.mtuBytes(settings.homaMtuBytes());
         }
+        engine.congestionControl(settings.homaCongestionControl());
         HomaTransportConfig.Builder transport = HomaTransportConfig.builder();
         if (settings.homaBusyPollNs() != SystemSettings.TRANSPORT_DEFAULT) {
             transport.busyPollNs(settings.homaBusyPollNs());

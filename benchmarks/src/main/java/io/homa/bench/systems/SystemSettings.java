@@ -1,5 +1,6 @@
 package io.homa.bench.systems;
 
+import io.homa.engine.CongestionControl;
 import io.homa.reactive.HomaSecurityConfig;
 import io.homa.reactive.HomaTransportConfig;
 import java.net.InetAddress;
@@ -40,19 +41,13 @@ import java.util.Objects;
  *     events per thread), or "" for no timetrace
  * @param homaLoops event loops of every Homa transport ({@code --homa-loops}, issue 37), or 0 for
  *     the transport's default; see {@link HomaLoops}
- * @param homaCongestionControl the congestion control every Homa transport is asked for
- *     ({@code --homa-congestion-control}, issue 36): {@value #CONGESTION_CONTROL_RTT} or
- *     {@value #CONGESTION_CONTROL_OFF} (the default). S9 sets it per run; the harness only passes it
- *     to every process of the run, and the transport acts on it where the engine has it
+ * @param homaCongestionControl congestion control of every Homa engine
+ *     ({@code homa.protocol.congestion-control}, {@code --homa-congestion-control}): rtt or off
  */
 public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload,
         HomaSecurityConfig.Mode homaSecurity, HomaTransportConfig.PriorityTos homaPriorityTos, boolean homaIncastMarking,
         String bindHost, int homaIncastBufferBytes, long homaBusyPollNs, String homaTimetraceDir, int homaLoops,
-        String homaCongestionControl) {
-    /** {@code homaCongestionControl}: the engine's delay-based congestion control on. */
-    public static final String CONGESTION_CONTROL_RTT = "rtt";
-    /** {@code homaCongestionControl}: off, the default (and what every engine without it does). */
-    public static final String CONGESTION_CONTROL_OFF = "off";
+        CongestionControl homaCongestionControl) {
     /** {@code homaBusyPollNs}: the transport's default. */
     public static final long TRANSPORT_DEFAULT = -1;
     /**
@@ -67,13 +62,13 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
     /** The key of {@code --homa-security} runs, id 1: bytes 0..31. Public and fixed; never use it elsewhere. */
     public static final byte[] BENCHMARK_KEY = benchmarkKey();
 
-    /** Congestion control off. */
+    /** Congestion control off (the engine's default). */
     public SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDirectExecutor, boolean homaSegmentationOffload,
             HomaSecurityConfig.Mode homaSecurity, HomaTransportConfig.PriorityTos homaPriorityTos, boolean homaIncastMarking,
             String bindHost, int homaIncastBufferBytes, long homaBusyPollNs, String homaTimetraceDir, int homaLoops) {
         this(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity, homaPriorityTos,
                 homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops,
-                CONGESTION_CONTROL_OFF);
+                CongestionControl.OFF);
     }
 
     /** The transport's default number of event loops. */
@@ -107,6 +102,7 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
     public SystemSettings {
         Objects.requireNonNull(homaSecurity, "--homa-security must be off, authenticate or encrypt");
         Objects.requireNonNull(homaPriorityTos, "--homa-priority-tos must be auto, on or off");
+        Objects.requireNonNull(homaCongestionControl, "--homa-congestion-control must be rtt or off");
         if (bindHost == null || !bindHost.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
             throw new IllegalArgumentException("--bind-host must be an IPv4 address, was '" + bindHost + "'");
         }
@@ -125,10 +121,6 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
         }
         Objects.requireNonNull(homaTimetraceDir, "homaTimetraceDir");
         HomaLoops.check(homaLoops);
-        if (!CONGESTION_CONTROL_RTT.equals(homaCongestionControl) && !CONGESTION_CONTROL_OFF.equals(homaCongestionControl)) {
-            throw new IllegalArgumentException("--homa-congestion-control must be " + CONGESTION_CONTROL_RTT + " or "
-                    + CONGESTION_CONTROL_OFF + ", was '" + homaCongestionControl + "'");
-        }
     }
 
     /** Whether Homa transports record and write a timetrace. */
@@ -139,7 +131,8 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
     /** These settings with the busy poll ({@code TRANSPORT_DEFAULT} or ns) and timetrace directory ("" for none) given. */
     public SystemSettings withHomaDiagnostics(long busyPollNs, String timetraceDir) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                homaPriorityTos, homaIncastMarking, bindHost, homaIncastBufferBytes, busyPollNs, timetraceDir, homaLoops, homaCongestionControl);
+                homaPriorityTos, homaIncastMarking, bindHost, homaIncastBufferBytes, busyPollNs, timetraceDir, homaLoops,
+                homaCongestionControl);
     }
 
     /**
@@ -149,41 +142,43 @@ public record SystemSettings(int homaLinkMbps, int homaMtuBytes, boolean grpcDir
     public SystemSettings authenticated() {
         return homaSecurity != HomaSecurityConfig.Mode.OFF ? this : new SystemSettings(homaLinkMbps, homaMtuBytes,
                 grpcDirectExecutor, homaSegmentationOffload, HomaSecurityConfig.Mode.AUTHENTICATE, homaPriorityTos,
-                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops, homaCongestionControl);
+                homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops,
+                homaCongestionControl);
     }
 
     /** These settings for a process bound to {@code host} (an IPv4 address). */
     public SystemSettings withBindHost(String host) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                homaPriorityTos, homaIncastMarking, host, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops, homaCongestionControl);
+                homaPriorityTos, homaIncastMarking, host, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops,
+                homaCongestionControl);
     }
 
     /** These settings with Homa's incast buffer as given (bytes, or {@link HomaTransportConfig#AUTO_INCAST_BUFFER}). */
     public SystemSettings withHomaIncastBuffer(int bytes) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                homaPriorityTos, homaIncastMarking, bindHost, bytes, homaBusyPollNs, homaTimetraceDir, homaLoops, homaCongestionControl);
+                homaPriorityTos, homaIncastMarking, bindHost, bytes, homaBusyPollNs, homaTimetraceDir, homaLoops,
+                homaCongestionControl);
     }
 
     /** These settings with Homa's priority marking and incast marking as given. */
     public SystemSettings withHomaMarking(HomaTransportConfig.PriorityTos priorityTos, boolean incastMarking) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                priorityTos, incastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops, homaCongestionControl);
+                priorityTos, incastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops,
+                homaCongestionControl);
     }
 
     /** These settings with every Homa transport on {@code loops} event loops (0: the transport's default). */
     public SystemSettings withHomaLoops(int loops) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                homaPriorityTos, homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, loops, homaCongestionControl);
+                homaPriorityTos, homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, loops,
+                homaCongestionControl);
     }
 
-    /**
-     * These settings with every Homa transport asked for congestion control {@code mode}:
-     * {@value #CONGESTION_CONTROL_RTT} or {@value #CONGESTION_CONTROL_OFF} (S9 sets it per run).
-     */
-    public SystemSettings withHomaCongestionControl(String mode) {
+    /** These settings with every Homa engine's congestion control as given. */
+    public SystemSettings withHomaCongestionControl(CongestionControl congestionControl) {
         return new SystemSettings(homaLinkMbps, homaMtuBytes, grpcDirectExecutor, homaSegmentationOffload, homaSecurity,
-                homaPriorityTos, homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir, homaLoops,
-                mode);
+                homaPriorityTos, homaIncastMarking, bindHost, homaIncastBufferBytes, homaBusyPollNs, homaTimetraceDir,
+                homaLoops, congestionControl);
     }
 
     /** {@link #bindHost()} as an address. */

@@ -2,6 +2,7 @@ package io.homa.bench.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.homa.engine.CongestionControl;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,7 +49,8 @@ class S9MetricsTest {
         assertThat(S9Metrics.RUNS).containsExactly("cc_on_with_tcp", "cc_off_with_tcp", "cc_on_alone", "incast_cc_on",
                 "incast_cc_off");
         assertThat(S9Metrics.RUNS.stream().map(S9Metrics::congestionControl).toList())
-                .containsExactly("rtt", "off", "rtt", "rtt", "off");
+                .containsExactly(CongestionControl.RTT, CongestionControl.OFF, CongestionControl.RTT, CongestionControl.RTT,
+                        CongestionControl.OFF);
         assertThat(S9Metrics.RUNS.stream().filter(S9Metrics::withTcp).toList())
                 .containsExactly("cc_on_with_tcp", "cc_off_with_tcp");
         assertThat(S9Metrics.RUNS.stream().filter(S9Metrics::incast).toList()).containsExactly("incast_cc_on", "incast_cc_off");

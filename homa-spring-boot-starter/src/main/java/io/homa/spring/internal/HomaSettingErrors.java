@@ -37,6 +37,8 @@ final class HomaSettingErrors {
             protocol("link-mbps", HomaProtocolProperties::getLinkMbps),
             protocol("max-nic-queue", HomaProtocolProperties::getMaxNicQueue),
             protocol("rtt-bytes", HomaProtocolProperties::getRttBytes),
+            protocol("congestion-control", HomaProtocolProperties::getCongestionControl),
+            protocol("rtt-probe-interval", HomaProtocolProperties::getRttProbeInterval),
             Map.entry("security.mode", new Property("homa.security.mode", (p) -> p.getSecurity().getMode())),
             Map.entry("security.active-key", new Property("homa.security.active-key",
                     (p) -> p.getSecurity().getActiveKey())),

@@ -1,5 +1,6 @@
 package io.homa.spring.internal;
 
+import io.homa.engine.CongestionControl;
 import io.homa.engine.EngineConfig;
 import io.homa.engine.InvalidSettingException;
 import io.homa.reactive.HomaSecurityConfig;
@@ -224,6 +225,8 @@ public final class HomaSettingsMapper {
         map.from(protocol::getIncastUnscheduledBytes).as(HomaSettingsMapper::bytesAsInt)
                 .to(engine::incastUnscheduledBytes);
         map.from(protocol::isAddressValidation).to(engine::addressValidation);
+        map.from(protocol::getCongestionControl).as(HomaSettingsMapper::congestionControl).to(engine::congestionControl);
+        map.from(protocol::getRttProbeInterval).as(Duration::toNanos).to(engine::rttProbeIntervalNs);
         map.from(protocol::getRttBytes).as(HomaSettingsMapper::bytesAsInt).to(engine::rttBytes);
 
         HomaProperties.Server server = properties.getServer();
@@ -245,6 +248,21 @@ public final class HomaSettingsMapper {
         map.from(transport::getPriorityTos).to(config::priorityTos);
         config.security(securityConfig(properties.getSecurity()));
         return config.engine(engine.build()).build();
+    }
+
+    /**
+     * {@code homa.protocol.congestion-control}: rtt or off, in any case.
+     *
+     * @throws InvalidConfigurationPropertyValueException for anything else
+     */
+    static CongestionControl congestionControl(String value) {
+        String normalized = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
+        return switch (normalized) {
+            case "rtt" -> CongestionControl.RTT;
+            case "off" -> CongestionControl.OFF;
+            default -> throw new InvalidConfigurationPropertyValueException("homa.protocol.congestion-control", value,
+                    "must be one of rtt, off");
+        };
     }
 
     /**

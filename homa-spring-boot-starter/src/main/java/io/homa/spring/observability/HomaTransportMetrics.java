@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.ToLongFunction;
@@ -48,7 +49,9 @@ import reactor.core.publisher.Mono;
  *   <li>liveness (draft "Timeouts", RFC 6298): {@code homa.resends.deferred} [packets]: RESENDs
  *       and NEED_ACKs not sent because their peer was silent and already probed in this backoff
  *       step; {@code homa.peers.probes} [packets]: the one RESEND or NEED_ACK per step that went
- *       to a silent peer; {@code homa.rtt.samples} [samples]: round-trip samples taken.</li>
+ *       to a silent peer; {@code homa.rtt.samples} [samples]: round-trip samples taken;
+ *       {@code homa.rtt.probes} [packets], tag {@code outcome} (sent, answered, lost, ignored): the
+ *       RTT probes of congestion control ({@code homa.protocol.congestion-control=rtt}).</li>
  * </ul>
  * The gauge {@code homa.peer.rtt} [seconds], tag {@code peer} (host:port), is each peer's smoothed
  * round-trip time (SRTT) as of the last sample, for peers with at least one sample (at most 256).
@@ -56,6 +59,15 @@ import reactor.core.publisher.Mono;
  * {@code homa.server.calls.active} of the call interceptors.
  */
 public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
+
+    private static final String RTT_PROBES_DESCRIPTION = "RTT probes of congestion control (congestion-control rtt):"
+            + " sent, answered (one round-trip sample each), lost (given up unanswered), ignored (probes and"
+            + " responses received and not acted on)";
+    private static final Map<String, ToLongFunction<EngineCounters>> RTT_PROBE_OUTCOMES = Map.of(
+            "sent", EngineCounters::rttProbesSent,
+            "answered", EngineCounters::rttProbesAnswered,
+            "lost", EngineCounters::rttProbesLost,
+            "ignored", EngineCounters::rttProbesIgnored);
 
     /** Default time between two samples of the engine's counters. */
     public static final Duration DEFAULT_SAMPLE_INTERVAL = Duration.ofSeconds(5);
@@ -159,6 +171,10 @@ public class HomaTransportMetrics implements MeterBinder, AutoCloseable {
                 EngineCounters::retransmitBudgetExceeded, "reason", "retransmit-budget");
         counter(registry, "homa.rtt.samples", "Round-trip samples taken (GRANT or RESEND to the DATA it released)",
                 "samples", EngineCounters::rttSamples);
+        for (Map.Entry<String, ToLongFunction<EngineCounters>> outcome : RTT_PROBE_OUTCOMES.entrySet()) {
+            counter(registry, "homa.rtt.probes", RTT_PROBES_DESCRIPTION, "packets", outcome.getValue(), "outcome",
+                    outcome.getKey());
+        }
         this.peerRtt = MultiGauge.builder("homa.peer.rtt")
                 .description("Smoothed round-trip time to each peer (RFC 6298 SRTT)")
                 .baseUnit("seconds")

@@ -104,7 +104,7 @@ class HomaCallMetricsTests {
                 .isGreaterThanOrEqualTo(5);
         assertThat(this.registry.get("homa.packets.sent").tag("type", "GRANT").functionCounter().count())
                 .isEqualTo(sampled.packetsSent(PacketType.GRANT));
-        assertThat(this.registry.find("homa.packets.sent").functionCounters()).hasSize(8);
+        assertThat(this.registry.find("homa.packets.sent").functionCounters()).hasSize(PacketType.values().length);
         // Issue 14: the client's first request made first contact, which validated its address.
         assertThat(this.registry.get("homa.first-contacts").functionCounter().count()).isGreaterThanOrEqualTo(1);
         assertThat(this.registry.get("homa.addresses.validated").functionCounter().count()).isGreaterThanOrEqualTo(1);
@@ -123,6 +123,9 @@ class HomaCallMetricsTests {
                 "homa.packets.conflicting", "homa.rpcs.dropped", "homa.requests.refused")) {
             assertThat(this.registry.get(name).functionCounter().count()).as(name).isZero();
         }
+        // Congestion control is off by default: no probe either way.
+        assertThat(this.registry.find("homa.rtt.probes").functionCounters()).hasSize(4)
+                .allSatisfy((counter) -> assertThat(counter.count()).isZero());
         serverMetrics.close();
     }
 

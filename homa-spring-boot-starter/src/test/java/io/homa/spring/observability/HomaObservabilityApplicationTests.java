@@ -87,7 +87,7 @@ class HomaObservabilityApplicationTests {
             assertThat(count(registry, "homa.client.calls", "count", "INTERNAL")).isEqualTo(1);
             assertThat(count(registry, "homa.server.calls", "count", "INTERNAL")).isEqualTo(3);
             assertThat(count(registry, "homa.server.calls", "reserve", "INTERNAL")).isEqualTo(1);
-            assertThat(registry.find("homa.packets.sent").functionCounters()).hasSize(8);
+            assertThat(registry.find("homa.packets.sent").functionCounters()).hasSize(io.homa.engine.wire.PacketType.values().length);
             // Boot's meter handler also times the observations (disable: management.metrics.enable.homa.client.rpc=false).
             assertThat(registry.get("homa.client.rpc").tags("rpc.service", "inventory", "rpc.method", "count",
                     "status", "INTERNAL").timer().count()).isEqualTo(1);

@@ -2,7 +2,10 @@ package io.homa.engine.wire;
 
 /**
  * Homa packet types and their wire codes (draft-ousterhout-tsvwg-homa, "Common Header", field
- * {@code Type}). Code 22 is unused by the draft.
+ * {@code Type}). Code 22 is unused by the draft. The two RTT types are this project's extension
+ * (Lu and Zhang, "Leveraging Homa", section "per-peer RTT detection"), with codes clear of the
+ * draft's (16-24) and Linux Homa's (up to 25): a peer that knows only the draft drops and counts
+ * them as unknown types.
  */
 public enum PacketType {
     /** Message data (draft §"DATA packets"); header {@code DataHeader}. */
@@ -20,7 +23,14 @@ public enum PacketType {
     /** Server asks the client to acknowledge a fully sent response (draft §"NEED_ACK packets"). */
     NEED_ACK(23),
     /** Client acknowledges one or more RPCs, so servers may drop their state (draft §"ACK packets"). */
-    ACK(24);
+    ACK(24),
+    /**
+     * Asks the peer for an {@link #RTT_RESPS} at once (project extension, sent only with
+     * congestion control on): the sender's clock, its link rate and its unscheduled ratio.
+     */
+    RTT_PROBE(0x20),
+    /** Answers an {@link #RTT_PROBE}, echoing its timestamp, with the responder's link rate and ratio. */
+    RTT_RESPS(0x21);
 
     private static final PacketType[] BY_CODE = new PacketType[256];
 
@@ -36,7 +46,7 @@ public enum PacketType {
         this.code = code;
     }
 
-    /** The type's one-byte wire code (16..24). */
+    /** The type's one-byte wire code (16..24, and 32..33 for the RTT extension). */
     public int code() {
         return code;
     }

@@ -60,7 +60,11 @@ class LoadedRackSimulationTest {
                 base.withConfig(config.toBuilder().maxGrantsPerPeer(1).build()).named("grantsPerPeer1"),
                 base.withConfig(config.toBuilder().resendIntervalNs(50_000_000L).build()).named("resend50ms"),
                 base.withConfig(config.toBuilder().maxIncomingBytes(37_500).build()).named("maxIncoming37500"),
-                base.withConfig(config.toBuilder().linkMbps(0).build()).named("unpaced")));
+                base.withConfig(config.toBuilder().linkMbps(0).build()).named("unpaced"),
+                base.withConfig(config.toBuilder().congestionControl(io.homa.engine.CongestionControl.RTT).build())
+                        .named("rttCongestion"),
+                base.withConfig(config.toBuilder().congestionControl(io.homa.engine.CongestionControl.RTT).build())
+                        .withFabric(fabric.withRxDelayNs(20_000)).named("rttCongestionRx20us")));
         if (only == null || only.isBlank()) {
             return all;
         }

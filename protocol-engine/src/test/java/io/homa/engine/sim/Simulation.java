@@ -149,6 +149,11 @@ final class Simulation {
     }
 
     Simulation(long seed, int rpcsPerClient) {
+        this(seed, rpcsPerClient, io.homa.engine.CongestionControl.OFF);
+    }
+
+    /** A run whose engines use {@code congestionControl} (the seed draws the same run either way). */
+    Simulation(long seed, int rpcsPerClient, io.homa.engine.CongestionControl congestionControl) {
         this.seed = seed;
         this.random = new Random(seed);
         int kind = random.nextInt(10);
@@ -158,7 +163,9 @@ final class Simulation {
         this.network = new SimNetwork(random, profile);
         EngineConfig.Builder builder = EngineConfig.builder()
                 .unscheduledBytes(random.nextBoolean() ? 60_000 : 5_000 + random.nextInt(20_000))
-                .maxMessageBytes(1024 * 1024);
+                .maxMessageBytes(1024 * 1024)
+                .congestionControl(congestionControl)
+                .rttProbeIntervalNs(100_000);
         this.config = builder.build();
         this.unscheduledBytes = roundUpToPackets(config.unscheduledBytes());
         int clientCount = 1 + random.nextInt(3);

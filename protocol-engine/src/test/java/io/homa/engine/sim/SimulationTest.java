@@ -80,6 +80,23 @@ class SimulationTest {
         assertThat(reexecutions.get()).as("re-executions after a server restart").isZero();
     }
 
+    /**
+     * RTT probes lost, duplicated, delayed past their answer's usefulness and sent to crashed or
+     * partitioned peers: every RPC still ends, and no invariant breaks.
+     */
+    @Test
+    void shouldKeepEveryInvariantWithRttCongestionControl() {
+        int seeds = Integer.getInteger("homa.sim.ccSeeds", 500);
+        long packets = 0;
+        for (long seed = 1; seed <= seeds; seed++) {
+            Simulation.Result result = new Simulation(seed, RPCS_PER_CLIENT, io.homa.engine.CongestionControl.RTT).run();
+            assertThat(result.completed() + result.failed()).as("seed %d", seed).isEqualTo(result.rpcs());
+            assertThat(result.reexecutionsAfterCrash()).as("seed %d", seed).isZero();
+            packets += result.packets();
+        }
+        System.out.printf("Simulation with congestion control rtt: %,d seeds, %,d packets%n", seeds, packets);
+    }
+
     @Test
     void shouldCarryThousandsOfRpcsInOneRun() {
         for (long seed : new long[] {424242L, 777L}) {

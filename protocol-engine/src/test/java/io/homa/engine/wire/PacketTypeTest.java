@@ -21,26 +21,42 @@ class PacketTypeTest {
             PacketType.NEED_ACK, 23,
             PacketType.ACK, 24);
 
+    /** The RTT extension's codes: clear of the draft's and of Linux Homa's (up to 25, BOGUS). */
+    private static final Map<PacketType, Integer> EXTENSION_CODES = Map.of(
+            PacketType.RTT_PROBE, 0x20,
+            PacketType.RTT_RESPS, 0x21);
+
+    private static Map<PacketType, Integer> allCodes() {
+        Map<PacketType, Integer> all = new java.util.HashMap<>(DRAFT_CODES);
+        all.putAll(EXTENSION_CODES);
+        return all;
+    }
+
     @Test
-    void shouldDefineExactlyTheDraftsEightTypes() {
-        assertThat(PacketType.values()).containsExactlyInAnyOrderElementsOf(DRAFT_CODES.keySet());
+    void shouldDefineTheDraftsEightTypesAndTheRttExtension() {
+        assertThat(PacketType.values()).containsExactlyInAnyOrderElementsOf(allCodes().keySet());
     }
 
     @Test
     void shouldUseDraftTypeCodes() {
         for (PacketType type : PacketType.values()) {
-            assertThat(type.code()).as("code of %s", type).isEqualTo(DRAFT_CODES.get(type));
+            assertThat(type.code()).as("code of %s", type).isEqualTo(allCodes().get(type));
         }
     }
 
     @Test
+    void shouldKeepExtensionCodesClearOfTheDraftsAndLinuxHomas() {
+        EXTENSION_CODES.values().forEach(code -> assertThat(code < 16 || code > 25).as("code %d", code).isTrue());
+    }
+
+    @Test
     void shouldLookUpEveryTypeByItsCode() {
-        DRAFT_CODES.forEach((type, code) -> assertThat(PacketType.fromCode(code)).isSameAs(type));
+        allCodes().forEach((type, code) -> assertThat(PacketType.fromCode(code)).isSameAs(type));
     }
 
     @Test
     void shouldReturnNullForEveryOtherByteValue() {
-        Set<Integer> known = Set.copyOf(DRAFT_CODES.values());
+        Set<Integer> known = Set.copyOf(allCodes().values());
         for (int code = 0; code <= 0xFF; code++) {
             if (!known.contains(code)) {
                 assertThat(PacketType.fromCode(code)).as("fromCode(%d)", code).isNull();
