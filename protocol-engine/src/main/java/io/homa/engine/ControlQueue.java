@@ -85,6 +85,8 @@ final class ControlQueue {
         control.priority = controlPriority;
         control.sendPriority = controlPriority;
         control.timestampNs = 0;
+        control.linkMbps = 0;
+        control.unscheduledRatioWire = UnscheduledRatio.NONE;
         control.ackCount = 0;
         control.cutoffs = null;
         queue.add(control);
@@ -104,7 +106,7 @@ final class ControlQueue {
         PendingControl grant = add(PacketType.GRANT, peer, wireRpcId);
         grant.offset = offset;
         grant.priority = priority;
-        grant.length = unscheduledRatioWire;
+        grant.unscheduledRatioWire = unscheduledRatioWire;
     }
 
     /**
@@ -118,8 +120,8 @@ final class ControlQueue {
             int unscheduledRatioWire, int sendPriority) {
         PendingControl control = add(type, peer, wireRpcId);
         control.timestampNs = timestampNs;
-        control.length = linkMbps;
-        control.offset = unscheduledRatioWire;
+        control.linkMbps = linkMbps;
+        control.unscheduledRatioWire = unscheduledRatioWire;
         control.sendPriority = sendPriority;
     }
 
@@ -181,14 +183,15 @@ final class ControlQueue {
             case GRANT -> {
                 grantTx.wrap(buffer, 0).writeCommon(PacketType.GRANT, localPort, port, control.wireRpcId);
                 grantTx.grantOffset(control.offset).priority(control.priority).resendAll(false);
-                if (control.length != UnscheduledRatio.NONE) {
-                    grantTx.reason(control.length);
+                if (control.unscheduledRatioWire != UnscheduledRatio.NONE) {
+                    grantTx.reason(control.unscheduledRatioWire);
                 }
                 return GrantHeader.HEADER_LENGTH;
             }
             case RTT_PROBE, RTT_RESPS -> {
                 rttTx.wrap(buffer, 0).writeCommon(control.type, localPort, port, control.wireRpcId);
-                rttTx.timestampNs(control.timestampNs).linkMbps(control.length).unscheduledRatio(control.offset);
+                rttTx.timestampNs(control.timestampNs).linkMbps(control.linkMbps)
+                        .unscheduledRatio(control.unscheduledRatioWire);
                 return RttProbeHeader.HEADER_LENGTH;
             }
             case RESEND -> {

@@ -69,7 +69,7 @@ final class EngineTrace {
         trace.record(nowNs, Event.XMIT, (control.wireRpcId & HomaHeader.FROM_SERVER_BIT) != 0, control.peer,
                 control.wireRpcId, control.type,
                 control.type == PacketType.GRANT || control.type == PacketType.RESEND ? control.offset : 0,
-                control.type == PacketType.RESEND ? control.length : 0); // a GRANT's length field holds its ratio
+                control.length);
     }
 
     /** A whole request ({@code server} true) or response delivered to the application. */

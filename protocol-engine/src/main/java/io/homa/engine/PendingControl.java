@@ -17,11 +17,12 @@ final class PendingControl {
     int priority;
     /** The level the packet itself goes at (the highest in use, but for RTT probes). */
     int sendPriority;
-    /**
-     * RTT_PROBE, RTT_RESPS: the timestamp ({@link #length} holds the link rate, {@link #offset}
-     * the unscheduled ratio's wire byte); GRANT: {@link #length} holds that byte.
-     */
+    /** RTT_PROBE, RTT_RESPS: the prober's timestamp. */
     long timestampNs;
+    /** RTT_PROBE, RTT_RESPS: our link rate, Mbit/s. */
+    int linkMbps;
+    /** GRANT, RTT_PROBE, RTT_RESPS: our unscheduled ratio's wire byte ({@code UnscheduledRatio}). */
+    int unscheduledRatioWire;
     /** ACK: listed acks (the header's rpcid is acknowledged too). */
     long[] acks = new long[0];
     int ackCount;
