@@ -1,5 +1,6 @@
 package io.homa.reactive.internal.rpc;
 
+import io.homa.engine.MessageBytes;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.rpc.PayloadCodec;
@@ -54,10 +55,7 @@ public final class FrameCodec {
         /** The item {@code codec} makes of {@code value}, without copying the bytes it holds. */
         public static Item encode(PayloadCodec codec, @Nullable Object value) {
             byte[][] parts = codec.encodeParts(value);
-            long lengthBytes = 0;
-            for (byte[] part : parts) {
-                lengthBytes += part.length;
-            }
+            long lengthBytes = MessageBytes.lengthBytes(parts);
             if (lengthBytes > Integer.MAX_VALUE - 8) {
                 throw new IllegalArgumentException("an item must be less than 2 GiB, was " + lengthBytes + " bytes");
             }
