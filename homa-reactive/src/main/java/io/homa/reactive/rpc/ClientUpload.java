@@ -1,13 +1,10 @@
 package io.homa.reactive.rpc;
 
-import io.homa.engine.MessageBytes;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaStatus;
-import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import io.homa.reactive.internal.rpc.FrameCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -332,7 +329,7 @@ final class ClientUpload implements CoreSubscriber<Object> {
         }
         ByteBuf request;
         try {
-            request = requestMessage(extra, FrameCodec.frameParts(push.items));
+            request = client.requestMessage(call, codec, startNs, timeoutNs, extra, FrameCodec.frameParts(push.items));
         } catch (RuntimeException e) {
             pushFailed(e);
             return;
@@ -346,18 +343,6 @@ final class ClientUpload implements CoreSubscriber<Object> {
                 push.subscription = subscription;
             }
         }
-    }
-
-    /**
-     * A push's request: a long payload goes behind the envelope as the items' own arrays (copied
-     * only into the packets), a short one is joined into it, as unary requests are.
-     */
-    private ByteBuf requestMessage(Map<String, String> extra, byte[][] payload) {
-        if (MessageBytes.lengthBytes(payload) < EnvelopeCodec.SEPARATE_PAYLOAD_BYTES) {
-            return Unpooled.wrappedBuffer(client.encodeRequest(call, codec, startNs, timeoutNs, extra, payload));
-        }
-        return EnvelopeCodec.behindEnvelope(
-                client.encodeRequest(call, codec, startNs, timeoutNs, extra, EnvelopeCodec.NO_PAYLOAD), payload);
     }
 
     /** A push's answer is a few bytes of metadata: copied out, and the message released at once. */

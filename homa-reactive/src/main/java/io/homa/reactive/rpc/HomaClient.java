@@ -1,11 +1,14 @@
 package io.homa.reactive.rpc;
 
+import io.homa.engine.MessageBytes;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
 import io.homa.reactive.HomaTransport;
 import io.homa.reactive.NanoClock;
 import io.homa.reactive.internal.rpc.EnvelopeCodec;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -364,6 +367,23 @@ public class HomaClient {
 
     Mono<InetSocketAddress> resolve(RpcCall call) {
         return ClientErrors.orNoPeer(call, resolver.resolve(call.service()));
+    }
+
+    /**
+     * A request message: its envelope ({@link #encodeRequest}), then {@code payload}. A long
+     * payload's parts (a codec's, e.g. a raw {@code byte[]} and its tag, or a push's items) go
+     * behind the envelope as they are, copied only into the packets
+     * ({@link EnvelopeCodec#SEPARATE_PAYLOAD_BYTES}); a short one is joined into it.
+     *
+     * @throws HomaException as {@link #encodeRequest} does
+     */
+    ByteBuf requestMessage(RpcCall call, PayloadCodec codec, long startNs, long timeoutNs, Map<String, String> extra,
+                           byte[][] payload) {
+        if (MessageBytes.lengthBytes(payload) < EnvelopeCodec.SEPARATE_PAYLOAD_BYTES) {
+            return Unpooled.wrappedBuffer(encodeRequest(call, codec, startNs, timeoutNs, extra, payload));
+        }
+        return EnvelopeCodec.behindEnvelope(encodeRequest(call, codec, startNs, timeoutNs, extra, EnvelopeCodec.NO_PAYLOAD),
+                payload);
     }
 
     /**

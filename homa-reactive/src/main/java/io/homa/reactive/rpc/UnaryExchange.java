@@ -1,6 +1,5 @@
 package io.homa.reactive.rpc;
 
-import io.homa.engine.MessageBytes;
 import io.homa.reactive.HomaException;
 import io.homa.reactive.HomaRemoteException;
 import io.homa.reactive.HomaStatus;
@@ -8,7 +7,6 @@ import io.homa.reactive.HomaTransport;
 import io.homa.reactive.NanoClock;
 import io.homa.reactive.internal.rpc.EnvelopeCodec;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
@@ -114,19 +112,9 @@ final class UnaryExchange {
         return valueOnly ? response.value() : response;
     }
 
-    /**
-     * A unary request: its envelope, then its payload. A long payload's parts (the codec's, e.g. a
-     * raw {@code byte[]} and its tag) go behind the envelope as they are, not copied
-     * ({@link EnvelopeCodec#SEPARATE_PAYLOAD_BYTES}): the transport sends the arrays as one message.
-     */
+    /** A unary request: its envelope, then its encoded arguments ({@link HomaClient#requestMessage}). */
     private ByteBuf requestMessage(RpcCall call, PayloadCodec codec, long startNs, long timeoutNs) {
-        byte[][] payload = codec.encodeArgumentParts(call.arguments());
-        if (MessageBytes.lengthBytes(payload) < EnvelopeCodec.SEPARATE_PAYLOAD_BYTES) {
-            return Unpooled.wrappedBuffer(
-                    client.encodeRequest(call, codec, startNs, timeoutNs, Map.of(), MessageBytes.join(payload)));
-        }
-        return EnvelopeCodec.behindEnvelope(client.encodeRequest(call, codec, startNs, timeoutNs, Map.of(), EnvelopeCodec.NO_PAYLOAD),
-                payload);
+        return client.requestMessage(call, codec, startNs, timeoutNs, Map.of(), codec.encodeArgumentParts(call.arguments()));
     }
 
     private HomaResponse<?> decodeResult(RpcCall call, PayloadCodec codec, ByteBuf message) {
