@@ -142,7 +142,17 @@ public final class HomaEngine {
         return EndpointIdentity.clockDerivedFirstRpcId(epochMicros);
     }
 
-    /** The settings this engine runs with. */
+    /**
+     * Where this engine takes the full-size chunks of the messages it reassembles: a consumer done
+     * with a delivered message's parts ({@link HomaEvent.RequestReceived#parts()},
+     * {@link HomaEvent.ResponseReceived#parts()}) may give them back here, and must not touch them
+     * afterwards. Thread-safe.
+     */
+    public ChunkPool chunkPool() {
+        return receiver.chunkPool;
+    }
+
+    /** This engine's settings. */
     public EngineConfig config() {
         return config;
     }

@@ -96,18 +96,20 @@ final class InboundMessage {
 
     /**
      * Copies {@code length} bytes from {@code packet} at {@code from} into the message at
-     * {@code offset}, taking chunks as needed.
+     * {@code offset}, taking chunks as needed (full-size ones from {@code pool}, whose stale bytes
+     * are overwritten before the message can complete).
      *
      * @return the bytes of memory newly taken
      */
-    long write(ByteBuffer packet, int from, int offset, int length) {
+    long write(ByteBuffer packet, int from, int offset, int length, ChunkPool pool) {
         long taken = 0;
         while (length > 0) {
             int index = offset / CHUNK_BYTES;
             int within = offset % CHUNK_BYTES;
             byte[] chunk = chunks[index];
             if (chunk == null) {
-                chunk = new byte[Math.min(CHUNK_BYTES, lengthBytes - index * CHUNK_BYTES)];
+                int chunkBytes = Math.min(CHUNK_BYTES, lengthBytes - index * CHUNK_BYTES);
+                chunk = chunkBytes == CHUNK_BYTES ? pool.take() : new byte[chunkBytes];
                 chunks[index] = chunk;
                 taken += chunk.length;
             }

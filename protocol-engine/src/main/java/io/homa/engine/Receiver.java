@@ -39,6 +39,11 @@ final class Receiver {
     /** The time of the {@link #scheduleGrants} pass in progress, for the GRANTs it sends. */
     private long grantsNowNs;
     private final ArrayDeque<ServerRpc> held = new ArrayDeque<>();
+    /** Where full-size chunks of inbound messages come from ({@link HomaEngine#chunkPool()}). */
+    final ChunkPool chunkPool = new ChunkPool(CHUNK_POOL_CAPACITY);
+
+    /** Chunks the pool keeps: 4 MiB, a few long messages' worth, per engine. */
+    static final int CHUNK_POOL_CAPACITY = 256;
 
     Receiver(EngineConfig config, EngineParams params, RpcTable rpcs, GrantScheduler grantScheduler,
             UnscheduledCutoffs cutoffs, ControlQueue control, AtMostOnce atMostOnce, TimerQueue timers,
@@ -326,7 +331,7 @@ final class Receiver {
             counters.duplicatePackets++;
             return false;
         }
-        rpcs.addInboundBuffered(message, message.write(packet, offset + DataHeader.HEADER_LENGTH, dataOffset, dataBytes));
+        rpcs.addInboundBuffered(message, message.write(packet, offset + DataHeader.HEADER_LENGTH, dataOffset, dataBytes, chunkPool));
         return true;
     }
 

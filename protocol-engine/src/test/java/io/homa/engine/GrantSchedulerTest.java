@@ -46,7 +46,7 @@ class GrantSchedulerTest {
         }
         scheduler.beforeReceive(message);
         int added = message.received.add(from, message.grantedOffset);
-        message.write(ByteBuffer.allocate(message.grantedOffset - from), 0, from, message.grantedOffset - from);
+        message.write(ByteBuffer.allocate(message.grantedOffset - from), 0, from, message.grantedOffset - from, new ChunkPool(0));
         scheduler.received(message, added);
     }
 
@@ -79,7 +79,7 @@ class GrantSchedulerTest {
         scheduler.beforeReceive(stalled);
         int from = (int) stalled.receivedBytes();
         int added = stalled.received.add(from, from + PAYLOAD);
-        stalled.write(ByteBuffer.allocate(PAYLOAD), 0, from, PAYLOAD);
+        stalled.write(ByteBuffer.allocate(PAYLOAD), 0, from, PAYLOAD, new ChunkPool(0));
         scheduler.received(stalled, added);
         assertThat(stalled.stalled).isFalse();
         assertThat(scheduler.totalIncomingBytes()).isEqualTo(incomingNow + outstanding - PAYLOAD);

@@ -32,7 +32,7 @@ class RpcTableTest {
         grants.beforeReceive(message);
         int added = message.received.add(offset, offset + bytes);
         grants.received(message, added);
-        table.addInboundBuffered(message, message.write(ByteBuffer.allocate(bytes), 0, offset, bytes));
+        table.addInboundBuffered(message, message.write(ByteBuffer.allocate(bytes), 0, offset, bytes, new ChunkPool(0)));
     }
 
     @Test

@@ -23,8 +23,9 @@ final class MessageParts {
      * where the bytes are exactly whole arrays of unpooled heap buffers: a buffer of
      * {@code Unpooled.wrappedBuffer(array)}, a duplicate of one, or a composite of such components
      * (as {@code Unpooled.wrappedBuffer(head, body)} makes, and as a received message arrives, one
-     * component per chunk of the engine's). Such an array is never handed to anyone else when the
-     * buffer is released, so the engine may read it until the RPC ends. Anything else (pooled,
+     * component per chunk of the engine's, {@link ReceivedMessage}). Such an array is never handed
+     * to anyone else when the buffer is released (a received chunk is kept from its pool), so the
+     * engine may read it until the RPC ends. Anything else (pooled,
      * direct, partly read, a nested composite, over {@value #MAX_KEPT_PARTS} components) is copied
      * into one array.
      *
@@ -63,11 +64,16 @@ final class MessageParts {
     /** The array {@code buffer}'s readable bytes are, whole, if it is an unpooled heap buffer's or a derived view's of one. */
     private static byte @Nullable [] wholeArray(ByteBuf buffer) {
         ByteBuf root = buffer.unwrap() != null ? buffer.unwrap() : buffer;
-        if (root.getClass() != UnpooledHeapByteBuf.class || !buffer.hasArray()) {
+        boolean received = root instanceof ReceivedMessage.Chunk;
+        if ((root.getClass() != UnpooledHeapByteBuf.class && !received) || !buffer.hasArray()) {
             return null;
         }
         byte[] array = buffer.array();
         boolean whole = buffer.arrayOffset() + buffer.readerIndex() == 0 && buffer.readableBytes() == array.length;
+        if (whole && received) {
+            // the engine reads it until the RPC ends: it must not go back to the pool on release
+            ((ReceivedMessage.Chunk) root).keep();
+        }
         return whole ? array : null;
     }
 }

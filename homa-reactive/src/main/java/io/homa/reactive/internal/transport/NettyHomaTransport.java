@@ -3,7 +3,6 @@ package io.homa.reactive.internal.transport;
 import io.homa.engine.EngineConfig;
 import io.homa.engine.EngineCounters;
 import io.homa.engine.HomaEngine;
-import io.homa.engine.MessageBytes;
 import io.homa.engine.trace.Timetrace;
 import io.homa.reactive.HomaSecurityConfig;
 import io.homa.reactive.HomaTransport;
@@ -11,7 +10,6 @@ import io.homa.reactive.HomaTransportConfig;
 import io.homa.reactive.NanoClock;
 import io.homa.reactive.internal.security.PacketSealer;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.DatagramChannelConfig;
@@ -237,20 +235,20 @@ public final class NettyHomaTransport extends HomaTransport {
             ReferenceCountUtil.release(request);
         }
         // A long response arrives as the engine's chunks: a composite of them, never joined.
-        return callParts(server, parts).map(Unpooled::wrappedBuffer);
+        return callParts(server, parts).map(received -> ReceivedMessage.of(received, driver.engine().chunkPool()));
     }
 
     @Override
     public Mono<byte[]> call(InetSocketAddress server, byte[] request) {
         Objects.requireNonNull(request, "request must not be null");
-        return callParts(server, new byte[][] {request}).map(MessageBytes::join);
+        return callParts(server, new byte[][] {request}).map(received -> ReceivedMessage.joined(received, driver.engine().chunkPool()));
     }
 
     @Override
     public Mono<byte[]> call(InetSocketAddress server, byte[] head, byte[] body) {
         Objects.requireNonNull(head, "head must not be null");
         Objects.requireNonNull(body, "body must not be null");
-        return callParts(server, new byte[][] {head, body}).map(MessageBytes::join);
+        return callParts(server, new byte[][] {head, body}).map(received -> ReceivedMessage.joined(received, driver.engine().chunkPool()));
     }
 
     private Mono<byte[][]> callParts(InetSocketAddress server, byte[][] parts) {

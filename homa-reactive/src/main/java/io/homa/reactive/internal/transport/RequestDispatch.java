@@ -8,7 +8,6 @@ import io.homa.reactive.HomaRequest;
 import io.homa.reactive.HomaRequestHandler;
 import io.homa.reactive.HomaTransportSpec;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -117,8 +116,10 @@ final class RequestDispatch {
             }
             return;
         }
-        // A long request arrives as the engine's chunks: a composite of them, never joined.
-        HomaRequest request = new HomaRequest(event.client(), event.rpcId(), Unpooled.wrappedBuffer(event.parts()));
+        // A long request arrives as the engine's chunks: a composite of them, never joined, each
+        // back to the engine's pool when the request is released.
+        HomaRequest request = new HomaRequest(event.client(), event.rpcId(),
+                ReceivedMessage.of(event.parts(), driver.engine().chunkPool()));
         Mono<ByteBuf> response = Mono.defer(() -> requestHandler.handle(request));
         Scheduler scheduler = handlerScheduler;
         if (scheduler != null) {
