@@ -28,11 +28,12 @@ import reactor.netty.resources.LoopResources;
  * between calls ({@link Thread#yield()}, so a thread that wants the core gets it), and sleeps in
  * the blocking {@code epoll_wait} only when that time has passed with nothing to do.
  *
- * <p>Each loop polls only while its traffic makes that pay ({@link PollBudget}): while at least half
- * of its recent idle spells ended with work within {@code busyPollNs}, so that a poll would have
- * caught it. A loop whose traffic comes in quick succession (a round trip, a burst) keeps polling
- * and saves its wake-ups; one whose packets come further apart than the poll window sleeps at once
- * instead of burning its core on polls that find nothing, as DPDK's power-aware loops back off.
+ * <p>Each loop polls only while its traffic makes that pay ({@link PollBudget}): while nearly all
+ * of its recent idle spells (nine in ten at 50 µs) ended with work within {@code busyPollNs}, so
+ * that a poll would have caught it. A loop whose traffic comes in quick succession (a round trip, a
+ * burst) keeps polling and saves its wake-ups; one whose packets come at random, often further
+ * apart than the poll window, sleeps at once instead of burning its core on polls that find
+ * nothing, as DPDK's power-aware loops back off.
  * A task another thread submits meanwhile ends the poll at once (Netty writes its wake-up
  * eventfd only to a sleeping loop, so the poll watches the task queue itself); a scheduled task
  * that falls due during a poll runs at its end, at most {@code busyPollNs} late.
