@@ -134,7 +134,8 @@ public abstract class HomaTransport implements Disposable {
      *
      * @param server the server endpoint
      * @param request the request bytes, 1..maxMessageBytes; the transport releases it
-     * @return the response bytes (the subscriber must release them), or an error:
+     * @return the response bytes (the subscriber must release them, and must not read them, nor an
+     *     array it took from them, afterwards: their chunks are reused for later messages), or an error:
      *     {@link HomaTimeoutException} when the server goes silent, {@link HomaException} with
      *     {@link HomaStatus#INVALID_ARGUMENT} for an empty or oversized request, or with
      *     {@link HomaStatus#UNAVAILABLE} when the transport is disposed, or when the server is

@@ -49,7 +49,9 @@ public interface PayloadCodec {
      * Decodes a value from {@code bytes[offset, offset + length)}, e.g. the payload inside a
      * received message, so that a long payload is not copied out first. The default copies the
      * range (unless it is the whole array) and calls {@link #decode(byte[], Type)}; the Jackson
-     * codecs read the range in place.
+     * codecs read the range in place. The array is the received message's memory, reused for
+     * later messages once the call is decoded: the value must not keep a reference to it (copy
+     * what it holds, as the default does).
      *
      * @throws IndexOutOfBoundsException if the range is not inside {@code bytes}
      * @throws io.homa.reactive.HomaException with status INVALID_ARGUMENT if the bytes do not decode
@@ -61,14 +63,15 @@ public interface PayloadCodec {
     /**
      * Decodes a value from the readable bytes of {@code payload}, leaving its indices unchanged
      * (it is not released): a long received payload arrives as the transport's 16 KiB chunks, a
-     * composite buffer without one array. The default decodes from the buffer's array where it
-     * has one ({@link #decode(byte[], int, int, Type)}) and from a copy otherwise; the Jackson
+     * composite buffer without one array. The default decodes from the buffer's array where the
+     * bytes are part of one ({@link #decode(byte[], int, int, Type)}) and from a copy otherwise
+     * (a whole array too, which {@link #decode(byte[], Type)} might return as the value); the Jackson
      * codecs copy a raw {@code byte[]} straight out of the chunks, once.
      *
      * @throws io.homa.reactive.HomaException with status INVALID_ARGUMENT if the bytes do not decode
      */
     default @Nullable Object decode(ByteBuf payload, Type type) {
-        if (payload.hasArray()) {
+        if (partOfArray(payload)) {
             return decode(payload.array(), payload.arrayOffset() + payload.readerIndex(), payload.readableBytes(), type);
         }
         return decode(ByteBufUtil.getBytes(payload), type);
@@ -170,7 +173,7 @@ public interface PayloadCodec {
      *     {@code types.length} values of those types
      */
     default @Nullable Object[] decodeArguments(ByteBuf payload, Type[] types) {
-        if (payload.hasArray()) {
+        if (partOfArray(payload)) {
             return decodeArguments(payload.array(), payload.arrayOffset() + payload.readerIndex(),
                     payload.readableBytes(), types);
         }
@@ -178,6 +181,16 @@ public interface PayloadCodec {
             return new Object[] {decode(payload, types[0])};
         }
         return decodeArguments(ByteBufUtil.getBytes(payload), types);
+    }
+
+    /**
+     * Whether {@code payload}'s readable bytes lie in its array but are not all of it. Bytes that are
+     * a whole array are decoded from a copy: {@link #decode(byte[], Type)} may return its argument
+     * (a raw {@code byte[]}), and a received message's arrays are reused once it is released.
+     */
+    private static boolean partOfArray(ByteBuf payload) {
+        return payload.hasArray()
+                && (payload.arrayOffset() + payload.readerIndex() > 0 || payload.readableBytes() < payload.array().length);
     }
 
     /** {@code bytes[offset, offset + length)}: the array itself when that is all of it, else a copy. */

@@ -181,4 +181,45 @@ class PayloadCodecsTest {
                 .hasMessage("two codecs are named 'json'");
         assertThatThrownBy(PayloadCodecs::of).isInstanceOf(IllegalArgumentException.class);
     }
+
+    /** A codec whose values are the bytes themselves, as a user's raw codec may be written. */
+    static final class RawCodec implements PayloadCodec {
+        @Override
+        public String name() {
+            return "raw";
+        }
+
+        @Override
+        public byte[] encode(@Nullable Object value) {
+            return (byte[]) value;
+        }
+
+        @Override
+        public @Nullable Object decode(byte[] bytes, Type type) {
+            return bytes;
+        }
+
+        @Override
+        public byte[] encodeArguments(@Nullable Object @Nullable [] arguments) {
+            return (byte[]) arguments[0];
+        }
+
+        @Override
+        public @Nullable Object[] decodeArguments(byte[] bytes, int offset, int length, Type[] types) {
+            return new Object[] {decode(bytes, offset, length, types[0])};
+        }
+    }
+
+    @Test
+    void shouldNeverHandAReceivedBuffersWholeArrayToTheValue() {
+        // a received message's arrays are reused once it is released: a value must not be one of them
+        byte[] chunk = {1, 2, 3, 4};
+        PayloadCodec raw = new RawCodec();
+        Object whole = raw.decode(io.netty.buffer.Unpooled.wrappedBuffer(chunk), byte[].class);
+        assertThat(whole).isEqualTo(chunk).isNotSameAs(chunk);
+        Object[] arguments = raw.decodeArguments(io.netty.buffer.Unpooled.wrappedBuffer(chunk), new Type[] {byte[].class});
+        assertThat(arguments[0]).isEqualTo(chunk).isNotSameAs(chunk);
+        Object part = raw.decode(io.netty.buffer.Unpooled.wrappedBuffer(chunk).skipBytes(1), byte[].class);
+        assertThat(part).isEqualTo(new byte[] {2, 3, 4});
+    }
 }
