@@ -55,8 +55,9 @@ public class HomaTransportProperties {
      * datagram that arrives meanwhile is read without a wake-up, which on a virtual machine
      * costs tens of microseconds on each side of a round trip (Linux Homa polls 50us for
      * the same reason). The price is CPU, counted against a container's CPU quota, so each
-     * loop polls only while most of its recent idle spells ended within this window (its
-     * traffic comes in quick succession) and sleeps at once otherwise. Native transport only;
+     * loop polls only while nearly all of its recent idle spells ended within this window
+     * (nine in ten at 50us: its traffic comes in quick succession) and sleeps at once
+     * otherwise. Native transport only;
      * the start-up line says whether it is on.
      */
     private Duration busyPoll = Duration.ofNanos(50_000);
