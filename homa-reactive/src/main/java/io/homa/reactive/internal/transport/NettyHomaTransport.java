@@ -235,20 +235,30 @@ public final class NettyHomaTransport extends HomaTransport {
             ReferenceCountUtil.release(request);
         }
         // A long response arrives as the engine's chunks: a composite of them, never joined.
-        return callParts(server, parts).map(received -> ReceivedMessage.of(received, driver.engine().chunkPool()));
+        return callParts(server, parts).map(this::composite);
     }
 
     @Override
     public Mono<byte[]> call(InetSocketAddress server, byte[] request) {
         Objects.requireNonNull(request, "request must not be null");
-        return callParts(server, new byte[][] {request}).map(received -> ReceivedMessage.joined(received, driver.engine().chunkPool()));
+        return callParts(server, new byte[][] {request}).map(this::joined);
     }
 
     @Override
     public Mono<byte[]> call(InetSocketAddress server, byte[] head, byte[] body) {
         Objects.requireNonNull(head, "head must not be null");
         Objects.requireNonNull(body, "body must not be null");
-        return callParts(server, new byte[][] {head, body}).map(received -> ReceivedMessage.joined(received, driver.engine().chunkPool()));
+        return callParts(server, new byte[][] {head, body}).map(this::joined);
+    }
+
+    /** A response's parts as one buffer whose chunks go back to the engine's pool when it is released. */
+    private ByteBuf composite(byte[][] received) {
+        return ReceivedMessage.of(received, driver.engine().chunkPool());
+    }
+
+    /** A response's parts joined into one array; pooled chunks are given back at once. */
+    private byte[] joined(byte[][] received) {
+        return ReceivedMessage.joined(received, driver.engine().chunkPool());
     }
 
     private Mono<byte[][]> callParts(InetSocketAddress server, byte[][] parts) {
