@@ -51,7 +51,10 @@ for arg in "$@"; do
 done
 
 set +e
+# The load generator's JVM as the servers' (ServerProcess): no sampled leak records in any
+# system's Netty, which would cost the clients of the Netty-based systems a stack trace per 128 buffers.
 "${host_prefix[@]}" java -Xms2g -Xmx2g -XX:+UseG1GC -XX:G1HeapRegionSize=4m -Djava.awt.headless=true \
+  -Dio.netty.leakDetection.level=disabled -Dio.grpc.netty.shaded.io.netty.leakDetection.level=disabled \
   -cp "benchmarks/target/classes:$(cat "$classpath_file")" \
   io.homa.bench.LoadGenerator --mode="$mode" "$@"
 status=$?
