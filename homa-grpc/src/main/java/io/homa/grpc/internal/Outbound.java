@@ -25,9 +25,14 @@ public final class Outbound implements Publisher<byte[]>, Subscription {
     private final AtomicInteger wip = new AtomicInteger();
     private final AtomicBoolean subscribed = new AtomicBoolean();
     private final AtomicBoolean cancelled = new AtomicBoolean();
-    /** Items ever requested (saturating) and ever offered: ready while offered < demanded. */
-    private final AtomicLong demandedTotal = new AtomicLong();
-    private final AtomicLong offeredTotal = new AtomicLong();
+    /**
+     * Items demanded and not offered yet (negative: offered ahead of the demand; saturates at
+     * {@code Long.MAX_VALUE}, an unbounded demand): ready while positive. One counter, so that a
+     * request and an offer racing each other see one order: the request that takes it from 0 or
+     * less to more than 0 is the one that runs {@code onReady}, and an application that found it
+     * at 0 or less after its offer is told.
+     */
+    private final AtomicLong credit = new AtomicLong();
     private final Runnable onReady;
     private final Runnable onCancel;
     private volatile @Nullable Subscriber<? super byte[]> subscriber;
@@ -68,12 +73,10 @@ public final class Outbound implements Publisher<byte[]>, Subscription {
         if (n <= 0) {
             return;
         }
-        long offered = offeredTotal.get();
-        long before = demandedTotal.getAndAccumulate(n, Outbound::saturatingAdd);
-        long after = saturatingAdd(before, n);
+        long before = credit.getAndAccumulate(n, Outbound::saturatingAdd);
         requested.getAndAccumulate(n, Outbound::saturatingAdd);
         drain();
-        if (before <= offered && after > offered && !done) {
+        if (before <= 0 && saturatingAdd(before, n) > 0 && !done) {
             onReady.run();
         }
     }
@@ -91,7 +94,7 @@ public final class Outbound implements Publisher<byte[]>, Subscription {
         if (cancelled.get() || done) {
             return;
         }
-        offeredTotal.incrementAndGet();
+        credit.getAndUpdate(c -> c == Long.MAX_VALUE ? c : c - 1);
         queue.add(item);
         drain();
     }
@@ -104,7 +107,7 @@ public final class Outbound implements Publisher<byte[]>, Subscription {
 
     /** Whether the peer's demand covers the items offered so far (and the stream is open). */
     public boolean isReady() {
-        return !done && !cancelled.get() && offeredTotal.get() < demandedTotal.get();
+        return !done && !cancelled.get() && credit.get() > 0;
     }
 
     /** Whether the subscriber cancelled. */
@@ -139,8 +142,8 @@ public final class Outbound implements Publisher<byte[]>, Subscription {
         } while (missed != 0);
     }
 
+    /** {@code a + b} for {@code b > 0}, at most {@code Long.MAX_VALUE} ({@code a} may be negative). */
     private static long saturatingAdd(long a, long b) {
-        long sum = a + b;
-        return sum < 0 ? Long.MAX_VALUE : sum;
+        return a > Long.MAX_VALUE - b ? Long.MAX_VALUE : a + b;
     }
 }
