@@ -100,13 +100,15 @@ class ChunkPoolTest {
         message.received.add(0, first.length);
         message.write(ByteBuffer.wrap(first), 0, 0, first.length, pool);
 
+        // A retransmission of [0, 1000) that differs in one byte is forged.
         byte[] forged = new byte[1_000];
         forged[999] = 1;
-        // Bytes [1000, 2000) never arrived: the stale 0x55s there are not compared.
+        assertThat(message.agreesWithReceived(ByteBuffer.wrap(forged), 0, 0, forged.length)).isFalse();
+        // Bytes [1000, 2000) never arrived: the chunk's stale 0x55s there are not compared.
+        assertThat(message.agreesWithReceived(ByteBuffer.wrap(new byte[1_000]), 0, 1_000, 1_000)).isTrue();
+        // The chunk's old bytes, sent again over [0, 1000), disagree with what arrived there.
         byte[] stale = new byte[1_000];
         Arrays.fill(stale, (byte) 0x55);
-        assertThat(message.agreesWithReceived(ByteBuffer.wrap(forged), 0, 0, forged.length)).isFalse();
-        assertThat(message.agreesWithReceived(ByteBuffer.wrap(new byte[1_000]), 0, 1_000, 1_000)).isTrue();
         assertThat(message.agreesWithReceived(ByteBuffer.wrap(stale), 0, 0, 1_000)).isFalse();
     }
 }
