@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
@@ -156,28 +157,15 @@ class OutboundTest {
     }
 
     private static Subscriber<byte[]> collecting(List<byte[]> into, AtomicReference<Subscription> subscription) {
-        return new Subscriber<>() {
-            @Override
-            public void onSubscribe(Subscription s) {
-                subscription.set(s);
-            }
-
-            @Override
-            public void onNext(byte[] item) {
-                into.add(item);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-            }
-
-            @Override
-            public void onComplete() {
-            }
-        };
+        return subscriber(into::add, subscription);
     }
 
     private static Subscriber<byte[]> counting(AtomicInteger count, AtomicReference<Subscription> subscription) {
+        return subscriber(item -> count.incrementAndGet(), subscription);
+    }
+
+    /** A subscriber that keeps its subscription in {@code subscription} and hands each item to {@code onNext}. */
+    private static Subscriber<byte[]> subscriber(Consumer<byte[]> onNext, AtomicReference<Subscription> subscription) {
         return new Subscriber<>() {
             @Override
             public void onSubscribe(Subscription s) {
@@ -186,7 +174,7 @@ class OutboundTest {
 
             @Override
             public void onNext(byte[] item) {
-                count.incrementAndGet();
+                onNext.accept(item);
             }
 
             @Override
